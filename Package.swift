@@ -1,0 +1,96 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings every target of the project shares: Swift 6 language mode (strict
+/// concurrency) and `any` spelled out for existentials.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "fleetd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "fleetd", targets: ["fleetd"]),
+        .executable(name: "fleetctl", targets: ["fleetctl"]),
+        .executable(name: "fleetsim", targets: ["fleetsim"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Pure geometry: coordinates, haversine, fences, GeoJSON, the spatial index.
+        .target(name: "FleetGeo", swiftSettings: strict),
+        // Pure decoders: bytes in, fixes and device replies out.
+        .target(name: "FleetProtocols", dependencies: ["FleetGeo"], swiftSettings: strict),
+        // Pure tracking: fixes and state in, events and new state out.
+        .target(
+            name: "FleetTracking", dependencies: ["FleetGeo", "FleetProtocols"], swiftSettings: strict),
+        // SQLite schema, migrations, the batched writer and the readers' queries.
+        .target(
+            name: "FleetStore",
+            dependencies: [
+                "FleetTracking",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict),
+        // libsystemd through pkg-config, and the Swift face of it.
+        .systemLibrary(
+            name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "FleetSystemd", dependencies: ["CSystemd"], swiftSettings: strict),
+        // The daemon: config, UDP listeners, the engine (tracking + group commit), lifecycle.
+        .target(
+            name: "FleetDaemon",
+            dependencies: [
+                "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStore", "FleetSystemd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "fleetd",
+            dependencies: [
+                "FleetDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "fleetctl",
+            dependencies: [
+                "FleetGeo", "FleetStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        // The simulator: route files, the replaying device, the UDP client.
+        .target(
+            name: "FleetSimCore", dependencies: ["FleetGeo", "FleetProtocols"],
+            path: "Simulator/Sources/FleetSimCore", swiftSettings: strict),
+        .executableTarget(
+            name: "fleetsim",
+            dependencies: [
+                "FleetSimCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Simulator/Sources/fleetsim", swiftSettings: strict),
+
+        .testTarget(name: "FleetGeoTests", dependencies: ["FleetGeo"], swiftSettings: strict),
+        .testTarget(
+            name: "FleetProtocolsTests", dependencies: ["FleetProtocols"], swiftSettings: strict),
+        .testTarget(
+            name: "FleetTrackingTests", dependencies: ["FleetTracking"], swiftSettings: strict),
+        .testTarget(name: "FleetStoreTests", dependencies: ["FleetStore"], swiftSettings: strict),
+        .testTarget(name: "FleetDaemonTests", dependencies: ["FleetDaemon"], swiftSettings: strict),
+        .testTarget(
+            name: "FleetSimCoreTests", dependencies: ["FleetSimCore"],
+            path: "Simulator/Tests/FleetSimCoreTests", swiftSettings: strict),
+        // Starts the built binaries as real processes; sends real UDP on loopback.
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["FleetSimCore", "FleetProtocols"],
+            swiftSettings: strict),
+    ]
+)

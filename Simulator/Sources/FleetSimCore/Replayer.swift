@@ -1,0 +1,98 @@
+import FleetProtocols
+import Foundation
+
+/// Replays routes as vehicles over UDP in fleetd's JSON format, the way a
+/// careful device does: every fix carries a `seq`, is kept until the daemon
+/// acknowledges it, and is resent after a timeout.
+public final class Replayer {
+    private let client: UDPClient
+    private let routes: [Route]
+    private let options: ReplayOptions
+
+    public init(client: UDPClient, routes: [Route], options: ReplayOptions) {
+        self.client = client
+        self.routes = routes
+        self.options = options
+    }
+
+    private struct InFlight {
+        var route: Int
+        var point: Int
+        var sentAt: Double
+        var attempts: Int
+    }
+
+    /// Plays every route to the end and waits for the last acknowledgements.
+    public func run() -> ReplayReport {
+        var report = ReplayReport(
+            devices: routes.map { ReplayReport.Device(device: $0.device, points: $0.points.count) }, elapsedSeconds: 0)
+        // The merged schedule: (due ms after start, route, point).
+        var schedule: [(due: Double, route: Int, point: Int)] = []
+        for (r, route) in routes.enumerated() {
+            let t0 = route.points.first?.time ?? 0
+            for (i, p) in route.points.enumerated() {
+                let due = options.speedup > 0 ? Double(p.time - t0) / options.speedup : 0
+                schedule.append((due, r, i))
+            }
+        }
+        schedule.sort { ($0.due, $0.route, $0.point) < ($1.due, $1.route, $1.point) }
+        let start = Date()
+        func now() -> Double { Date().timeIntervalSince(start) * 1000 }
+        var next = 0
+        var seq: Int64 = 0
+        var pending: [Int64: InFlight] = [:]
+        let resend = Double(options.resendAfterMs)
+
+        while next < schedule.count || !pending.isEmpty {
+            let t = now()
+            // Send what is due, several fixes of one device per datagram when allowed.
+            while next < schedule.count, schedule[next].due <= t, pending.count < options.window {
+                let r = schedule[next].route
+                var lines: [String] = []
+                while next < schedule.count, schedule[next].route == r, schedule[next].due <= t,
+                    lines.count < options.perDatagram, pending.count < options.window
+                {
+                    seq += 1
+                    let p = schedule[next].point
+                    lines.append(FixEncoder.json(device: routes[r].device, point: routes[r].points[p], seq: seq))
+                    pending[seq] = InFlight(route: r, point: p, sentAt: t, attempts: 1)
+                    report.devices[r].sent += 1
+                    next += 1
+                }
+                client.send(Array(lines.joined(separator: "\n").utf8))
+            }
+            // Resend what waited too long; give up after the last attempt.
+            for (s, f) in pending where t - f.sentAt >= resend {
+                if f.attempts >= options.maxAttempts {
+                    pending[s] = nil
+                    report.devices[f.route].unacked += 1
+                    continue
+                }
+                let p = routes[f.route].points[f.point]
+                client.send(Array(FixEncoder.json(device: routes[f.route].device, point: p, seq: s).utf8))
+                pending[s]?.sentAt = t
+                pending[s]?.attempts += 1
+                report.devices[f.route].resent += 1
+            }
+            // Wait for replies until the next thing to do.
+            var wait = 50.0
+            if next < schedule.count, pending.count < options.window { wait = min(wait, schedule[next].due - t) }
+            var reply = client.receive(timeoutMs: Int32(max(0, wait.rounded(.up))))
+            while let bytes = reply {
+                if let r = JSONReply.parse(bytes) {
+                    for s in r.acked {
+                        if let f = pending.removeValue(forKey: s) { report.devices[f.route].acked += 1 }
+                    }
+                    for (s, reason) in r.rejected {
+                        if let f = pending.removeValue(forKey: s) {
+                            report.devices[f.route].rejected[reason.rawValue, default: 0] += 1
+                        }
+                    }
+                }
+                reply = client.receive(timeoutMs: 0)
+            }
+        }
+        report.elapsedSeconds = Date().timeIntervalSince(start)
+        return report
+    }
+}

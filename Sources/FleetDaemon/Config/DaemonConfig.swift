@@ -1,0 +1,114 @@
+import FleetStore
+import FleetTracking
+import Foundation
+
+/// Everything fleetd can be told, with the embedded defaults.
+///
+/// Read from one TOML file (`fleetd --config FILE`); with no file every
+/// default applies. `config/fleetd.toml` shows every key with its default.
+/// An unknown key, a wrong type or a bad value is an error naming the key.
+public struct DaemonConfig: Sendable, Equatable {
+    // [storage]
+    /// Path of the SQLite file (its folder is created when missing).
+    public var database = "var/fleetd.db"
+    /// SQLite `synchronous` for the writer: OFF, NORMAL or FULL (EXTRA).
+    public var synchronous = SynchronousMode.normal
+    /// Most fixes in one transaction (group commit).
+    public var batchMaxFixes = 4096
+    /// Longest a fix waits for its batch to fill before commit, ms.
+    public var batchMaxDelayMs = 2
+
+    // [geofences]
+    /// GeoJSON file of fences; "" for none.
+    public var geofencesFile = "config/geofences.geojson"
+
+    // [listen]
+    /// fleetd JSON fixes over UDP; nil = off.
+    public var listenJSON: ListenAddress? = ListenAddress(host: "127.0.0.1", port: 5055)
+    /// SO_RCVBUF asked of the kernel for each UDP socket, bytes.
+    public var receiveBufferBytes = 8 * 1024 * 1024
+
+    // [screen]
+    public var screen = ScreenPolicy()
+
+    // [engine]
+    /// Most fixes waiting for the writer; beyond it datagrams are shed (reason `overload`).
+    public var queueMaxFixes = 200_000
+
+    // [log]
+    /// trace, debug, info, notice, warning, error, critical.
+    public var logLevel = "info"
+    /// Most rejected-datagram log lines per second (the rest are counted).
+    public var rejectLogPerSecond = 5
+
+    public init() {}
+
+    /// The file fleetd names when the default fences file is used.
+    public static let defaultGeofencesFile = "config/geofences.geojson"
+
+    /// Reads a config file. Throws `ConfigError` (file, line, key, what is wrong).
+    public static func load(path: String) throws(ConfigError) -> DaemonConfig {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigError(file: path, line: nil, key: nil, message: "cannot read the file: \(error.localizedDescription)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(file: path, line: nil, key: nil, message: "not UTF-8 text")
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Reads config text; `file` labels errors.
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
+        let root = try TOMLParser.parse(text, file: file)
+        let known = ["storage", "geofences", "listen", "screen", "engine", "log"]
+        for key in root.keys where !known.contains(key) {
+            throw ConfigError(file: file, line: root.line(of: key), key: key, message: "unknown key")
+        }
+        var c = DaemonConfig()
+
+        var s = try ConfigSection(root, "storage", file: file)
+        c.database = try s.string("database", default: c.database)
+        if c.database.isEmpty { throw s.error("database", "must not be empty") }
+        let sync = try s.string("synchronous", default: c.synchronous.rawValue)
+        guard let mode = SynchronousMode(rawValue: sync.uppercased()) else {
+            throw s.error("synchronous", "must be OFF, NORMAL, FULL or EXTRA, found \"\(sync)\"")
+        }
+        c.synchronous = mode
+        c.batchMaxFixes = try s.int("batch_max_fixes", default: c.batchMaxFixes, range: 1...1_000_000)
+        c.batchMaxDelayMs = try s.int("batch_max_delay_ms", default: c.batchMaxDelayMs, range: 0...50)
+        try s.finish()
+
+        var g = try ConfigSection(root, "geofences", file: file)
+        c.geofencesFile = try g.string("file", default: c.geofencesFile)
+        try g.finish()
+
+        var l = try ConfigSection(root, "listen", file: file)
+        c.listenJSON = try l.address("json", default: c.listenJSON)
+        c.receiveBufferBytes = try l.int(
+            "receive_buffer_bytes", default: c.receiveBufferBytes, range: 4096...1 << 30)
+        try l.finish()
+
+        var sc = try ConfigSection(root, "screen", file: file)
+        let future = try sc.int("future_margin_s", default: Int(c.screen.futureMarginMs / 1000), range: 0...86_400 * 366)
+        c.screen.futureMarginMs = Int64(future) * 1000
+        c.screen.maxSpeedKmh = try sc.double("max_speed_kmh", default: c.screen.maxSpeedKmh, range: 1...100_000)
+        try sc.finish()
+
+        var e = try ConfigSection(root, "engine", file: file)
+        c.queueMaxFixes = try e.int("queue_max_fixes", default: c.queueMaxFixes, range: 1...100_000_000)
+        try e.finish()
+
+        var lg = try ConfigSection(root, "log", file: file)
+        c.logLevel = try lg.string("level", default: c.logLevel)
+        let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+        guard levels.contains(c.logLevel) else {
+            throw lg.error("level", "must be one of \(levels.joined(separator: ", ")), found \"\(c.logLevel)\"")
+        }
+        c.rejectLogPerSecond = try lg.int("reject_log_per_second", default: c.rejectLogPerSecond, range: 0...100_000)
+        try lg.finish()
+        return c
+    }
+}

@@ -1,0 +1,147 @@
+import FleetGeo
+import FleetProtocols
+import FleetStore
+import FleetTracking
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+
+/// The engine: one thread that owns every device's state and the writing
+/// SQLite connection.
+///
+/// It takes batches of datagrams from the queue (one thread hop per batch),
+/// runs the pure tracker over their fixes in arrival order, writes positions,
+/// alerts and state in one transaction (group commit), and only then
+/// releases the replies the senders wait for. When a commit fails it keeps
+/// the batch and retries; nothing is acknowledged until it is stored.
+final class Engine: @unchecked Sendable {
+    private let queue: InboundQueue
+    private let writer: StoreWriter
+    private var tracker: Tracker
+    private var states: [String: DeviceState]
+    private let metrics: Metrics
+    private let logger: Logger
+    private let maxFixes: Int
+    private let maxDelay: TimeInterval
+    private let done = DispatchSemaphore(value: 0)
+    private let pendingFences = Mutex<FenceIndex?>(nil)
+    /// Wall-clock time of the engine loop's last turn, Unix ms (for the watchdog).
+    let heartbeat = Atomic<Int64>(0)
+    /// True while the queue is closed: failing commits are given up after a while.
+    private let stopping = Atomic<Bool>(false)
+
+    init(
+        queue: InboundQueue, writer: StoreWriter, fences: FenceIndex, states: [String: DeviceState],
+        metrics: Metrics, config: DaemonConfig, logger: Logger
+    ) {
+        self.queue = queue
+        self.writer = writer
+        self.tracker = Tracker(fences: fences)
+        self.states = states
+        self.metrics = metrics
+        self.logger = logger
+        self.maxFixes = config.batchMaxFixes
+        self.maxDelay = Double(config.batchMaxDelayMs) / 1000
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            done.signal()
+        }
+        thread.name = "fleetd-engine"
+        thread.start()
+    }
+
+    /// Swaps in new fences before the next batch (SIGHUP reload).
+    func replaceFences(_ index: FenceIndex) { pendingFences.withLock { $0 = index } }
+
+    /// Closes the queue, lets the engine commit and acknowledge what it holds,
+    /// and waits for it to finish.
+    func finish() {
+        stopping.store(true, ordering: .relaxed)
+        queue.close()
+        done.wait()
+    }
+
+    private func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    private func run() {
+        while let items = queue.take(maxFixes: maxFixes, maxDelay: maxDelay, idle: 0.5) {
+            heartbeat.store(now(), ordering: .relaxed)
+            metrics.queueDepth(queue.depth)
+            if let fresh = pendingFences.withLock({ f -> FenceIndex? in
+                defer { f = nil }
+                return f
+            }) {
+                tracker = Tracker(fences: fresh)
+            }
+            if items.isEmpty { continue }
+            var batch = WriteBatch()
+            batch.positions.reserveCapacity(items.reduce(0) { $0 + $1.fixes.count })
+            for d in items {
+                for fix in d.fixes {
+                    let outcome = tracker.process(fix, state: states[fix.device])
+                    batch.positions.append(PositionRow(fix: fix, disposition: outcome.disposition, receivedMs: d.receivedMs))
+                    batch.alerts += outcome.alerts
+                    if let s = outcome.state, outcome.disposition == .accepted || outcome.disposition == .invalid {
+                        states[fix.device] = s
+                        batch.states[fix.device] = s
+                    }
+                }
+            }
+            if commit(batch) {
+                sendReplies(items)
+            }
+        }
+    }
+
+    /// Commits `batch`, retrying with back-off while storage fails. Returns
+    /// false only when shutting down with storage still failing: then the
+    /// senders get no reply and will resend to the next run.
+    private func commit(_ batch: WriteBatch) -> Bool {
+        var delay = 0.05
+        var failingSince: Date?
+        while true {
+            do {
+                try writer.commit(batch, committedMs: now())
+                let stored = batch.positions.count { $0.disposition != .duplicate }
+                metrics.committed(fixes: stored, alerts: batch.alerts.count, atMs: now())
+                if failingSince != nil { logger.notice("storage recovered; commits resumed") }
+                return true
+            } catch {
+                if failingSince == nil {
+                    failingSince = Date()
+                    logger.error("commit failed, holding acknowledgements and retrying: \(error)")
+                }
+                metrics.writerFailed(error.underlying)
+                if stopping.load(ordering: .relaxed), Date().timeIntervalSince(failingSince!) > 5 {
+                    logger.error("giving up on \(batch.positions.count) unacknowledged fixes at shutdown; senders will resend")
+                    return false
+                }
+                heartbeat.store(now(), ordering: .relaxed)
+                Thread.sleep(forTimeInterval: delay)
+                delay = min(delay * 2, 2)
+            }
+        }
+    }
+
+    private func sendReplies(_ items: [InboundDatagram]) {
+        var byChannel: [ObjectIdentifier: (any Channel, [AddressedEnvelope<ByteBuffer>])] = [:]
+        for d in items {
+            guard let route = d.replyTo else { continue }
+            var reply = JSONReply(acked: d.seqs.compactMap { $0 }, rejected: d.rejected)
+            reply.rejected.sort { $0.seq < $1.seq }
+            guard !reply.isEmpty else { continue }
+            let env = AddressedEnvelope(remoteAddress: route.address, data: ByteBuffer(bytes: reply.encoded()))
+            byChannel[ObjectIdentifier(route.channel), default: (route.channel, [])].1.append(env)
+        }
+        for (_, (channel, envelopes)) in byChannel {
+            channel.eventLoop.execute {
+                for e in envelopes { channel.write(e, promise: nil) }
+                channel.flush()
+            }
+        }
+    }
+}

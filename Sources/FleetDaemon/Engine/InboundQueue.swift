@@ -1,0 +1,83 @@
+import Foundation
+
+/// The bounded queue between the UDP door and the engine, counted in fixes.
+///
+/// `offer` never blocks: what does not fit is refused and the door sheds it
+/// (reason `overload`), so memory stays bounded however fast datagrams come.
+final class InboundQueue: @unchecked Sendable {
+    private let cond = NSCondition()
+    private var items: [InboundDatagram] = []
+    private var head = 0
+    private var fixes = 0
+    private var closed = false
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Appends the longest prefix of `datagrams` that fits; returns how many were taken.
+    func offer(_ datagrams: [InboundDatagram]) -> Int {
+        cond.lock()
+        defer { cond.unlock() }
+        guard !closed else { return 0 }
+        var taken = 0
+        for d in datagrams {
+            guard fixes + d.fixes.count <= capacity else { break }
+            items.append(d)
+            fixes += d.fixes.count
+            taken += 1
+        }
+        if taken > 0 { cond.signal() }
+        return taken
+    }
+
+    /// Waits for work, then for the batch to fill to `maxFixes` or for
+    /// `maxDelay` to pass, and takes it. Returns an empty array after
+    /// `idle` with nothing to do, nil once closed and drained.
+    func take(maxFixes: Int, maxDelay: TimeInterval, idle: TimeInterval) -> [InboundDatagram]? {
+        cond.lock()
+        defer { cond.unlock() }
+        let idleDeadline = Date(timeIntervalSinceNow: idle)
+        while head == items.count {
+            if closed { return nil }
+            if !cond.wait(until: idleDeadline) { return head == items.count ? [] : take0(maxFixes) }
+        }
+        if maxDelay > 0 && !closed {
+            let deadline = Date(timeIntervalSinceNow: maxDelay)
+            while fixes < maxFixes && !closed {
+                if !cond.wait(until: deadline) { break }
+            }
+        }
+        return take0(maxFixes)
+    }
+
+    private func take0(_ maxFixes: Int) -> [InboundDatagram] {
+        var out: [InboundDatagram] = []
+        var n = 0
+        while head < items.count && (out.isEmpty || n + items[head].fixes.count <= maxFixes) {
+            n += items[head].fixes.count
+            out.append(items[head])
+            head += 1
+        }
+        fixes -= n
+        if head > 1024 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return out
+    }
+
+    /// Fixes waiting now.
+    var depth: Int {
+        cond.lock()
+        defer { cond.unlock() }
+        return fixes
+    }
+
+    /// Refuses further offers; `take` drains what is left, then returns nil.
+    func close() {
+        cond.lock()
+        closed = true
+        cond.broadcast()
+        cond.unlock()
+    }
+}

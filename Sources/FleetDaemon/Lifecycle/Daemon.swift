@@ -1,0 +1,159 @@
+import FleetGeo
+import FleetStore
+import FleetSystemd
+import FleetTracking
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+
+/// fleetd's life: start-up, serving, reload and clean shutdown.
+///
+/// Start-up order: fences, database (migrated), device state, engine, UDP
+/// sockets, then `READY=1`. SIGTERM/SIGINT: `STOPPING=1`, stop reading,
+/// commit what is held, send the pending replies, close, exit 0. SIGHUP:
+/// reload the fences file (an invalid file keeps the old fences).
+public final class Daemon: Sendable {
+    public let config: DaemonConfig
+    let logger: Logger
+    let notifier = SystemdNotifier()
+
+    public init(config: DaemonConfig, logger: Logger) {
+        self.config = config
+        self.logger = logger
+    }
+
+    /// Runs until SIGTERM or SIGINT. Throws a start-up error (fences, database,
+    /// socket); returns normally after a clean shutdown.
+    public func run() throws {
+        let fences = try loadFences()
+        let writer = try StoreWriter(path: config.database, synchronous: config.synchronous)
+        let states = try writer.loadStates()
+        logger.info("database \(config.database) open (WAL, synchronous=\(config.synchronous.rawValue)); \(states.count) devices with state")
+
+        let metrics = Metrics()
+        let queue = InboundQueue(capacity: config.queueMaxFixes)
+        let engine = Engine(
+            queue: queue, writer: writer, fences: fences, states: states, metrics: metrics, config: config,
+            logger: logger)
+        engine.start()
+        let door = Door(
+            queue: queue, metrics: metrics, screen: config.screen, logger: logger,
+            rejectLogPerSecond: config.rejectLogPerSecond)
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var channels: [any Channel] = []
+        do {
+            if let address = config.listenJSON {
+                channels.append(try bind(address, door: door, group: group))
+            }
+        } catch {
+            engine.finish()
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+        if channels.isEmpty { logger.warning("no listen address configured: nothing will arrive") }
+
+        // Signals: handled on a dispatch queue, never in a signal handler.
+        let stop = DispatchSemaphore(value: 0)
+        let signalQueue = DispatchQueue(label: "fleetd.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for sig in [SIGTERM, SIGINT] {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
+            s.setEventHandler { stop.signal() }
+            s.resume()
+            sources.append(s)
+        }
+        signal(SIGHUP, SIG_IGN)
+        let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: signalQueue)
+        hup.setEventHandler { [self] in
+            notifier.reloading(status: "reloading fences from \(config.geofencesFile)")
+            do {
+                let fresh = try FenceFile.load(config.geofencesFile)
+                engine.replaceFences(fresh)
+                logger.notice("reloaded \(fresh.fences.count) fences from \(config.geofencesFile)")
+            } catch {
+                logger.error("fences not reloaded, keeping the old ones: \(error)")
+            }
+            notifier.send("READY=1")
+        }
+        hup.resume()
+        sources.append(hup)
+
+        let status = StatusReporter(metrics: metrics, engine: engine, notifier: notifier, logger: logger)
+        status.start()
+        let listening = channels.compactMap { $0.localAddress.map(Self.describe) }.joined(separator: ", ")
+        notifier.ready(status: "ready; listening on \(listening.isEmpty ? "nothing" : listening)")
+        logger.notice("ready: \(fences.fences.count) fences; JSON fixes on \(listening.isEmpty ? "nothing" : listening)")
+
+        stop.wait()
+
+        notifier.stopping(status: "stopping: committing held fixes")
+        logger.notice("stopping: no more reads; committing what is held")
+        for c in channels {
+            try? c.setOption(ChannelOptions.autoRead, value: false).wait()
+        }
+        // Let the event loop hand over the read cycle in progress.
+        try? group.next().submit {}.wait()
+        engine.finish()
+        // Replies were queued on the event loop by the engine; let them go out.
+        try? group.next().submit {}.wait()
+        for c in channels { try? c.close().wait() }
+        status.stop()
+        try? group.syncShutdownGracefully()
+        let m = metrics.snapshot()
+        logger.notice("stopped: \(m.fixesStored) fixes stored, \(m.alerts) alerts, \(m.totalRejects) rejected this run")
+    }
+
+    /// `host:port` (`[v6]:port`) of a bound socket.
+    static func describe(_ a: SocketAddress) -> String {
+        let ip = a.ipAddress ?? "?"
+        let port = a.port.map(String.init) ?? "?"
+        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+
+    private func loadFences() throws -> FenceIndex {
+        let path = config.geofencesFile
+        if path == DaemonConfig.defaultGeofencesFile, !FileManager.default.fileExists(atPath: path) {
+            logger.warning("default fences file \(path) not found: running with no fences")
+            return FenceIndex(fences: [])
+        }
+        let index = try FenceFile.load(path)
+        logger.info("loaded \(index.fences.count) fences from \(path)")
+        return index
+    }
+
+    private func bind(_ address: ListenAddress, door: Door, group: MultiThreadedEventLoopGroup) throws -> any Channel {
+        let bootstrap = DatagramBootstrap(group: group)
+            .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: SocketOptionValue(config.receiveBufferBytes))
+            .channelOption(ChannelOptions.datagramVectorReadMessageCount, value: 64)
+            .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65536))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(DatagramHandler(door: door))
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try bootstrap.bind(host: address.host, port: address.port).wait()
+        } catch {
+            throw StartupError("cannot listen on \(address) (listen.json): \(error)")
+        }
+        if let granted = try? channel.getOption(ChannelOptions.socketOption(.so_rcvbuf)).wait(),
+            Int(granted) < config.receiveBufferBytes
+        {
+            // Linux reports double the usable size; below the request means capped by net.core.rmem_max.
+            logger.warning(
+                "kernel granted a \(granted)-byte receive buffer on \(address), asked \(config.receiveBufferBytes) (raise net.core.rmem_max)")
+        }
+        return channel
+    }
+}
+
+/// A start-up failure with a message for the operator.
+public struct StartupError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// One geofence: a shape, its identity, and the settings the tracker reads.
+public struct Fence: Sendable {
+    /// The fence's id: the feature's `id`, else `properties.id`, else `properties.name`.
+    public let id: String
+    /// `properties.name`, else the id.
+    public let name: String
+    public let shape: FenceShape
+    /// `properties.speed_limit_kmh`: the speed limit inside, km/h (nil: none set).
+    public let speedLimitKmh: Double?
+    /// `properties.margin_m`: exit hysteresis in metres (nil: the config default).
+    public let marginM: Double?
+    /// `properties.dwell_s`: seconds a state must hold before its alert (nil: the default).
+    public let dwellS: Double?
+    /// Every property as the file gave it, interpreted or not.
+    public let properties: JSONValue
+    /// Box around the shape, widened for circles and corridors by their size.
+    public let bounds: BoundingBox
+
+    public init(
+        id: String, name: String, shape: FenceShape, speedLimitKmh: Double? = nil,
+        marginM: Double? = nil, dwellS: Double? = nil, properties: JSONValue = .object([])
+    ) {
+        self.id = id
+        self.name = name
+        self.shape = shape
+        self.speedLimitKmh = speedLimitKmh
+        self.marginM = marginM
+        self.dwellS = dwellS
+        self.properties = properties
+        self.bounds = Fence.bounds(of: shape)
+    }
+
+    /// True when the position is inside the fence or on its boundary.
+    public func contains(_ p: Coordinate) -> Bool {
+        switch shape {
+        case .polygons(let polygons):
+            for copy in Fence.longitudeCopies(p.lon, within: bounds) {
+                for polygon in polygons where polygon.locate(x: copy, y: p.lat) != .outside {
+                    return true
+                }
+            }
+            return false
+        case .circle(let center, let radius):
+            return Haversine.distance(center, p) <= radius
+        case .corridor(let line, let half):
+            return Fence.distance(from: p, toLine: line) <= half
+        }
+    }
+
+    /// Distance in metres from `p` to the fence's boundary (0 on it).
+    /// Used for exit hysteresis: how far outside (or inside) a vehicle is.
+    public func distanceToBoundary(_ p: Coordinate) -> Double {
+        switch shape {
+        case .polygons(let polygons):
+            let proj = LocalProjection(lat0: p.lat, lon0: p.lon)
+            var best = Double.infinity
+            for polygon in polygons {
+                for ring in [polygon.shell] + polygon.holes {
+                    for i in 0..<ring.edgeCount {
+                        let d = proj.distanceToSegment(
+                            lat1: ring.ys[i], lon1: ring.xs[i], lat2: ring.ys[i + 1], lon2: ring.xs[i + 1])
+                        best = min(best, d)
+                    }
+                }
+            }
+            return best
+        case .circle(let center, let radius):
+            return abs(Haversine.distance(center, p) - radius)
+        case .corridor(let line, let half):
+            return abs(Fence.distance(from: p, toLine: line) - half)
+        }
+    }
+
+    /// Distance in metres from `p` to the nearest point of a polyline.
+    public static func distance(from p: Coordinate, toLine line: [Coordinate]) -> Double {
+        let proj = LocalProjection(lat0: p.lat, lon0: p.lon)
+        var best = Double.infinity
+        for i in 0..<(line.count - 1) {
+            best = min(
+                best,
+                proj.distanceToSegment(
+                    lat1: line[i].lat, lon1: line[i].lon, lat2: line[i + 1].lat, lon2: line[i + 1].lon))
+        }
+        return best
+    }
+
+    /// The longitudes equal to `lon` modulo 360 that fall in `box` (for rings
+    /// unwrapped past ±180°); `lon` itself first.
+    static func longitudeCopies(_ lon: Double, within box: BoundingBox) -> [Double] {
+        if box.minX >= -180 && box.maxX <= 180 { return [lon] }
+        return [lon, lon - 360, lon + 360].filter { $0 >= box.minX && $0 <= box.maxX }
+    }
+
+    static func bounds(of shape: FenceShape) -> BoundingBox {
+        switch shape {
+        case .polygons(let polygons):
+            var b = BoundingBox.empty
+            for p in polygons { b.extend(p.bounds) }
+            return b
+        case .circle(let c, let r):
+            return BoundingBox.around(c, metres: r)
+        case .corridor(let line, let half):
+            var b = BoundingBox.empty
+            for p in line { b.extend(BoundingBox.around(p, metres: half)) }
+            return b
+        }
+    }
+}
+
+extension BoundingBox {
+    /// A box holding every position within `metres` of `c` (longitudes may run
+    /// past ±180° near the antimeridian; near the poles it spans all longitudes).
+    public static func around(_ c: Coordinate, metres: Double) -> BoundingBox {
+        let dLat = metres / Haversine.earthRadius * 180 / Double.pi * 1.0001 + 1e-9
+        let minLat = c.lat - dLat
+        let maxLat = c.lat + dLat
+        if minLat <= -90 || maxLat >= 90 {
+            return BoundingBox(minX: -180, minY: max(-90, minLat), maxX: 180, maxY: min(90, maxLat))
+        }
+        let cosLat = cos(max(abs(minLat), abs(maxLat)) * Double.pi / 180)
+        let dLon = min(180, dLat / max(cosLat, 1e-9))
+        return BoundingBox(minX: c.lon - dLon, minY: minLat, maxX: c.lon + dLon, maxY: maxLat)
+    }
+}

@@ -1,0 +1,33 @@
+/// A GeoJSON Polygon: one exterior ring and zero or more holes (RFC 7946 §3.1.6).
+///
+/// A point on any ring's edge (shell or hole) is on the polygon's boundary and
+/// counts as inside: fleetd's fences are closed sets.
+public struct Polygon: Sendable {
+    public let shell: Ring
+    public let holes: [Ring]
+
+    public init(shell: Ring, holes: [Ring]) {
+        self.shell = shell
+        self.holes = holes
+    }
+
+    public var bounds: BoundingBox { shell.bounds }
+
+    /// Location of `(x, y)` (lon, lat in degrees) relative to the polygon.
+    public func locate(x: Double, y: Double) -> PointLocation {
+        guard shell.bounds.contains(x: x, y: y) else { return .outside }
+        let s = shell.locate(x: x, y: y)
+        if s != .inside { return s }
+        for hole in holes where hole.bounds.contains(x: x, y: y) {
+            switch hole.locate(x: x, y: y) {
+            case .inside: return .outside
+            case .boundary: return .boundary
+            case .outside: continue
+            }
+        }
+        return .inside
+    }
+
+    /// Number of vertices over all rings, closing positions not counted.
+    public var vertexCount: Int { shell.edgeCount + holes.reduce(0) { $0 + $1.edgeCount } }
+}

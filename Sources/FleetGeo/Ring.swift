@@ -1,0 +1,66 @@
+/// A closed linear ring (RFC 7946 §3.1.6) stored as flat longitude and
+/// latitude arrays, first position repeated last.
+///
+/// Edges are straight lines in lon/lat (RFC 7946 §3.1.1), as GEOS, shapely and
+/// PostGIS geometry read them.
+public struct Ring: Sendable {
+    /// Longitudes in degrees; `xs.count == ys.count`, closed (last equals first).
+    public let xs: [Double]
+    /// Latitudes in degrees.
+    public let ys: [Double]
+    /// Bounding box of the ring.
+    public let bounds: BoundingBox
+
+    /// Makes a ring from closed positions; the loader has checked closure and count.
+    public init(_ positions: [Coordinate]) {
+        xs = positions.map(\.lon)
+        ys = positions.map(\.lat)
+        bounds = BoundingBox(positions)
+    }
+
+    /// Number of edges (positions − 1).
+    public var edgeCount: Int { xs.count - 1 }
+
+    /// Where `(x, y)` lies relative to the ring: crossing-number parity, with a
+    /// point on an edge or vertex reported as `.boundary`.
+    public func locate(x: Double, y: Double) -> PointLocation {
+        var inside = false
+        xs.withUnsafeBufferPointer { xp in
+            ys.withUnsafeBufferPointer { yp in
+                var i = 0
+                let n = xp.count - 1
+                while i < n {
+                    let x1 = xp[i]
+                    let y1 = yp[i]
+                    let x2 = xp[i + 1]
+                    let y2 = yp[i + 1]
+                    if (y1 > y) != (y2 > y) {
+                        let xi = x1 + (y - y1) * (x2 - x1) / (y2 - y1)
+                        if x < xi { inside.toggle() }
+                    }
+                    i += 1
+                }
+            }
+        }
+        if onEdge(x: x, y: y) { return .boundary }
+        return inside ? .inside : .outside
+    }
+
+    /// True when `(x, y)` lies on an edge (within 1e-12° of it, about 0.1 µm).
+    public func onEdge(x: Double, y: Double) -> Bool {
+        guard bounds.contains(x: x, y: y) else { return false }
+        for i in 0..<edgeCount {
+            if Segment.contains(
+                x: x, y: y, x1: xs[i], y1: ys[i], x2: xs[i + 1], y2: ys[i + 1])
+            {
+                return true
+            }
+        }
+        return false
+    }
+}
+
+/// Where a point lies relative to a ring or an area.
+public enum PointLocation: Sendable, Equatable {
+    case inside, boundary, outside
+}

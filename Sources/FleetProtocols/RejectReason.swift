@@ -1,0 +1,52 @@
+/// Why a datagram, a record or a fix was not accepted.
+///
+/// The raw values are stable: they appear in logs, in `STATUS=`, in
+/// `fleetctl status` and in JSON replies (`rejected[].reason`).
+public enum RejectReason: String, Sendable, CaseIterable, Codable {
+    /// Not well-formed JSON (RFC 8259), or a line that is not one object.
+    case jsonSyntax = "json_syntax"
+    /// A required field is missing.
+    case missingField = "missing_field"
+    /// A field has the wrong type or an unusable value.
+    case badField = "bad_field"
+    /// `device` is empty, too long, or has characters outside `[A-Za-z0-9._:-]`.
+    case badDevice = "bad_device"
+    /// `time` is not RFC 3339 with a zone nor integer milliseconds.
+    case badTime = "bad_time"
+    /// Latitude outside −90…90 or not finite.
+    case latOutOfRange = "lat_out_of_range"
+    /// Longitude outside −180…180 or not finite.
+    case lonOutOfRange = "lon_out_of_range"
+    /// Exactly (0, 0) presented as a valid fix.
+    case nullIsland = "null_island"
+    /// Fix time later than the receive time plus the allowed margin.
+    case futureTime = "future_time"
+    /// Fix time before 2000-01-01 (clock trouble, GPS week rollover).
+    case ancientTime = "ancient_time"
+    /// Speed above the configured ceiling.
+    case speedCeiling = "speed_ceiling"
+    /// The engine's queue is full: shed at the door, not acknowledged.
+    case overload = "overload"
+    /// The device is not registered and unknown devices are refused.
+    case unknownDevice = "unknown_device"
+    /// The datagram is larger than any valid one.
+    case oversize = "oversize"
+}
+
+/// One rejected item of a datagram, with enough context to find it.
+public struct Rejection: Sendable, Equatable {
+    /// 0-based line (JSON Lines) or record index within the datagram.
+    public var item: Int
+    /// The sender's sequence number, when it could be read.
+    public var seq: Int64?
+    public var reason: RejectReason
+    /// Human detail: the field and what was wrong with it.
+    public var detail: String
+
+    public init(item: Int, seq: Int64?, reason: RejectReason, detail: String) {
+        self.item = item
+        self.seq = seq
+        self.reason = reason
+        self.detail = detail
+    }
+}

@@ -1,0 +1,17 @@
+/// A stored position, as readers see it.
+public struct PositionRecord: Sendable, Equatable {
+    public var device: String
+    /// Unix milliseconds.
+    public var time: Int64
+    public var lat: Double
+    public var lon: Double
+    public var speedKmh: Double?
+    public var course: Double?
+    public var altM: Double?
+    public var accuracyM: Double?
+    public var sats: Int?
+    public var ignition: Bool?
+    public var valid: Bool
+    /// `FixDisposition` raw value: 0 accepted, 2 late, 3 invalid.
+    public var disposition: Int
+}

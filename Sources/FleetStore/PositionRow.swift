@@ -1,0 +1,28 @@
+import FleetProtocols
+import FleetTracking
+
+/// One fix to store, as the tracker disposed of it.
+public struct PositionRow: Sendable {
+    public var fix: Fix
+    public var disposition: FixDisposition
+    /// Wall-clock receive time, Unix milliseconds.
+    public var receivedMs: Int64
+
+    public init(fix: Fix, disposition: FixDisposition, receivedMs: Int64) {
+        self.fix = fix
+        self.disposition = disposition
+        self.receivedMs = receivedMs
+    }
+}
+
+/// Everything one group commit writes, in one transaction.
+public struct WriteBatch: Sendable {
+    public var positions: [PositionRow] = []
+    public var alerts: [Alert] = []
+    /// New state per device (the last one wins when a device appears twice).
+    public var states: [String: DeviceState] = [:]
+
+    public init() {}
+
+    public var isEmpty: Bool { positions.isEmpty && alerts.isEmpty && states.isEmpty }
+}

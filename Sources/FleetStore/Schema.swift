@@ -1,0 +1,50 @@
+import GRDB
+
+/// The database schema, as versioned migrations (GRDB `DatabaseMigrator`).
+///
+/// Migrations only ever append: a database written by an older fleetd is
+/// brought up to date on open, and never rewritten backwards.
+public enum Schema {
+    public static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1: devices, positions, alerts, device state") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE devices (
+                        id INTEGER PRIMARY KEY,
+                        ident TEXT NOT NULL UNIQUE,
+                        name TEXT, plate TEXT, vin TEXT,
+                        created_ms INTEGER NOT NULL
+                    );
+                    CREATE TABLE positions (
+                        device_id INTEGER NOT NULL,
+                        time_ms INTEGER NOT NULL,
+                        lat REAL NOT NULL, lon REAL NOT NULL,
+                        speed_kmh REAL, course REAL, alt_m REAL, accuracy_m REAL,
+                        sats INTEGER, ignition INTEGER,
+                        valid INTEGER NOT NULL,
+                        disposition INTEGER NOT NULL,
+                        received_ms INTEGER NOT NULL,
+                        PRIMARY KEY (device_id, time_ms)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE alerts (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        time_ms INTEGER NOT NULL,
+                        device_id INTEGER NOT NULL,
+                        type TEXT NOT NULL,
+                        fence TEXT,
+                        lat REAL, lon REAL,
+                        committed_ms INTEGER NOT NULL
+                    );
+                    CREATE INDEX alerts_by_device ON alerts(device_id, id);
+                    CREATE TABLE device_state (
+                        device_id INTEGER PRIMARY KEY,
+                        last_time_ms INTEGER NOT NULL,
+                        lat REAL, lon REAL,
+                        fences TEXT NOT NULL
+                    );
+                    """)
+        }
+        return m
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+
+/// A read-only connection for managers' tools. Reads see WAL snapshots and
+/// never block the writer (https://sqlite.org/wal.html).
+public final class StoreReader: Sendable {
+    public let path: String
+    private let queue: DatabaseQueue
+
+    /// Opens an existing database read-only. Throws `StoreError` when the file
+    /// is missing or is not a fleetd database.
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(
+                path: path, action: "cannot open the database",
+                underlying: ReaderProblem("no such file (start fleetd, or pass --db PATH)"))
+        }
+        do {
+            var config = Configuration()
+            config.readonly = true
+            config.busyMode = .timeout(5)
+            queue = try DatabaseQueue(path: path, configuration: config)
+            let ok = try queue.read { db in try db.tableExists("alerts") && db.tableExists("positions") }
+            guard ok else { throw ReaderProblem("not a fleetd database (no alerts/positions tables)") }
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError(path: path, action: "cannot open the database", underlying: error)
+        }
+    }
+
+    /// Alerts with id greater than `afterId`, oldest first, at most `limit`.
+    public func alerts(afterId: Int64 = 0, limit: Int = 10_000) throws(StoreError) -> [AlertRecord] {
+        try read("cannot read alerts") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.id, a.time_ms, d.ident, a.type, a.fence, a.lat, a.lon
+                    FROM alerts a JOIN devices d ON d.id = a.device_id
+                    WHERE a.id > ? ORDER BY a.id LIMIT ?
+                    """, arguments: [afterId, limit]
+            ).map {
+                AlertRecord(
+                    id: $0[0], time: $0[1], device: $0[2], type: $0[3], fence: $0[4], lat: $0[5], lon: $0[6])
+            }
+        }
+    }
+
+    /// A device's stored positions in time order.
+    public func positions(device: String, limit: Int = 1_000_000) throws(StoreError) -> [PositionRecord] {
+        try read("cannot read positions") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.ident, p.time_ms, p.lat, p.lon, p.speed_kmh, p.course, p.alt_m, p.accuracy_m,
+                           p.sats, p.ignition, p.valid, p.disposition
+                    FROM positions p JOIN devices d ON d.id = p.device_id
+                    WHERE d.ident = ? ORDER BY p.time_ms LIMIT ?
+                    """, arguments: [device, limit]
+            ).map {
+                PositionRecord(
+                    device: $0[0], time: $0[1], lat: $0[2], lon: $0[3], speedKmh: $0[4], course: $0[5],
+                    altM: $0[6], accuracyM: $0[7], sats: $0[8], ignition: $0[9], valid: $0[10],
+                    disposition: $0[11])
+            }
+        }
+    }
+
+    /// Row counts for summaries: positions and alerts stored.
+    public func counts() throws(StoreError) -> (positions: Int, alerts: Int, devices: Int) {
+        try read("cannot count rows") { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM positions") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM alerts") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM devices") ?? 0
+            )
+        }
+    }
+
+    /// The highest alert id stored (0 when none).
+    public func lastAlertId() throws(StoreError) -> Int64 {
+        try read("cannot read alerts") { db in try Int64.fetchOne(db, sql: "SELECT max(id) FROM alerts") ?? 0 }
+    }
+
+    private func read<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try queue.read(body)
+        } catch {
+            throw StoreError(path: path, action: action, underlying: error)
+        }
+    }
+}
+
+struct ReaderProblem: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}

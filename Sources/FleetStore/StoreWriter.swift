@@ -1,0 +1,169 @@
+import FleetProtocols
+import FleetTracking
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The single writing connection: opens (and migrates) the database, loads
+/// device state, and commits batches.
+///
+/// Not thread-safe: one thread (the engine's) owns it. Each `commit` is one
+/// transaction; the hot inserts bind values straight into cached prepared
+/// statements (SQLite C API on GRDB's connection), with no per-row allocation.
+public final class StoreWriter {
+    public let path: String
+    private let queue: DatabaseQueue
+    /// Device ident → row id, for every device known to the database.
+    private var deviceIds: [String: Int64] = [:]
+
+    /// Opens the database at `path` in WAL mode, creating its folder and
+    /// running pending migrations. Throws `StoreError`.
+    public init(path: String, synchronous: SynchronousMode = .normal) throws(StoreError) {
+        self.path = path
+        do {
+            let dir = (path as NSString).deletingLastPathComponent
+            if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+            var config = Configuration()
+            config.busyMode = .timeout(5)
+            config.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+            }
+            queue = try DatabaseQueue(path: path, configuration: config)
+            try Schema.migrator.migrate(queue)
+            deviceIds = try queue.read { db in
+                var ids: [String: Int64] = [:]
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, ident FROM devices")
+                while let row = try rows.next() { ids[row[1]] = row[0] }
+                return ids
+            }
+        } catch {
+            throw StoreError(path: path, action: "cannot open the database", underlying: error)
+        }
+    }
+
+    /// Every device's persisted tracking state, by device ident.
+    public func loadStates() throws(StoreError) -> [String: DeviceState] {
+        do {
+            return try queue.read { db in
+                var states: [String: DeviceState] = [:]
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.fences
+                        FROM device_state s JOIN devices d ON d.id = s.device_id
+                        """)
+                while let row = try rows.next() {
+                    let fences: String = row[4]
+                    states[row[0]] = DeviceState(
+                        lastTime: row[1], lat: row[2] ?? .nan, lon: row[3] ?? .nan,
+                        fences: fences.isEmpty ? [] : fences.components(separatedBy: "\n"))
+                }
+                return states
+            }
+        } catch {
+            throw StoreError(path: path, action: "cannot read device state", underlying: error)
+        }
+    }
+
+    /// Writes `batch` in one transaction. On failure nothing of it is stored
+    /// and the error says why; the caller keeps the batch and retries.
+    public func commit(_ batch: WriteBatch, committedMs: Int64) throws(StoreError) {
+        var added: [String] = []
+        do {
+            try queue.inTransaction(.immediate) { db in
+                let insertPosition = try db.cachedStatement(
+                    sql: """
+                        INSERT OR IGNORE INTO positions
+                        (device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
+                         valid, disposition, received_ms)
+                        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+                        """
+                ).sqliteStatement
+                for row in batch.positions where row.disposition != .duplicate {
+                    let f = row.fix
+                    let id = try deviceId(f.device, db: db, added: &added)
+                    let s = insertPosition
+                    sqlite3_bind_int64(s, 1, id)
+                    sqlite3_bind_int64(s, 2, f.time)
+                    sqlite3_bind_double(s, 3, f.lat)
+                    sqlite3_bind_double(s, 4, f.lon)
+                    bindDouble(s, 5, f.speedKmh)
+                    bindDouble(s, 6, f.course)
+                    bindDouble(s, 7, f.altM)
+                    bindDouble(s, 8, f.accuracyM)
+                    bindInt(s, 9, f.sats.map { Int64($0) })
+                    bindInt(s, 10, f.ignition.map { $0 ? 1 : 0 })
+                    sqlite3_bind_int64(s, 11, f.valid ? 1 : 0)
+                    sqlite3_bind_int64(s, 12, Int64(row.disposition.rawValue))
+                    sqlite3_bind_int64(s, 13, row.receivedMs)
+                    try step(s, db)
+                }
+                if !batch.alerts.isEmpty {
+                    let insertAlert = try db.cachedStatement(
+                        sql: """
+                            INSERT INTO alerts (time_ms, device_id, type, fence, lat, lon, committed_ms)
+                            VALUES (?,?,?,?,?,?,?)
+                            """)
+                    for a in batch.alerts {
+                        try insertAlert.execute(arguments: [
+                            a.time, try deviceId(a.device, db: db, added: &added), a.type.rawValue, a.fence,
+                            a.lat, a.lon, committedMs,
+                        ])
+                    }
+                }
+                if !batch.states.isEmpty {
+                    let upsert = try db.cachedStatement(
+                        sql: """
+                            INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences)
+                            VALUES (?,?,?,?,?)
+                            ON CONFLICT(device_id) DO UPDATE SET
+                              last_time_ms = excluded.last_time_ms, lat = excluded.lat,
+                              lon = excluded.lon, fences = excluded.fences
+                            """)
+                    for (device, st) in batch.states {
+                        try upsert.execute(arguments: [
+                            try deviceId(device, db: db, added: &added), st.lastTime,
+                            st.lat.isNaN ? nil : st.lat, st.lon.isNaN ? nil : st.lon,
+                            st.fences.joined(separator: "\n"),
+                        ])
+                    }
+                }
+                return .commit
+            }
+        } catch {
+            for ident in added { deviceIds[ident] = nil }
+            throw StoreError(path: path, action: "commit failed", underlying: error)
+        }
+    }
+
+    private func deviceId(_ ident: String, db: Database, added: inout [String]) throws -> Int64 {
+        if let id = deviceIds[ident] { return id }
+        try db.execute(
+            sql: "INSERT INTO devices (ident, created_ms) VALUES (?, ?)",
+            arguments: [ident, Int64(Date().timeIntervalSince1970 * 1000)])
+        let id = db.lastInsertedRowID
+        deviceIds[ident] = id
+        added.append(ident)
+        return id
+    }
+
+    @inline(__always)
+    private func bindDouble(_ s: OpaquePointer?, _ i: Int32, _ v: Double?) {
+        if let v { sqlite3_bind_double(s, i, v) } else { sqlite3_bind_null(s, i) }
+    }
+
+    @inline(__always)
+    private func bindInt(_ s: OpaquePointer?, _ i: Int32, _ v: Int64?) {
+        if let v { sqlite3_bind_int64(s, i, v) } else { sqlite3_bind_null(s, i) }
+    }
+
+    @inline(__always)
+    private func step(_ s: OpaquePointer?, _ db: Database) throws {
+        let rc = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard rc == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import FleetProtocols
+import FleetStore
+import Foundation
+
+/// `fleetctl alerts [--follow] [--json]`: committed alerts, oldest first.
+struct AlertsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "alerts",
+        abstract: "Print committed alerts, oldest first; --follow keeps printing new ones as they commit.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Flag(name: .long, help: "Keep printing new alerts as they are committed, until interrupted.")
+    var follow = false
+
+    @Flag(name: .long, help: "One JSON object per line.")
+    var json = false
+
+    @Option(name: .long, help: "Poll interval for --follow, milliseconds.")
+    var pollMs = 50
+
+    func run() throws {
+        let reader = try Output.open(database.db, waitForIt: follow)
+        var last: Int64 = 0
+        var printedHeader = false
+        signal(SIGPIPE, SIG_DFL)
+        while true {
+            let batch = try reader.alerts(afterId: last, limit: 10_000)
+            if !json, !printedHeader, !batch.isEmpty || !follow {
+                print(Output.row(["ID", "TIME (UTC)", "DEVICE", "TYPE", "FENCE", "LAT", "LON"], Self.widths))
+                printedHeader = true
+            }
+            for a in batch {
+                print(json ? Self.jsonLine(a) : Self.tableLine(a))
+                last = a.id
+            }
+            if !batch.isEmpty { fflush(nil) }
+            if batch.count == 10_000 { continue }
+            guard follow else { return }
+            Thread.sleep(forTimeInterval: Double(pollMs) / 1000)
+        }
+    }
+
+    static let widths = [6, 24, 20, 16, 20, 11, 12]
+
+    static func tableLine(_ a: AlertRecord) -> String {
+        Output.row(
+            [
+                String(a.id), RFC3339.format(millis: a.time), a.device, a.type, a.fence ?? "-",
+                a.lat.map { Output.fixed($0, 6) } ?? "-", a.lon.map { Output.fixed($0, 6) } ?? "-",
+            ], widths)
+    }
+
+    /// Field names are a contract: add freely, never rename.
+    static func jsonLine(_ a: AlertRecord) -> String {
+        var fields: [(String, String)] = [
+            ("id", String(a.id)), ("time", Output.quote(RFC3339.format(millis: a.time))),
+            ("device", Output.quote(a.device)), ("type", Output.quote(a.type)),
+            ("fence", a.fence.map(Output.quote) ?? "null"),
+        ]
+        fields.append(("lat", a.lat.map(Output.number) ?? "null"))
+        fields.append(("lon", a.lon.map(Output.number) ?? "null"))
+        return Output.object(fields)
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// `fleetctl`: the fleet managers' tool. Reads the database fleetd writes.
+@main
+struct FleetctlCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleetctl",
+        abstract: "Read fleetd's alerts and positions.",
+        subcommands: [AlertsCommand.self, PositionsCommand.self])
+}
+
+/// Options every database-reading subcommand takes.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .long, help: "Path of fleetd's SQLite database.")
+    var db = "var/fleetd.db"
+}

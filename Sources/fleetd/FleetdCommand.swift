@@ -1,0 +1,45 @@
+import ArgumentParser
+import FleetDaemon
+import Foundation
+import Logging
+
+/// `fleetd`: the telemetry-ingestion and geofencing daemon.
+@main
+struct FleetdCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleetd",
+        abstract: "Ingest GPS fixes over UDP, check geofences, raise alerts, store everything in SQLite.")
+
+    @Option(name: .long, help: "TOML config file (every key has a default; see config/fleetd.toml).")
+    var config: String?
+
+    @Flag(name: .long, help: "Check the config and the fences file, print the result, and exit.")
+    var checkConfig = false
+
+    func run() throws {
+        let cfg: DaemonConfig
+        do {
+            cfg = try config.map { try DaemonConfig.load(path: $0) } ?? DaemonConfig()
+        } catch {
+            FileHandle.standardError.write(Data("fleetd: config error: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let level = Logger.Level(rawValue: cfg.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = level
+            return h
+        }
+        let logger = Logger(label: "fleetd")
+        if checkConfig {
+            print("config OK: database \(cfg.database), fences \(cfg.geofencesFile), json \(cfg.listenJSON.map { "\($0)" } ?? "off")")
+            return
+        }
+        do {
+            try Daemon(config: cfg, logger: logger).run()
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
