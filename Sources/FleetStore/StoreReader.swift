@@ -78,6 +78,15 @@ public final class StoreReader: Sendable {
         }
     }
 
+    /// Alerts stored per type, by type name.
+    public func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] {
+        try read("cannot count alerts") { db in
+            try Row.fetchAll(db, sql: "SELECT type, count(*) FROM alerts GROUP BY type ORDER BY type").map {
+                (type: $0[0], count: $0[1])
+            }
+        }
+    }
+
     /// The highest alert id stored (0 when none).
     public func lastAlertId() throws(StoreError) -> Int64 {
         try read("cannot read alerts") { db in try Int64.fetchOne(db, sql: "SELECT max(id) FROM alerts") ?? 0 }

@@ -6,7 +6,7 @@ struct FleetctlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetctl",
         abstract: "Read fleetd's alerts and positions.",
-        subcommands: [AlertsCommand.self, PositionsCommand.self])
+        subcommands: [AlertsCommand.self, PositionsCommand.self, SummaryCommand.self])
 }
 
 /// Options every database-reading subcommand takes.

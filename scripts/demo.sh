@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `make run`: start fleetd on its embedded defaults, replay the bundled routes
+# through fleetsim, show alerts live as they commit, stop everything cleanly,
+# print a summary. Ctrl-C stops it all just as cleanly.
+set -uo pipefail
+bin=${1:?usage: demo.sh BIN_DIR}
+speedup=${SPEEDUP:-200}
+cd "$(dirname "$0")/.."
+mkdir -p var
+
+# A fresh database for each demo; an earlier one is kept beside it.
+if [ -e var/fleetd.db ]; then
+  keep="var/fleetd-$(date +%Y%m%d-%H%M%S).db"
+  for suffix in "" -wal -shm; do [ -e "var/fleetd.db$suffix" ] && mv "var/fleetd.db$suffix" "$keep$suffix"; done
+  echo "demo: kept the previous database as $keep"
+fi
+
+fleetd_pid="" follow_pid="" sim_pid=""
+stop_all() {
+  [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null
+  if [ -n "$fleetd_pid" ] && kill -0 "$fleetd_pid" 2>/dev/null; then
+    kill -TERM "$fleetd_pid"; wait "$fleetd_pid" 2>/dev/null
+  fi
+  [ -n "$follow_pid" ] && { kill "$follow_pid" 2>/dev/null; wait "$follow_pid" 2>/dev/null; }
+  fleetd_pid="" follow_pid="" sim_pid=""
+}
+trap 'echo; echo "demo: interrupted, stopping"; stop_all; exit 130' INT TERM
+trap stop_all EXIT
+
+"$bin/fleetd" 2> var/fleetd.log &
+fleetd_pid=$!
+for _ in $(seq 100); do
+  grep -q "ready:" var/fleetd.log 2>/dev/null && break
+  kill -0 "$fleetd_pid" 2>/dev/null || { echo "demo: fleetd did not start:"; cat var/fleetd.log; exit 1; }
+  sleep 0.1
+done
+grep "ready:" var/fleetd.log | sed 's/^.*ready:/demo: fleetd ready:/'
+
+echo "demo: alerts as they are committed (fleetctl alerts --follow):"
+"$bin/fleetctl" alerts --follow &
+follow_pid=$!
+
+"$bin/fleetsim" replay --speedup "$speedup" \
+  Simulator/routes/t01_munich_car_1hz.csv Simulator/routes/t02_visnjan_car.gpx \
+  Simulator/routes/t03_limerick_bus304.gpx > var/fleetsim.out &
+sim_pid=$!
+wait "$sim_pid"; sim_status=$?; sim_pid=""
+sleep 0.3   # let --follow print the last commits
+
+kill -TERM "$fleetd_pid"; wait "$fleetd_pid"; fleetd_status=$?; fleetd_pid=""
+kill "$follow_pid" 2>/dev/null; wait "$follow_pid" 2>/dev/null; follow_pid=""
+
+echo
+echo "demo: summary"
+sed 's/^/  /' var/fleetsim.out
+"$bin/fleetctl" summary | sed 's/^/  /'
+echo "  fleetd exited with status $fleetd_status (log: var/fleetd.log)"
+[ "$sim_status" -eq 0 ] && [ "$fleetd_status" -eq 0 ]
