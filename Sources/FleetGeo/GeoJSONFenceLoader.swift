@@ -40,14 +40,15 @@ public enum GeoJSONFenceLoader {
         var seen: [String: Int] = [:]
         for (index, feature) in features.enumerated() {
             var parser = FeatureParser(index: index)
-            if let fence = parser.parse(feature) {
-                if let first = seen[fence.id] {
-                    parser.problem("id \"\(fence.id)\" is already used by feature \(first)")
+            let fence = parser.parse(feature)
+            if let id = parser.id {
+                if let first = seen[id] {
+                    parser.problem("id \"\(id)\" is already used by feature \(first)")
                 } else {
-                    seen[fence.id] = index
-                    fences.append(fence)
+                    seen[id] = index
                 }
             }
+            if let fence, parser.problems.isEmpty { fences.append(fence) }
             problems += parser.problems
         }
         guard problems.isEmpty else { throw FenceFileError(file: file, problems: problems) }

@@ -280,7 +280,8 @@ public struct JSONReader: ~Copyable {
         case UInt8(ascii: "n"):
             guard readNull() else { throw error("expected a value") }
         case nil: throw error("expected a value, found the end")
-        default: _ = try scanNumber()
+        case 0x2D?, 0x30?, 0x31?, 0x32?, 0x33?, 0x34?, 0x35?, 0x36?, 0x37?, 0x38?, 0x39?: _ = try scanNumber()
+        default: throw error("expected a value")
         }
     }
 
@@ -318,7 +319,8 @@ public struct JSONReader: ~Copyable {
             guard readNull() else { throw error("expected a value") }
             return .null
         case nil: throw error("expected a value, found the end")
-        default: return .number(try readNumber())
+        case 0x2D?, 0x30?, 0x31?, 0x32?, 0x33?, 0x34?, 0x35?, 0x36?, 0x37?, 0x38?, 0x39?: return .number(try readNumber())
+        default: throw error("expected a value")
         }
     }
 

@@ -1,0 +1,95 @@
+import FleetGeo
+import FleetProtocols
+import Testing
+
+@testable import FleetTracking
+
+/// Two boxes: A = lon 0…1, lat 0…1; B = lon 0.5…2, lat 0…1 (overlapping A).
+let twoBoxes = FenceIndex(fences: [
+    Fence(id: "A", name: "A", shape: .polygons([box(0, 0, 1, 1)])),
+    Fence(id: "B", name: "B", shape: .polygons([box(0.5, 0, 2, 1)])),
+])
+
+func box(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> Polygon {
+    Polygon(
+        shell: Ring([(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)].map { Coordinate(lat: $0.1, lon: $0.0) }),
+        holes: [])
+}
+
+func fix(_ t: Int64, _ lon: Double, _ lat: Double = 0.5, valid: Bool = true) -> Fix {
+    Fix(device: "d", time: t * 1000, lat: lat, lon: lon, valid: valid)
+}
+
+@Suite struct TrackerTests {
+    /// Runs fixes through a tracker; returns "type fence @t" strings.
+    func run(_ fixes: [Fix], state: DeviceState? = nil) -> ([String], DeviceState?, [FixDisposition]) {
+        var tracker = Tracker(fences: twoBoxes)
+        var st = state
+        var alerts: [String] = []
+        var dispositions: [FixDisposition] = []
+        for f in fixes {
+            let o = tracker.process(f, state: st)
+            st = o.state
+            dispositions.append(o.disposition)
+            alerts += o.alerts.map { "\($0.type.rawValue) \($0.fence ?? "-") @\($0.time / 1000)" }
+        }
+        return (alerts, st, dispositions)
+    }
+
+    @Test func entersAndExitsEachFence() {
+        let (alerts, state, _) = run([fix(1, -1), fix(2, 0.2), fix(3, 0.7), fix(4, 1.5), fix(5, 3)])
+        #expect(
+            alerts == [
+                "geofence_enter A @2", "geofence_enter B @3", "geofence_exit A @4", "geofence_exit B @5",
+            ])
+        #expect(state?.fences == [])
+    }
+
+    @Test func firstFixInsideEnters() {
+        let (alerts, _, _) = run([fix(1, 0.7)])
+        #expect(alerts == ["geofence_enter A @1", "geofence_enter B @1"])
+    }
+
+    @Test func duplicatesAndLateFixesRaiseNothing() {
+        let (alerts, state, d) = run([fix(10, -1), fix(10, 0.2), fix(5, 0.2), fix(11, -1)])
+        #expect(alerts == [])
+        #expect(d == [.accepted, .duplicate, .late, .accepted])
+        #expect(state?.lastTime == 11_000)
+    }
+
+    @Test func invalidFixesNeverMoveTheVehicle() {
+        let (alerts, state, d) = run([fix(1, -1), fix(2, 0.2, valid: false), fix(3, -1)])
+        #expect(alerts == [])
+        #expect(d == [.accepted, .invalid, .accepted])
+        #expect(state?.fences == [])
+    }
+
+    @Test func stateCarriesOverARestart() {
+        let (_, state, _) = run([fix(1, 0.2)])
+        // A new tracker (a restarted daemon) with the persisted state raises no second enter.
+        let (alerts, _, _) = run([fix(2, 0.3), fix(3, -1)], state: state)
+        #expect(alerts == ["geofence_exit A @3"])
+    }
+}
+
+@Suite struct ScreenPolicyTests {
+    let now: Int64 = 1_700_000_000_000
+    let policy = ScreenPolicy()
+
+    @Test func passesOrdinaryFixes() {
+        #expect(policy.check(Fix(device: "d", time: now, lat: 48, lon: 11, speedKmh: 120), receivedAtMs: now) == nil)
+        // An invalid fix at (0, 0) is stored as invalid, not refused.
+        #expect(policy.check(Fix(device: "d", time: now, lat: 0, lon: 0, valid: false), receivedAtMs: now) == nil)
+    }
+
+    @Test func refusesWithReasons() {
+        func reason(_ f: Fix) -> RejectReason? { policy.check(f, receivedAtMs: now)?.0 }
+        #expect(reason(Fix(device: "d", time: now, lat: 0, lon: 0)) == .nullIsland)
+        #expect(reason(Fix(device: "d", time: now + 601_000, lat: 1, lon: 1)) == .futureTime)
+        #expect(reason(Fix(device: "d", time: now + 599_000, lat: 1, lon: 1)) == nil)
+        #expect(reason(Fix(device: "d", time: 946_684_799_999, lat: 1, lon: 1)) == .ancientTime)
+        #expect(reason(Fix(device: "d", time: now, lat: 1, lon: 1, speedKmh: 501)) == .speedCeiling)
+        #expect(reason(Fix(device: "d", time: now, lat: .nan, lon: 1)) == .latOutOfRange)
+        #expect(reason(Fix(device: "d", time: now, lat: 1, lon: -180.5)) == .lonOutOfRange)
+    }
+}
