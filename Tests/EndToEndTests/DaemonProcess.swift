@@ -1,0 +1,146 @@
+import Foundation
+
+/// The built binaries: next to the test bundle in SwiftPM's build folder.
+enum Binaries {
+    static var directory: URL {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return exe.deletingLastPathComponent()
+    }
+
+    static func path(_ name: String) throws -> String {
+        let p = directory.appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: p) else {
+            throw E2EError("\(p) is missing: build everything first (swift build --build-tests)")
+        }
+        return p
+    }
+
+    /// The package's root folder.
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+}
+
+/// Runs a command to completion (bounded), returning its exit status and output.
+func runTool(_ path: String, _ args: [String], timeout: Double = 30) throws -> (status: Int32, out: String, err: String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = args
+    let out = Pipe()
+    let err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let deadline = Date().addingTimeInterval(timeout)
+    // Read while it runs so a full pipe cannot stall it.
+    nonisolated(unsafe) var outData = Data()
+    nonisolated(unsafe) var errData = Data()
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    if p.isRunning {
+        p.terminate()
+        throw E2EError("\(path) \(args) did not finish in \(timeout) s")
+    }
+    p.waitUntilExit()
+    group.wait()
+    return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// A real `fleetd` process on a loopback port chosen by the kernel, with a
+/// temporary database and its own notify socket.
+final class DaemonProcess {
+    let dir: URL
+    let database: String
+    let notify: NotifySocket
+    let process = Process()
+    private(set) var port = 0
+    let stderrPath: String
+
+    /// Starts fleetd with `fences` (GeoJSON text, nil = none) and extra config
+    /// lines; waits for READY=1.
+    init(fences: String?, extraConfig: String = "", dir existing: URL? = nil) throws {
+        dir = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("fleetd-e2e-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        database = dir.appendingPathComponent("fleetd.db").path
+        var fencesPath = ""
+        if let fences {
+            fencesPath = dir.appendingPathComponent("fences.geojson").path
+            try fences.write(toFile: fencesPath, atomically: true, encoding: .utf8)
+        }
+        let config = """
+            [storage]
+            database = "\(database)"
+            [geofences]
+            file = "\(fencesPath)"
+            [listen]
+            json = "127.0.0.1:0"
+            \(extraConfig)
+            """
+        let configPath = dir.appendingPathComponent("fleetd.toml").path
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        notify = try NotifySocket(path: dir.appendingPathComponent("notify.sock").path)
+        stderrPath = dir.appendingPathComponent("fleetd.log").path
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: try Binaries.path("fleetd"))
+        process.arguments = ["--config", configPath]
+        var env = ProcessInfo.processInfo.environment
+        env["NOTIFY_SOCKET"] = notify.path
+        process.environment = env
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        guard let ready = notify.waitFor("READY=1", timeout: 20) else {
+            process.terminate()
+            throw E2EError("fleetd sent no READY=1 in 20 s; log:\n\(log)")
+        }
+        // "STATUS=ready; listening on 127.0.0.1:PORT"
+        guard let r = ready.range(of: "127.0.0.1:"), let p = Int(ready[r.upperBound...].prefix { $0.isNumber }) else {
+            throw E2EError("READY message names no port: \(ready)")
+        }
+        port = p
+    }
+
+    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// SIGTERM, then waits (bounded) for the exit; returns the exit status.
+    func stop(timeout: Double = 20) -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: a crash.
+    func crash() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// `fleetctl SUBCOMMAND --db DB --json ARGS`, parsed as JSON lines.
+    func fleetctl(_ sub: String, _ args: [String] = []) throws -> [[String: Any]] {
+        let r = try runTool(try Binaries.path("fleetctl"), [sub, "--db", database, "--json"] + args)
+        guard r.status == 0 else { throw E2EError("fleetctl \(sub) failed (\(r.status)): \(r.err)") }
+        return try r.out.split(separator: "\n").map {
+            guard let o = try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] else {
+                throw E2EError("not a JSON object: \($0)")
+            }
+            return o
+        }
+    }
+}
