@@ -4,7 +4,7 @@ import PackageDescription
 /// Settings every target of the project shares: Swift 6 language mode (strict
 /// concurrency) and `any` spelled out for existentials.
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -28,7 +28,8 @@ let package = Package(
         .target(name: "FleetProtocols", dependencies: ["FleetGeo"], swiftSettings: strict),
         // Pure tracking: fixes and state in, events and new state out.
         .target(
-            name: "FleetTracking", dependencies: ["FleetGeo", "FleetProtocols"], swiftSettings: strict),
+            name: "FleetTracking", dependencies: ["FleetGeo", "FleetProtocols"],
+            swiftSettings: strict),
         // SQLite schema, migrations, the batched writer and the readers' queries.
         .target(
             name: "FleetStore",

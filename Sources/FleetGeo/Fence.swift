@@ -60,7 +60,8 @@ public struct Fence: Sendable {
                 for ring in [polygon.shell] + polygon.holes {
                     for i in 0..<ring.edgeCount {
                         let d = proj.distanceToSegment(
-                            lat1: ring.ys[i], lon1: ring.xs[i], lat2: ring.ys[i + 1], lon2: ring.xs[i + 1])
+                            lat1: ring.ys[i], lon1: ring.xs[i], lat2: ring.ys[i + 1],
+                            lon2: ring.xs[i + 1])
                         best = min(best, d)
                     }
                 }
@@ -81,7 +82,8 @@ public struct Fence: Sendable {
             best = min(
                 best,
                 proj.distanceToSegment(
-                    lat1: line[i].lat, lon1: line[i].lon, lat2: line[i + 1].lat, lon2: line[i + 1].lon))
+                    lat1: line[i].lat, lon1: line[i].lon, lat2: line[i + 1].lat,
+                    lon2: line[i + 1].lon))
         }
         return best
     }

@@ -51,12 +51,16 @@ public struct FenceIndex: Sendable {
 
     /// The parts of a box inside −180…180 longitude, with parts past ±180° moved by 360°.
     static func wrappedPieces(_ b: BoundingBox) -> [BoundingBox] {
-        if b.maxX - b.minX >= 360 { return [BoundingBox(minX: -180, minY: b.minY, maxX: 180, maxY: b.maxY)] }
+        if b.maxX - b.minX >= 360 {
+            return [BoundingBox(minX: -180, minY: b.minY, maxX: 180, maxY: b.maxY)]
+        }
         var pieces: [BoundingBox] = []
         for shift in [-360.0, 0, 360] {
             let lo = max(b.minX + shift, -180)
             let hi = min(b.maxX + shift, 180)
-            if lo <= hi { pieces.append(BoundingBox(minX: lo, minY: b.minY, maxX: hi, maxY: b.maxY)) }
+            if lo <= hi {
+                pieces.append(BoundingBox(minX: lo, minY: b.minY, maxX: hi, maxY: b.maxY))
+            }
         }
         return pieces
     }
@@ -69,7 +73,8 @@ public struct FenceIndex: Sendable {
         if let list = cells[FenceIndex.key(r, c)] {
             for i in list where fences[Int(i)].contains(p) { out.append(i) }
         }
-        for i in large where FenceIndex.boxHolds(fences[Int(i)].bounds, p) && fences[Int(i)].contains(p) {
+        for i in large
+        where FenceIndex.boxHolds(fences[Int(i)].bounds, p) && fences[Int(i)].contains(p) {
             out.append(i)
         }
         if !large.isEmpty { out.sort() }

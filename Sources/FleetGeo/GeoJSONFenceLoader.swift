@@ -17,7 +17,9 @@ public enum GeoJSONFenceLoader {
         } catch {
             throw FenceFileError(
                 file: file,
-                problems: [FenceProblem(featureIndex: nil, id: nil, message: "not valid JSON: \(error)")])
+                problems: [
+                    FenceProblem(featureIndex: nil, id: nil, message: "not valid JSON: \(error)")
+                ])
         }
         var problems: [FenceProblem] = []
         guard document["type"] == .string("FeatureCollection") else {
@@ -33,7 +35,8 @@ public enum GeoJSONFenceLoader {
             throw FenceFileError(
                 file: file,
                 problems: [
-                    FenceProblem(featureIndex: nil, id: nil, message: "\"features\" must be an array")
+                    FenceProblem(
+                        featureIndex: nil, id: nil, message: "\"features\" must be an array")
                 ])
         }
         var fences: [Fence] = []
@@ -83,7 +86,8 @@ struct FeatureParser {
             problem("\"type\" must be \"Feature\"")
         }
         if id == nil {
-            problem("no id: give the feature an \"id\", or a \"properties.id\" or \"properties.name\"")
+            problem(
+                "no id: give the feature an \"id\", or a \"properties.id\" or \"properties.name\"")
         }
         let speed = number(properties, "speed_limit_kmh", min: 0)
         let margin = number(properties, "margin_m", min: 0)
@@ -139,7 +143,8 @@ struct FeatureParser {
             return nil
         default:
             problem(
-                "unknown geometry type \"\(type)\" (expected Polygon, MultiPolygon, Point or LineString)")
+                "unknown geometry type \"\(type)\" (expected Polygon, MultiPolygon, Point or LineString)"
+            )
             return nil
         }
         guard let shape, let id, problems.isEmpty else { return nil }
@@ -168,7 +173,9 @@ struct FeatureParser {
     ) -> Double? {
         switch properties[key] {
         case nil, .null?:
-            if let required { problem("\(required) needs \"properties.\(key)\" (a number of metres)") }
+            if let required {
+                problem("\(required) needs \"properties.\(key)\" (a number of metres)")
+            }
             return nil
         case .number(let n)?:
             guard n >= min, n.isFinite else {
@@ -210,7 +217,9 @@ struct FeatureParser {
         }
         var positions: [Coordinate] = []
         for (i, item) in items.enumerated() {
-            if let p = position(item, label: "\(label) position \(i)", maxLon: 360) { positions.append(p) }
+            if let p = position(item, label: "\(label) position \(i)", maxLon: 360) {
+                positions.append(p)
+            }
         }
         guard positions.count == items.count else { return nil }
         guard items.count >= 4 else {

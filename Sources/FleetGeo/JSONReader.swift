@@ -68,7 +68,8 @@ public struct JSONReader: ~Copyable {
         while offset < bytes.count {
             let b = bytes[offset]
             if b == 0x22 {
-                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+                let s = String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
                 offset += 1
                 return s
             }
@@ -151,7 +152,8 @@ public struct JSONReader: ~Copyable {
         if isInteger, end - start <= 16 {
             return Double(integerValue(start, end))
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        let text = String(
+            decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         guard let d = Double(text), d.isFinite else {
             offset = start
             throw error("number out of range")
@@ -166,7 +168,8 @@ public struct JSONReader: ~Copyable {
             offset = start
             throw error("expected an integer")
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        let text = String(
+            decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         guard let v = Int64(text) else {
             offset = start
             throw error("integer out of range")
@@ -208,14 +211,18 @@ public struct JSONReader: ~Copyable {
         if offset < bytes.count, bytes[offset] == 0x2E {
             isInteger = false
             offset += 1
-            guard offset < bytes.count, isDigit(bytes[offset]) else { throw error("digit expected after '.'") }
+            guard offset < bytes.count, isDigit(bytes[offset]) else {
+                throw error("digit expected after '.'")
+            }
             while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
         }
         if offset < bytes.count, bytes[offset] | 0x20 == UInt8(ascii: "e") {
             isInteger = false
             offset += 1
             if offset < bytes.count, bytes[offset] == 0x2B || bytes[offset] == 0x2D { offset += 1 }
-            guard offset < bytes.count, isDigit(bytes[offset]) else { throw error("digit expected in exponent") }
+            guard offset < bytes.count, isDigit(bytes[offset]) else {
+                throw error("digit expected in exponent")
+            }
             while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
         }
         return (start, offset, isInteger)
@@ -280,7 +287,8 @@ public struct JSONReader: ~Copyable {
         case UInt8(ascii: "n"):
             guard readNull() else { throw error("expected a value") }
         case nil: throw error("expected a value, found the end")
-        case 0x2D?, 0x30?, 0x31?, 0x32?, 0x33?, 0x34?, 0x35?, 0x36?, 0x37?, 0x38?, 0x39?: _ = try scanNumber()
+        case 0x2D?, 0x30?, 0x31?, 0x32?, 0x33?, 0x34?, 0x35?, 0x36?, 0x37?, 0x38?, 0x39?:
+            _ = try scanNumber()
         default: throw error("expected a value")
         }
     }
@@ -319,7 +327,8 @@ public struct JSONReader: ~Copyable {
             guard readNull() else { throw error("expected a value") }
             return .null
         case nil: throw error("expected a value, found the end")
-        case 0x2D?, 0x30?, 0x31?, 0x32?, 0x33?, 0x34?, 0x35?, 0x36?, 0x37?, 0x38?, 0x39?: return .number(try readNumber())
+        case 0x2D?, 0x30?, 0x31?, 0x32?, 0x33?, 0x34?, 0x35?, 0x36?, 0x37?, 0x38?, 0x39?:
+            return .number(try readNumber())
         default: throw error("expected a value")
         }
     }

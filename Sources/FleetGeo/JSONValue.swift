@@ -16,7 +16,8 @@ public enum JSONValue: Sendable, Equatable {
         case (.string(let x), .string(let y)): return x == y
         case (.array(let x), .array(let y)): return x == y
         case (.object(let x), .object(let y)):
-            return x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            return x.count == y.count
+                && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
         default: return false
         }
     }
@@ -50,7 +51,9 @@ public enum JSONValue: Sendable, Equatable {
         case .string(let s): return JSONValue.quote(s)
         case .array(let a): return "[" + a.map(\.jsonText).joined(separator: ",") + "]"
         case .object(let o):
-            return "{" + o.map { JSONValue.quote($0.key) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"
+            return "{"
+                + o.map { JSONValue.quote($0.key) + ":" + $0.value.jsonText }.joined(separator: ",")
+                + "}"
         }
     }
 

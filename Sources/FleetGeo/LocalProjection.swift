@@ -29,7 +29,8 @@ public struct LocalProjection: Sendable {
     }
 
     /// Distance in metres from the reference point to the segment a–b.
-    public func distanceToSegment(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
+    public func distanceToSegment(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double
+    {
         let a = project(lat: lat1, lon: lon1)
         let b = project(lat: lat2, lon: lon2)
         let dx = b.x - a.x

@@ -27,7 +27,8 @@ public enum Segment {
         let d2 = orient(q1x, q1y, q2x, q2y, p2x, p2y)
         let d3 = orient(p1x, p1y, p2x, p2y, q1x, q1y)
         let d4 = orient(p1x, p1y, p2x, p2y, q2x, q2y)
-        if ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)) {
+        if ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
+        {
             return true
         }
         if d1 == 0 && contains(x: p1x, y: p1y, x1: q1x, y1: q1y, x2: q2x, y2: q2y) { return true }

@@ -102,7 +102,8 @@ public enum JSONFixDecoder {
     }
 
     private static func decodeLine(
-        _ bytes: UnsafeBufferPointer<UInt8>, line: Int, scratch: inout [UInt8], into out: inout Output
+        _ bytes: UnsafeBufferPointer<UInt8>, line: Int, scratch: inout [UInt8],
+        into out: inout Output
     ) {
         var f = Fields()
         var reader = JSONReader(bytes)
@@ -110,7 +111,9 @@ public enum JSONFixDecoder {
             try reader.expect(0x7B, "'{' (each line must be one JSON object)")
             if !reader.consume(0x7D) {
                 repeat {
-                    guard reader.peek() == 0x22 else { throw reader.error("expected a member name") }
+                    guard reader.peek() == 0x22 else {
+                        throw reader.error("expected a member name")
+                    }
                     let name = try reader.readString(into: &scratch)
                     try reader.expect(0x3A, "':'")
                     if let k = key(of: name) {
@@ -118,7 +121,8 @@ public enum JSONFixDecoder {
                             f.typeError = (.badField, "\"\(name)\" given twice")
                         }
                         f.seen |= 1 << k.rawValue
-                        try readMember(k, name: name, reader: &reader, scratch: &scratch, fields: &f)
+                        try readMember(
+                            k, name: name, reader: &reader, scratch: &scratch, fields: &f)
                     } else {
                         try reader.skipValue(depth: 1)
                     }
@@ -134,12 +138,14 @@ public enum JSONFixDecoder {
         switch validate(f) {
         case .success(let fix): out.items.append(Item(fix: fix, seq: f.seq, line: line))
         case .failure(let r):
-            out.rejections.append(Rejection(item: line, seq: f.seq, reason: r.reason, detail: r.detail))
+            out.rejections.append(
+                Rejection(item: line, seq: f.seq, reason: r.reason, detail: r.detail))
         }
     }
 
     private static func readMember(
-        _ k: Key, name: String, reader: inout JSONReader, scratch: inout [UInt8], fields f: inout Fields
+        _ k: Key, name: String, reader: inout JSONReader, scratch: inout [UInt8],
+        fields f: inout Fields
     ) throws(JSONSyntaxError) {
         let next = reader.peek()
         if next == UInt8(ascii: "n"), reader.readNull() {
@@ -157,7 +163,11 @@ public enum JSONFixDecoder {
         let isNumber = next.map { $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) } ?? false
         switch k {
         case .device:
-            if next == 0x22 { f.device = try reader.readString(into: &scratch) } else { try wrongType("a string") }
+            if next == 0x22 {
+                f.device = try reader.readString(into: &scratch)
+            } else {
+                try wrongType("a string")
+            }
         case .time:
             if next == 0x22 {
                 f.timeText = try reader.readString(into: &scratch)
@@ -169,7 +179,9 @@ public enum JSONFixDecoder {
                     reader.offset = save
                     try reader.skipValue(depth: 1)
                     if f.typeError == nil {
-                        f.typeError = (.badTime, "\"time\" must be integer milliseconds or an RFC 3339 string")
+                        f.typeError = (
+                            .badTime, "\"time\" must be integer milliseconds or an RFC 3339 string"
+                        )
                     }
                 }
             } else {
@@ -195,7 +207,9 @@ public enum JSONFixDecoder {
             } catch {
                 reader.offset = save
                 try reader.skipValue(depth: 1)
-                if f.typeError == nil { f.typeError = (.badField, "\"\(name)\" must be an integer") }
+                if f.typeError == nil {
+                    f.typeError = (.badField, "\"\(name)\" must be an integer")
+                }
             }
         case .ignition:
             if next == UInt8(ascii: "t") || next == UInt8(ascii: "f") {
@@ -212,7 +226,9 @@ public enum JSONFixDecoder {
     }
 
     private static func validate(_ f: Fields) -> Result<Fix, Invalid> {
-        if let (reason, detail) = f.typeError { return .failure(Invalid(reason: reason, detail: detail)) }
+        if let (reason, detail) = f.typeError {
+            return .failure(Invalid(reason: reason, detail: detail))
+        }
         guard let device = f.device else {
             return .failure(Invalid(reason: .missingField, detail: "\"device\" is missing"))
         }
@@ -220,7 +236,8 @@ public enum JSONFixDecoder {
             return .failure(
                 Invalid(
                     reason: .badDevice,
-                    detail: "\"device\" must be 1–\(maxDeviceLength) characters of [A-Za-z0-9._:-]"))
+                    detail: "\"device\" must be 1–\(maxDeviceLength) characters of [A-Za-z0-9._:-]")
+            )
         }
         let time: Int64
         if let ms = f.timeMillis {
@@ -228,19 +245,27 @@ public enum JSONFixDecoder {
         } else if let text = f.timeText {
             guard let ms = RFC3339.parse(Array(text.utf8)) else {
                 return .failure(
-                    Invalid(reason: .badTime, detail: "\"time\" is not RFC 3339 with a zone: \(text.prefix(40))"))
+                    Invalid(
+                        reason: .badTime,
+                        detail: "\"time\" is not RFC 3339 with a zone: \(text.prefix(40))"))
             }
             time = ms
         } else {
             return .failure(Invalid(reason: .missingField, detail: "\"time\" is missing"))
         }
-        guard let lat = f.lat else { return .failure(Invalid(reason: .missingField, detail: "\"lat\" is missing")) }
-        guard let lon = f.lon else { return .failure(Invalid(reason: .missingField, detail: "\"lon\" is missing")) }
+        guard let lat = f.lat else {
+            return .failure(Invalid(reason: .missingField, detail: "\"lat\" is missing"))
+        }
+        guard let lon = f.lon else {
+            return .failure(Invalid(reason: .missingField, detail: "\"lon\" is missing"))
+        }
         guard abs(lat) <= 90 else {
-            return .failure(Invalid(reason: .latOutOfRange, detail: "\"lat\" \(lat) is outside −90…90"))
+            return .failure(
+                Invalid(reason: .latOutOfRange, detail: "\"lat\" \(lat) is outside −90…90"))
         }
         guard abs(lon) <= 180 else {
-            return .failure(Invalid(reason: .lonOutOfRange, detail: "\"lon\" \(lon) is outside −180…180"))
+            return .failure(
+                Invalid(reason: .lonOutOfRange, detail: "\"lon\" \(lon) is outside −180…180"))
         }
         if let s = f.speed, s < 0 {
             return .failure(Invalid(reason: .badField, detail: "\"speed\" \(s) is negative"))
@@ -257,7 +282,8 @@ public enum JSONFixDecoder {
         return .success(
             Fix(
                 device: device, time: time, lat: lat, lon: lon, speedKmh: f.speed, course: f.course,
-                altM: f.alt, accuracyM: f.accuracy, sats: f.sats.map { Int($0) }, ignition: f.ignition))
+                altM: f.alt, accuracyM: f.accuracy, sats: f.sats.map { Int($0) },
+                ignition: f.ignition))
     }
 
     /// True for 1–64 characters of `[A-Za-z0-9._:-]`.

@@ -16,7 +16,8 @@ public struct JSONReply: Sendable, Equatable {
     }
 
     public static func == (a: JSONReply, b: JSONReply) -> Bool {
-        a.acked == b.acked && a.rejected.elementsEqual(b.rejected) { $0.seq == $1.seq && $0.reason == $1.reason }
+        a.acked == b.acked
+            && a.rejected.elementsEqual(b.rejected) { $0.seq == $1.seq && $0.reason == $1.reason }
     }
 
     /// True when there is nothing to tell the sender.
@@ -27,7 +28,8 @@ public struct JSONReply: Sendable, Equatable {
         var s = "{\"ack\":[" + acked.map(String.init).joined(separator: ",") + "]"
         if !rejected.isEmpty {
             s += ",\"rejected\":["
-            s += rejected.map { "{\"seq\":\($0.seq),\"reason\":\"\($0.reason.rawValue)\"}" }.joined(separator: ",")
+            s += rejected.map { "{\"seq\":\($0.seq),\"reason\":\"\($0.reason.rawValue)\"}" }.joined(
+                separator: ",")
             s += "]"
         }
         return Array((s + "}").utf8)
@@ -35,7 +37,8 @@ public struct JSONReply: Sendable, Equatable {
 
     /// Parses a reply (the simulator and tests read them). Nil when malformed.
     public static func parse(_ bytes: [UInt8]) -> JSONReply? {
-        guard let doc = try? JSONReader.parseDocument(bytes), case .array(let acks)? = doc["ack"] else {
+        guard let doc = try? JSONReader.parseDocument(bytes), case .array(let acks)? = doc["ack"]
+        else {
             return nil
         }
         var reply = JSONReply()

@@ -22,7 +22,8 @@ public enum RFC3339 {
             let hour = num(11, 2), b[13] == 0x3A, let minute = num(14, 2), b[16] == 0x3A,
             let second = num(17, 2)
         else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23,
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour <= 23,
             minute <= 59, second <= 60
         else { return nil }
         var i = 19
@@ -43,7 +44,8 @@ public enum RFC3339 {
         if b[i] == 0x5A || b[i] == 0x7A {
             i += 1
         } else if b[i] == 0x2B || b[i] == 0x2D {
-            guard i + 6 == b.count, let oh = num(i + 1, 2), b[i + 3] == 0x3A, let om = num(i + 4, 2),
+            guard i + 6 == b.count, let oh = num(i + 1, 2), b[i + 3] == 0x3A,
+                let om = num(i + 4, 2),
                 oh <= 23, om <= 59
             else { return nil }
             offsetMinutes = (oh * 60 + om) * (b[i] == 0x2D ? -1 : 1)
@@ -53,7 +55,8 @@ public enum RFC3339 {
         }
         guard i == b.count else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
-        let seconds = Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + second)
+        let seconds =
+            Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + second)
             - Int64(offsetMinutes * 60)
         return seconds * 1000 + Int64(millis)
     }

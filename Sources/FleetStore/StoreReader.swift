@@ -21,8 +21,12 @@ public final class StoreReader: Sendable {
             config.readonly = true
             config.busyMode = .timeout(5)
             queue = try DatabaseQueue(path: path, configuration: config)
-            let ok = try queue.read { db in try db.tableExists("alerts") && db.tableExists("positions") }
-            guard ok else { throw ReaderProblem("not a fleetd database (no alerts/positions tables)") }
+            let ok = try queue.read { db in
+                try db.tableExists("alerts") && db.tableExists("positions")
+            }
+            guard ok else {
+                throw ReaderProblem("not a fleetd database (no alerts/positions tables)")
+            }
         } catch let e as StoreError {
             throw e
         } catch {
@@ -31,7 +35,8 @@ public final class StoreReader: Sendable {
     }
 
     /// Alerts with id greater than `afterId`, oldest first, at most `limit`.
-    public func alerts(afterId: Int64 = 0, limit: Int = 10_000) throws(StoreError) -> [AlertRecord] {
+    public func alerts(afterId: Int64 = 0, limit: Int = 10_000) throws(StoreError) -> [AlertRecord]
+    {
         try read("cannot read alerts") { db in
             try Row.fetchAll(
                 db,
@@ -42,13 +47,16 @@ public final class StoreReader: Sendable {
                     """, arguments: [afterId, limit]
             ).map {
                 AlertRecord(
-                    id: $0[0], time: $0[1], device: $0[2], type: $0[3], fence: $0[4], lat: $0[5], lon: $0[6])
+                    id: $0[0], time: $0[1], device: $0[2], type: $0[3], fence: $0[4], lat: $0[5],
+                    lon: $0[6])
             }
         }
     }
 
     /// A device's stored positions in time order.
-    public func positions(device: String, limit: Int = 1_000_000) throws(StoreError) -> [PositionRecord] {
+    public func positions(device: String, limit: Int = 1_000_000) throws(StoreError)
+        -> [PositionRecord]
+    {
         try read("cannot read positions") { db in
             try Row.fetchAll(
                 db,
@@ -60,7 +68,8 @@ public final class StoreReader: Sendable {
                     """, arguments: [device, limit]
             ).map {
                 PositionRecord(
-                    device: $0[0], time: $0[1], lat: $0[2], lon: $0[3], speedKmh: $0[4], course: $0[5],
+                    device: $0[0], time: $0[1], lat: $0[2], lon: $0[3], speedKmh: $0[4],
+                    course: $0[5],
                     altM: $0[6], accuracyM: $0[7], sats: $0[8], ignition: $0[9], valid: $0[10],
                     disposition: $0[11])
             }
@@ -81,7 +90,9 @@ public final class StoreReader: Sendable {
     /// Alerts stored per type, by type name.
     public func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] {
         try read("cannot count alerts") { db in
-            try Row.fetchAll(db, sql: "SELECT type, count(*) FROM alerts GROUP BY type ORDER BY type").map {
+            try Row.fetchAll(
+                db, sql: "SELECT type, count(*) FROM alerts GROUP BY type ORDER BY type"
+            ).map {
                 (type: $0[0], count: $0[1])
             }
         }
@@ -89,7 +100,9 @@ public final class StoreReader: Sendable {
 
     /// The highest alert id stored (0 when none).
     public func lastAlertId() throws(StoreError) -> Int64 {
-        try read("cannot read alerts") { db in try Int64.fetchOne(db, sql: "SELECT max(id) FROM alerts") ?? 0 }
+        try read("cannot read alerts") { db in
+            try Int64.fetchOne(db, sql: "SELECT max(id) FROM alerts") ?? 0
+        }
     }
 
     private func read<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T {

@@ -22,7 +22,10 @@ public final class StoreWriter {
         self.path = path
         do {
             let dir = (path as NSString).deletingLastPathComponent
-            if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+            if !dir.isEmpty {
+                try FileManager.default.createDirectory(
+                    atPath: dir, withIntermediateDirectories: true)
+            }
             var config = Configuration()
             config.busyMode = .timeout(5)
             config.prepareDatabase { db in
@@ -107,7 +110,8 @@ public final class StoreWriter {
                             """)
                     for a in batch.alerts {
                         try insertAlert.execute(arguments: [
-                            a.time, try deviceId(a.device, db: db, added: &added), a.type.rawValue, a.fence,
+                            a.time, try deviceId(a.device, db: db, added: &added), a.type.rawValue,
+                            a.fence,
                             a.lat, a.lon, committedMs,
                         ])
                     }
@@ -163,7 +167,9 @@ public final class StoreWriter {
         let rc = sqlite3_step(s)
         sqlite3_reset(s)
         guard rc == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: rc),
+                message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
     }
 }

@@ -10,7 +10,9 @@ public struct Alert: Sendable, Equatable {
     public var lat: Double
     public var lon: Double
 
-    public init(type: AlertType, device: String, time: Int64, fence: String?, lat: Double, lon: Double) {
+    public init(
+        type: AlertType, device: String, time: Int64, fence: String?, lat: Double, lon: Double
+    ) {
         self.type = type
         self.device = device
         self.time = time

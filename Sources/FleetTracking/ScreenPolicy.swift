@@ -32,7 +32,10 @@ public struct ScreenPolicy: Sendable, Equatable {
             return (.nullIsland, "position (0, 0) presented as a valid fix")
         }
         if fix.time > receivedAtMs + futureMarginMs {
-            return (.futureTime, "fix time \(fix.time) ms is \((fix.time - receivedAtMs) / 1000) s in the future")
+            return (
+                .futureTime,
+                "fix time \(fix.time) ms is \((fix.time - receivedAtMs) / 1000) s in the future"
+            )
         }
         if fix.time < earliestMs {
             return (.ancientTime, "fix time \(fix.time) ms is before 2000-01-01")

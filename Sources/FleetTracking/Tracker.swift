@@ -22,8 +22,12 @@ public struct Tracker: Sendable {
     /// Processes `fix` for a device whose state is `state` (nil: never seen).
     public mutating func process(_ fix: Fix, state: DeviceState?) -> Outcome {
         if let state {
-            if fix.time == state.lastTime { return Outcome(disposition: .duplicate, alerts: [], state: state) }
-            if fix.time < state.lastTime { return Outcome(disposition: .late, alerts: [], state: state) }
+            if fix.time == state.lastTime {
+                return Outcome(disposition: .duplicate, alerts: [], state: state)
+            }
+            if fix.time < state.lastTime {
+                return Outcome(disposition: .late, alerts: [], state: state)
+            }
         }
         guard fix.valid else {
             var next = state ?? DeviceState(lastTime: fix.time, lat: .nan, lon: .nan, fences: [])
@@ -43,11 +47,15 @@ public struct Tracker: Sendable {
             while i < before.count || j < now.count {
                 if j == now.count || (i < before.count && before[i] < now[j]) {
                     alerts.append(
-                        Alert(type: .geofenceExit, device: fix.device, time: fix.time, fence: before[i], lat: fix.lat, lon: fix.lon))
+                        Alert(
+                            type: .geofenceExit, device: fix.device, time: fix.time,
+                            fence: before[i], lat: fix.lat, lon: fix.lon))
                     i += 1
                 } else if i == before.count || now[j] < before[i] {
                     alerts.append(
-                        Alert(type: .geofenceEnter, device: fix.device, time: fix.time, fence: now[j], lat: fix.lat, lon: fix.lon))
+                        Alert(
+                            type: .geofenceEnter, device: fix.device, time: fix.time, fence: now[j],
+                            lat: fix.lat, lon: fix.lon))
                     j += 1
                 } else {
                     i += 1

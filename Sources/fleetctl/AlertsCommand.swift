@@ -7,7 +7,9 @@ import Foundation
 struct AlertsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alerts",
-        abstract: "Print committed alerts, oldest first; --follow keeps printing new ones as they commit.")
+        abstract:
+            "Print committed alerts, oldest first; --follow keeps printing new ones as they commit."
+    )
 
     @OptionGroup var database: DatabaseOptions
 
@@ -28,7 +30,9 @@ struct AlertsCommand: ParsableCommand {
         while true {
             let batch = try reader.alerts(afterId: last, limit: 10_000)
             if !json, !printedHeader, !batch.isEmpty || !follow {
-                print(Output.row(["ID", "TIME (UTC)", "DEVICE", "TYPE", "FENCE", "LAT", "LON"], Self.widths))
+                print(
+                    Output.row(
+                        ["ID", "TIME (UTC)", "DEVICE", "TYPE", "FENCE", "LAT", "LON"], Self.widths))
                 printedHeader = true
             }
             for a in batch {

@@ -6,11 +6,15 @@ import Foundation
 /// Formatting shared by the subcommands: tables for people, JSON Lines for tools.
 enum Output {
     static func row(_ cells: [String], _ widths: [Int]) -> String {
-        zip(cells, widths).map { c, w in c.count >= w ? c + " " : c + String(repeating: " ", count: w - c.count) }
-            .joined().trimmingCharacters(in: .whitespaces)
+        zip(cells, widths).map { c, w in
+            c.count >= w ? c + " " : c + String(repeating: " ", count: w - c.count)
+        }
+        .joined().trimmingCharacters(in: .whitespaces)
     }
 
-    static func fixed(_ v: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", v) }
+    static func fixed(_ v: Double, _ decimals: Int) -> String {
+        String(format: "%.\(decimals)f", v)
+    }
 
     static func quote(_ s: String) -> String { JSONValue.quote(s) }
 

@@ -22,7 +22,12 @@ struct PositionsCommand: ParsableCommand {
         let reader = try Output.open(database.db, waitForIt: false)
         let rows = try reader.positions(device: device, limit: limit)
         let widths = [24, 12, 13, 9, 7, 8, 6, 9]
-        if !json { print(Output.row(["TIME (UTC)", "LAT", "LON", "KM/H", "COURSE", "ALT M", "VALID", "FLAG"], widths)) }
+        if !json {
+            print(
+                Output.row(
+                    ["TIME (UTC)", "LAT", "LON", "KM/H", "COURSE", "ALT M", "VALID", "FLAG"], widths
+                ))
+        }
         for p in rows {
             if json {
                 print(Self.jsonLine(p))
@@ -30,9 +35,12 @@ struct PositionsCommand: ParsableCommand {
                 print(
                     Output.row(
                         [
-                            RFC3339.format(millis: p.time), Output.fixed(p.lat, 7), Output.fixed(p.lon, 7),
-                            p.speedKmh.map { Output.fixed($0, 1) } ?? "-", p.course.map { Output.fixed($0, 0) } ?? "-",
-                            p.altM.map { Output.fixed($0, 0) } ?? "-", p.valid ? "yes" : "no", Self.flag(p.disposition),
+                            RFC3339.format(millis: p.time), Output.fixed(p.lat, 7),
+                            Output.fixed(p.lon, 7),
+                            p.speedKmh.map { Output.fixed($0, 1) } ?? "-",
+                            p.course.map { Output.fixed($0, 0) } ?? "-",
+                            p.altM.map { Output.fixed($0, 0) } ?? "-", p.valid ? "yes" : "no",
+                            Self.flag(p.disposition),
                         ], widths))
             }
         }
@@ -49,7 +57,8 @@ struct PositionsCommand: ParsableCommand {
     /// Field names are a contract: add freely, never rename.
     static func jsonLine(_ p: PositionRecord) -> String {
         Output.object([
-            ("device", Output.quote(p.device)), ("time", Output.quote(RFC3339.format(millis: p.time))),
+            ("device", Output.quote(p.device)),
+            ("time", Output.quote(RFC3339.format(millis: p.time))),
             ("lat", Output.number(p.lat)), ("lon", Output.number(p.lon)),
             ("speed_kmh", p.speedKmh.map(Output.number) ?? "null"),
             ("course", p.course.map(Output.number) ?? "null"),

@@ -4,7 +4,8 @@ import FleetStore
 /// `fleetctl summary [--json]`: what the database holds.
 struct SummaryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "summary", abstract: "Print how many devices, positions and alerts are stored.")
+        commandName: "summary", abstract: "Print how many devices, positions and alerts are stored."
+    )
 
     @OptionGroup var database: DatabaseOptions
 

@@ -8,9 +8,11 @@ import Logging
 struct FleetdCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetd",
-        abstract: "Ingest GPS fixes over UDP, check geofences, raise alerts, store everything in SQLite.")
+        abstract:
+            "Ingest GPS fixes over UDP, check geofences, raise alerts, store everything in SQLite.")
 
-    @Option(name: .long, help: "TOML config file (every key has a default; see config/fleetd.toml).")
+    @Option(
+        name: .long, help: "TOML config file (every key has a default; see config/fleetd.toml).")
     var config: String?
 
     @Flag(name: .long, help: "Check the config and the fences file, print the result, and exit.")
@@ -32,7 +34,9 @@ struct FleetdCommand: ParsableCommand {
         }
         let logger = Logger(label: "fleetd")
         if checkConfig {
-            print("config OK: database \(cfg.database), fences \(cfg.geofencesFile), json \(cfg.listenJSON.map { "\($0)" } ?? "off")")
+            print(
+                "config OK: database \(cfg.database), fences \(cfg.geofencesFile), json \(cfg.listenJSON.map { "\($0)" } ?? "off")"
+            )
             return
         }
         do {

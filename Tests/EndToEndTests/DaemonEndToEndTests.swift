@@ -17,7 +17,9 @@ func exchange(_ client: UDPClient, _ lines: [String], timeout: Int32 = 5000) -> 
     return client.receive(timeoutMs: timeout).flatMap(JSONReply.parse)
 }
 
-func fixLine(_ seq: Int, _ t: Int64, lat: Double, lon: Double, device: String = "truck-1", speed: Double = 40) -> String {
+func fixLine(
+    _ seq: Int, _ t: Int64, lat: Double, lon: Double, device: String = "truck-1", speed: Double = 40
+) -> String {
     #"{"device":"\#(device)","time":\#(t),"lat":\#(lat),"lon":\#(lon),"speed":\#(speed),"course":90,"alt":512,"seq":\#(seq)}"#
 }
 
@@ -41,9 +43,10 @@ func fixLine(_ seq: Int, _ t: Int64, lat: Double, lon: Double, device: String = 
 
         let positions = try d.fleetctl("positions", ["--device", "truck-1"])
         #expect(positions.count == 3)
-        #expect(positions.map { $0["time"] as? String } == [
-            "2023-11-14T22:13:20.000Z", "2023-11-14T22:13:30.000Z", "2023-11-14T22:13:40.000Z",
-        ])
+        #expect(
+            positions.map { $0["time"] as? String } == [
+                "2023-11-14T22:13:20.000Z", "2023-11-14T22:13:30.000Z", "2023-11-14T22:13:40.000Z",
+            ])
         #expect(positions[1]["lat"] as? Double == 48.05)
         #expect(positions[1]["lon"] as? Double == 11.05)
         #expect(positions[1]["speed_kmh"] as? Double == 40)
@@ -55,7 +58,10 @@ func fixLine(_ seq: Int, _ t: Int64, lat: Double, lon: Double, device: String = 
         #expect(alerts.map { $0["type"] as? String } == ["geofence_enter", "geofence_exit"])
         #expect(alerts.map { $0["fence"] as? String } == ["depot", "depot"])
         #expect(alerts.map { $0["device"] as? String } == ["truck-1", "truck-1"])
-        #expect(alerts.map { $0["time"] as? String } == ["2023-11-14T22:13:30.000Z", "2023-11-14T22:13:40.000Z"])
+        #expect(
+            alerts.map { $0["time"] as? String } == [
+                "2023-11-14T22:13:30.000Z", "2023-11-14T22:13:40.000Z",
+            ])
         #expect(alerts.map { $0["id"] as? Int } == [1, 2])
         #expect(alerts[0]["lat"] as? Double == 48.05)
 
@@ -73,7 +79,9 @@ func fixLine(_ seq: Int, _ t: Int64, lat: Double, lon: Double, device: String = 
                 fixLine(10, t0, lat: 48.05, lon: 11.05),
                 #"{"device":"truck-1","time":1700000001000,"lat":48.05,"seq":11"#,
                 fixLine(12, t0 + 2000, lat: 95, lon: 11.05),
-                fixLine(13, Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000, lat: 48.05, lon: 11.05),
+                fixLine(
+                    13, Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000, lat: 48.05,
+                    lon: 11.05),
                 fixLine(14, t0 + 4000, lat: 48.06, lon: 11.05),
             ])
         #expect(reply?.acked == [10, 14])
@@ -83,7 +91,9 @@ func fixLine(_ seq: Int, _ t: Int64, lat: Double, lon: Double, device: String = 
         // Garbage gets no reply and does not stop the daemon.
         client.send([0xFF, 0x00, 0x13, 0x37])
         client.send(Array("not json at all".utf8))
-        #expect(exchange(client, [fixLine(15, t0 + 5000, lat: 48.07, lon: 11.05)]) == JSONReply(acked: [15]))
+        #expect(
+            exchange(client, [fixLine(15, t0 + 5000, lat: 48.07, lon: 11.05)])
+                == JSONReply(acked: [15]))
         #expect(try d.fleetctl("positions", ["--device", "truck-1"]).count == 3)
         // The refusals are counted in the status line and logged.
         #expect(d.notify.waitFor("rejected", timeout: 5)?.contains("json/json_syntax") == true)
@@ -99,8 +109,12 @@ func fixLine(_ seq: Int, _ t: Int64, lat: Double, lon: Double, device: String = 
         // Same database, new process: no second enter, and the exit still comes.
         let second = try DaemonProcess(fences: depotFences, dir: first.dir)
         client = try UDPClient(host: "127.0.0.1", port: second.port)
-        #expect(exchange(client, [fixLine(2, t0 + 1000, lat: 48.06, lon: 11.05)]) == JSONReply(acked: [2]))
-        #expect(exchange(client, [fixLine(3, t0 + 2000, lat: 47.0, lon: 11.05)]) == JSONReply(acked: [3]))
+        #expect(
+            exchange(client, [fixLine(2, t0 + 1000, lat: 48.06, lon: 11.05)])
+                == JSONReply(acked: [2]))
+        #expect(
+            exchange(client, [fixLine(3, t0 + 2000, lat: 47.0, lon: 11.05)])
+                == JSONReply(acked: [3]))
         let alerts = try second.fleetctl("alerts")
         #expect(alerts.map { $0["type"] as? String } == ["geofence_enter", "geofence_exit"])
         #expect(second.stop() == 0)
@@ -108,11 +122,15 @@ func fixLine(_ seq: Int, _ t: Int64, lat: Double, lon: Double, device: String = 
 
     @Test func fleetsimReplaysABundledRouteIntoTheBundledZones() throws {
         let zones = try String(
-            contentsOf: Binaries.packageRoot.appendingPathComponent("config/geofences.geojson"), encoding: .utf8)
+            contentsOf: Binaries.packageRoot.appendingPathComponent("config/geofences.geojson"),
+            encoding: .utf8)
         let d = try DaemonProcess(fences: zones)
-        let route = Binaries.packageRoot.appendingPathComponent("Simulator/routes/t02_visnjan_car.gpx").path
+        let route = Binaries.packageRoot.appendingPathComponent(
+            "Simulator/routes/t02_visnjan_car.gpx"
+        ).path
         let r = try runTool(
-            try Binaries.path("fleetsim"), ["replay", "--speedup", "0", "--target", "127.0.0.1:\(d.port)", route], timeout: 60)
+            try Binaries.path("fleetsim"),
+            ["replay", "--speedup", "0", "--target", "127.0.0.1:\(d.port)", route], timeout: 60)
         #expect(r.status == 0, "fleetsim: \(r.out) \(r.err)")
         #expect(r.out.contains("sent 104 fixes, 104 acknowledged"))
         let alerts = try d.fleetctl("alerts")
@@ -124,22 +142,29 @@ func fixLine(_ seq: Int, _ t: Int64, lat: Double, lon: Double, device: String = 
     }
 
     @Test func startupErrorsNameTheProblem() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fleetd-e2e-bad-\(UUID().uuidString.prefix(8))")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fleetd-e2e-bad-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let badConfig = dir.appendingPathComponent("bad.toml").path
-        try "[listen]\njsn = \"127.0.0.1:1\"\n".write(toFile: badConfig, atomically: true, encoding: .utf8)
+        try "[listen]\njsn = \"127.0.0.1:1\"\n".write(
+            toFile: badConfig, atomically: true, encoding: .utf8)
         let r1 = try runTool(try Binaries.path("fleetd"), ["--config", badConfig])
         #expect(r1.status == 2)
         #expect(r1.err.contains("bad.toml:2: listen.jsn: unknown key"))
 
         let fences = dir.appendingPathComponent("f.geojson").path
-        try #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"x","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1]]]}}]}"#
+        try
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"x","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1]]]}}]}"#
             .write(toFile: fences, atomically: true, encoding: .utf8)
         let cfg = dir.appendingPathComponent("c.toml").path
-        try "[storage]\ndatabase = \"\(dir.path)/db\"\n[geofences]\nfile = \"\(fences)\"\n[listen]\njson = \"127.0.0.1:0\"\n"
+        try
+            "[storage]\ndatabase = \"\(dir.path)/db\"\n[geofences]\nfile = \"\(fences)\"\n[listen]\njson = \"127.0.0.1:0\"\n"
             .write(toFile: cfg, atomically: true, encoding: .utf8)
         let r2 = try runTool(try Binaries.path("fleetd"), ["--config", cfg])
         #expect(r2.status == 1)
-        #expect(r2.err.contains("feature 0 (id \"x\"): polygon exterior ring: a ring needs at least 4 positions, found 3"))
+        #expect(
+            r2.err.contains(
+                "feature 0 (id \"x\"): polygon exterior ring: a ring needs at least 4 positions, found 3"
+            ))
     }
 }

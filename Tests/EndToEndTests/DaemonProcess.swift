@@ -23,7 +23,9 @@ enum Binaries {
 }
 
 /// Runs a command to completion (bounded), returning its exit status and output.
-func runTool(_ path: String, _ args: [String], timeout: Double = 30) throws -> (status: Int32, out: String, err: String) {
+func runTool(_ path: String, _ args: [String], timeout: Double = 30) throws -> (
+    status: Int32, out: String, err: String
+) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = args
@@ -37,8 +39,12 @@ func runTool(_ path: String, _ args: [String], timeout: Double = 30) throws -> (
     nonisolated(unsafe) var outData = Data()
     nonisolated(unsafe) var errData = Data()
     let group = DispatchGroup()
-    DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) {
+        outData = out.fileHandleForReading.readDataToEndOfFile()
+    }
+    DispatchQueue.global().async(group: group) {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+    }
     while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
     if p.isRunning {
         p.terminate()
@@ -46,7 +52,10 @@ func runTool(_ path: String, _ args: [String], timeout: Double = 30) throws -> (
     }
     p.waitUntilExit()
     group.wait()
-    return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    return (
+        p.terminationStatus, String(decoding: outData, as: UTF8.self),
+        String(decoding: errData, as: UTF8.self)
+    )
 }
 
 /// A real `fleetd` process on a loopback port chosen by the kernel, with a
@@ -62,7 +71,10 @@ final class DaemonProcess {
     /// Starts fleetd with `fences` (GeoJSON text, nil = none) and extra config
     /// lines; waits for READY=1.
     init(fences: String?, extraConfig: String = "", dir existing: URL? = nil) throws {
-        dir = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("fleetd-e2e-\(UUID().uuidString.prefix(8))")
+        dir =
+            existing
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "fleetd-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         database = dir.appendingPathComponent("fleetd.db").path
         var fencesPath = ""
@@ -97,7 +109,9 @@ final class DaemonProcess {
             throw E2EError("fleetd sent no READY=1 in 20 s; log:\n\(log)")
         }
         // "STATUS=ready; listening on 127.0.0.1:PORT"
-        guard let r = ready.range(of: "127.0.0.1:"), let p = Int(ready[r.upperBound...].prefix { $0.isNumber }) else {
+        guard let r = ready.range(of: "127.0.0.1:"),
+            let p = Int(ready[r.upperBound...].prefix { $0.isNumber })
+        else {
             throw E2EError("READY message names no port: \(ready)")
         }
         port = p
@@ -134,10 +148,14 @@ final class DaemonProcess {
 
     /// `fleetctl SUBCOMMAND --db DB --json ARGS`, parsed as JSON lines.
     func fleetctl(_ sub: String, _ args: [String] = []) throws -> [[String: Any]] {
-        let r = try runTool(try Binaries.path("fleetctl"), [sub, "--db", database, "--json"] + args)
-        guard r.status == 0 else { throw E2EError("fleetctl \(sub) failed (\(r.status)): \(r.err)") }
+        let r = try runTool(
+            try Binaries.path("fleetctl"), [sub, "--db", database, "--json"] + args)
+        guard r.status == 0 else {
+            throw E2EError("fleetctl \(sub) failed (\(r.status)): \(r.err)")
+        }
         return try r.out.split(separator: "\n").map {
-            guard let o = try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] else {
+            guard let o = try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            else {
                 throw E2EError("not a JSON object: \($0)")
             }
             return o

@@ -18,12 +18,16 @@ final class NotifySocket {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { throw E2EError("socket path too long") }
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+            throw E2EError("socket path too long")
+        }
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in
             for (i, b) in bytes.enumerated() { raw[i] = b }
         }
         let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard rc == 0 else { throw E2EError("bind \(path): \(String(cString: strerror(errno)))") }
     }
@@ -46,7 +50,9 @@ final class NotifySocket {
     func waitFor(_ needle: String, timeout: Double) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let m = receive(timeout: deadline.timeIntervalSinceNow), m.contains(needle) { return m }
+            if let m = receive(timeout: deadline.timeIntervalSinceNow), m.contains(needle) {
+                return m
+            }
         }
         return nil
     }

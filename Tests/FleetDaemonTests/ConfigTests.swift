@@ -9,11 +9,13 @@ import Testing
     }
 
     @Test func theShippedConfigIsTheDefaults() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/fleetd.toml")
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/fleetd.toml")
         let text = try String(contentsOf: url, encoding: .utf8)
         #expect(try DaemonConfig.parse(text, file: "fleetd.toml") == DaemonConfig())
         // Uncommenting every key must also give the defaults: the comments tell the truth.
-        let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+        let uncommented = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            line in
             Self.isCommentedKey(line) ? String(line.dropFirst(2)) : String(line)
         }.joined(separator: "\n")
         #expect(try DaemonConfig.parse(uncommented, file: "fleetd.toml") == DaemonConfig())
@@ -50,15 +52,27 @@ import Testing
     @Test(arguments: [
         ("[storage]\ndatabse = \"x\"", "f:2: storage.databse: unknown key"),
         ("[storge]\n", "f:1: storge: unknown key"),
-        ("[storage]\nbatch_max_fixes = \"10\"", "f:2: storage.batch_max_fixes: must be an integer, found a string"),
-        ("[storage]\nbatch_max_delay_ms = 60", "f:2: storage.batch_max_delay_ms: must be 0…50, found 60"),
+        (
+            "[storage]\nbatch_max_fixes = \"10\"",
+            "f:2: storage.batch_max_fixes: must be an integer, found a string"
+        ),
+        (
+            "[storage]\nbatch_max_delay_ms = 60",
+            "f:2: storage.batch_max_delay_ms: must be 0…50, found 60"
+        ),
         ("[listen]\njson = \"localhost\"", "f:2: listen.json: \"localhost\" is not host:port"),
         ("[listen]\njson = \"h:70000\"", "f:2: listen.json: \"h:70000\": port must be 0…65535"),
-        ("[storage]\nsynchronous = \"sometimes\"", "f:2: storage.synchronous: must be OFF, NORMAL, FULL or EXTRA, found \"sometimes\""),
+        (
+            "[storage]\nsynchronous = \"sometimes\"",
+            "f:2: storage.synchronous: must be OFF, NORMAL, FULL or EXTRA, found \"sometimes\""
+        ),
         ("[storage]\ndatabase = x", "f:2: \"x\" is not a valid value (strings need quotes)"),
         ("[storage]\ndatabase = \"a\"\ndatabase = \"b\"", "f:3: database: is defined twice"),
         ("[storage]\n[storage]", "f:2: table [storage] is defined twice"),
-        ("[storage]\ndatabase = \"a\" junk", "f:2: unexpected \"j\" after the value (one key = value per line)"),
+        (
+            "[storage]\ndatabase = \"a\" junk",
+            "f:2: unexpected \"j\" after the value (one key = value per line)"
+        ),
         ("storage = 1", "f:1: storage: must be a table, found an integer"),
     ])
     func errorsNameFileLineAndKey(_ c: (String, String)) {
@@ -81,7 +95,12 @@ import Testing
             [t.sub]
             n = 0x1F
             """, file: "f")
-        #expect(t["a"] == .table({ var x = TOMLTable(); x.set("b", .string("lit\\eral"), line: 1); return x }()))
+        #expect(
+            t["a"]
+                == .table(
+                    {
+                        var x = TOMLTable(); x.set("b", .string("lit\\eral"), line: 1); return x
+                    }()))
         #expect(t["quoted key"] == .string("esc é\t"))
         #expect(t["arr"] == .array([.integer(1), .float(2.5), .string("x"), .bool(true)]))
         guard case .table(let tt)? = t["t"], case .table(let sub)? = tt["sub"] else {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import FleetGeo
@@ -16,7 +17,9 @@ struct SplitMix: RandomNumberGenerator {
 }
 
 /// Random fences around a centre: star polygons (some with a hole), circles, corridors.
-func randomFences(count: Int, around c: Coordinate, spreadDeg: Double, rng: inout SplitMix) -> [Fence] {
+func randomFences(count: Int, around c: Coordinate, spreadDeg: Double, rng: inout SplitMix)
+    -> [Fence]
+{
     (0..<count).map { i in
         let cx = c.lon + Double.random(in: -spreadDeg...spreadDeg, using: &rng)
         let cy = c.lat + Double.random(in: -spreadDeg...spreadDeg, using: &rng)
@@ -34,20 +37,27 @@ func randomFences(count: Int, around c: Coordinate, spreadDeg: Double, rng: inou
             if i % 8 == 0 {
                 let h = r * 0.2
                 holes.append(
-                    Ring([(-h, -h), (h, -h), (h, h), (-h, h), (-h, -h)].map { Coordinate(lat: cy + $0.1, lon: cx + $0.0) }))
+                    Ring(
+                        [(-h, -h), (h, -h), (h, h), (-h, h), (-h, -h)].map {
+                            Coordinate(lat: cy + $0.1, lon: cx + $0.0)
+                        }))
             }
-            return Fence(id: "p\(i)", name: "p\(i)", shape: .polygons([Polygon(shell: Ring(pts), holes: holes)]))
+            return Fence(
+                id: "p\(i)", name: "p\(i)",
+                shape: .polygons([Polygon(shell: Ring(pts), holes: holes)]))
         case 2:
             return Fence(
-                id: "c\(i)", name: "c\(i)", shape: .circle(center: Coordinate(lat: cy, lon: cx), radiusM: r * 100_000))
+                id: "c\(i)", name: "c\(i)",
+                shape: .circle(center: Coordinate(lat: cy, lon: cx), radiusM: r * 100_000))
         default:
-            let line = (0..<4).map { k in Coordinate(lat: cy + Double(k) * r, lon: cx + Double(k % 2) * r) }
-            return Fence(id: "l\(i)", name: "l\(i)", shape: .corridor(line: line, halfWidthM: r * 20_000))
+            let line = (0..<4).map { k in
+                Coordinate(lat: cy + Double(k) * r, lon: cx + Double(k % 2) * r)
+            }
+            return Fence(
+                id: "l\(i)", name: "l\(i)", shape: .corridor(line: line, halfWidthM: r * 20_000))
         }
     }
 }
-
-import Foundation
 
 @Suite struct FenceIndexTests {
     /// The oracle: every fence, tested directly.
@@ -56,7 +66,8 @@ import Foundation
     }
 
     @Test(arguments: [
-        Coordinate(lat: 48.85, lon: 2.35), Coordinate(lat: -33.9, lon: 18.4), Coordinate(lat: 69.6, lon: 18.9),
+        Coordinate(lat: 48.85, lon: 2.35), Coordinate(lat: -33.9, lon: 18.4),
+        Coordinate(lat: 69.6, lon: 18.9),
     ])
     func agreesWithBruteForce(_ centre: Coordinate) {
         var rng = SplitMix(seed: 42)
@@ -76,7 +87,8 @@ import Foundation
 
     @Test func vertexPointsCountAsInside() {
         var rng = SplitMix(seed: 7)
-        let fences = randomFences(count: 40, around: Coordinate(lat: 10, lon: 10), spreadDeg: 0.1, rng: &rng)
+        let fences = randomFences(
+            count: 40, around: Coordinate(lat: 10, lon: 10), spreadDeg: 0.1, rng: &rng)
         let index = FenceIndex(fences: fences)
         for (i, f) in fences.enumerated() {
             guard case .polygons(let ps) = f.shape else { continue }
@@ -92,15 +104,29 @@ import Foundation
         let unwrapped = Fence(
             id: "u", name: "u",
             shape: .polygons([
-                Polygon(shell: Ring([(170, -10), (190, -10), (190, 10), (170, 10), (170, -10)].map { Coordinate(lat: $0.1, lon: $0.0) }), holes: [])
+                Polygon(
+                    shell: Ring(
+                        [(170, -10), (190, -10), (190, 10), (170, 10), (170, -10)].map {
+                            Coordinate(lat: $0.1, lon: $0.0)
+                        }), holes: [])
             ]))
         let split = Fence(
             id: "s", name: "s",
             shape: .polygons([
-                Polygon(shell: Ring([(175, 20), (180, 20), (180, 30), (175, 30), (175, 20)].map { Coordinate(lat: $0.1, lon: $0.0) }), holes: []),
-                Polygon(shell: Ring([(-180, 20), (-175, 20), (-175, 30), (-180, 30), (-180, 20)].map { Coordinate(lat: $0.1, lon: $0.0) }), holes: []),
+                Polygon(
+                    shell: Ring(
+                        [(175, 20), (180, 20), (180, 30), (175, 30), (175, 20)].map {
+                            Coordinate(lat: $0.1, lon: $0.0)
+                        }), holes: []),
+                Polygon(
+                    shell: Ring(
+                        [(-180, 20), (-175, 20), (-175, 30), (-180, 30), (-180, 20)].map {
+                            Coordinate(lat: $0.1, lon: $0.0)
+                        }), holes: []),
             ]))
-        let circle = Fence(id: "c", name: "c", shape: .circle(center: Coordinate(lat: 0, lon: 179.999), radiusM: 1000))
+        let circle = Fence(
+            id: "c", name: "c",
+            shape: .circle(center: Coordinate(lat: 0, lon: 179.999), radiusM: 1000))
         let index = FenceIndex(fences: [unwrapped, split, circle])
         #expect(index.containing(Coordinate(lat: 0, lon: -175)) == [0])
         #expect(index.containing(Coordinate(lat: 0, lon: 175)) == [0])

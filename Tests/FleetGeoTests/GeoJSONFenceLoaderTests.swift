@@ -35,8 +35,12 @@ import Testing
             ]}
             """
         let p = problems(fc)
-        #expect(p == ["feature 3 (id \"7\"): a Point fence needs \"properties.radius_m\" (a number of metres)"])
-        let fixed = fc.replacingOccurrences(of: "\"properties\":null", with: "\"properties\":{\"radius_m\":100}")
+        #expect(
+            p == [
+                "feature 3 (id \"7\"): a Point fence needs \"properties.radius_m\" (a number of metres)"
+            ])
+        let fixed = fc.replacingOccurrences(
+            of: "\"properties\":null", with: "\"properties\":{\"radius_m\":100}")
         let fences = try load(fixed)
         #expect(fences.map(\.id) == ["a", "b", "c", "7"])
         #expect(fences[2].speedLimitKmh == 30)
@@ -75,9 +79,11 @@ import Testing
     }
 
     @Test func invalidJSONNamesLineAndColumn() {
-        #expect(problems("{\"type\": \"FeatureCollection\",\n \"features\": [}") == [
-            "not valid JSON: line 2, column 15: expected a value"
-        ])
-        #expect(problems("[]") == ["top level must be an object with \"type\": \"FeatureCollection\""])
+        #expect(
+            problems("{\"type\": \"FeatureCollection\",\n \"features\": [}") == [
+                "not valid JSON: line 2, column 15: expected a value"
+            ])
+        #expect(
+            problems("[]") == ["top level must be an object with \"type\": \"FeatureCollection\""])
     }
 }

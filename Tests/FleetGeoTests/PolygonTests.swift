@@ -4,8 +4,11 @@ import Testing
 
 /// A square 0…10 with a 4…6 hole.
 let squareWithHole = Polygon(
-    shell: Ring([(0, 0), (10, 0), (10, 10), (0, 10), (0, 0)].map { Coordinate(lat: $0.1, lon: $0.0) }),
-    holes: [Ring([(4, 4), (6, 4), (6, 6), (4, 6), (4, 4)].map { Coordinate(lat: $0.1, lon: $0.0) })])
+    shell: Ring(
+        [(0, 0), (10, 0), (10, 10), (0, 10), (0, 0)].map { Coordinate(lat: $0.1, lon: $0.0) }),
+    holes: [
+        Ring([(4, 4), (6, 4), (6, 6), (4, 6), (4, 4)].map { Coordinate(lat: $0.1, lon: $0.0) })
+    ])
 
 @Suite struct PolygonTests {
     @Test func insideOutsideAndHoles() {

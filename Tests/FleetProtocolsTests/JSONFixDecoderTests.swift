@@ -72,7 +72,8 @@ import Testing
 
     @Test func randomBytesNeverCrash() {
         var state: UInt64 = 1
-        let base = Array(#"{"device":"a","time":"2024-01-01T00:00:00Z","lat":1.5,"lon":2,"seq":7}"#.utf8)
+        let base = Array(
+            #"{"device":"a","time":"2024-01-01T00:00:00Z","lat":1.5,"lon":2,"seq":7}"#.utf8)
         for _ in 0..<20_000 {
             var bytes = base
             for _ in 0..<3 {

@@ -6,14 +6,17 @@ import Testing
 @testable import FleetStore
 
 func temporaryDatabase() -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fleetd-store-\(UUID().uuidString)")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "fleetd-store-\(UUID().uuidString)")
     return dir.appendingPathComponent("sub/fleetd.db").path
 }
 
 @Suite struct StoreTests {
     func row(_ device: String, _ t: Int64, _ d: FixDisposition = .accepted) -> PositionRow {
         PositionRow(
-            fix: Fix(device: device, time: t, lat: 48.1, lon: 11.5, speedKmh: 50, sats: 7, ignition: true),
+            fix: Fix(
+                device: device, time: t, lat: 48.1, lon: 11.5, speedKmh: 50, sats: 7, ignition: true
+            ),
             disposition: d, receivedMs: t + 5)
     }
 
@@ -22,8 +25,12 @@ func temporaryDatabase() -> String {
         let w = try StoreWriter(path: path)
         var b = WriteBatch()
         b.positions = [row("a", 1000), row("a", 2000), row("b", 1000), row("a", 2000, .duplicate)]
-        b.alerts = [Alert(type: .geofenceEnter, device: "a", time: 2000, fence: "depot", lat: 48.1, lon: 11.5)]
-        b.states["a"] = DeviceState(lastTime: 2000, lat: 48.1, lon: 11.5, fences: ["depot", "zone 2"])
+        b.alerts = [
+            Alert(
+                type: .geofenceEnter, device: "a", time: 2000, fence: "depot", lat: 48.1, lon: 11.5)
+        ]
+        b.states["a"] = DeviceState(
+            lastTime: 2000, lat: 48.1, lon: 11.5, fences: ["depot", "zone 2"])
         try w.commit(b, committedMs: 3000)
 
         let r = try StoreReader(path: path)
@@ -32,7 +39,9 @@ func temporaryDatabase() -> String {
         #expect(ps[0].speedKmh == 50 && ps[0].sats == 7 && ps[0].ignition == true && ps[0].valid)
         let alerts = try r.alerts()
         #expect(alerts.map(\.id) == [1])
-        #expect(alerts[0].fence == "depot" && alerts[0].device == "a" && alerts[0].type == "geofence_enter")
+        #expect(
+            alerts[0].fence == "depot" && alerts[0].device == "a"
+                && alerts[0].type == "geofence_enter")
         #expect(try r.counts() == (positions: 3, alerts: 1, devices: 2))
 
         // A resent fix (same device and time) is stored once.
@@ -43,7 +52,9 @@ func temporaryDatabase() -> String {
 
         // State survives reopening.
         let w2 = try StoreWriter(path: path)
-        #expect(try w2.loadStates()["a"] == DeviceState(lastTime: 2000, lat: 48.1, lon: 11.5, fences: ["depot", "zone 2"]))
+        #expect(
+            try w2.loadStates()["a"]
+                == DeviceState(lastTime: 2000, lat: 48.1, lon: 11.5, fences: ["depot", "zone 2"]))
     }
 
     @Test func alertIdsIncreaseAcrossCommits() throws {
@@ -51,7 +62,9 @@ func temporaryDatabase() -> String {
         let w = try StoreWriter(path: path)
         for i in 0..<5 {
             var b = WriteBatch()
-            b.alerts = [Alert(type: .geofenceExit, device: "d", time: Int64(i), fence: "f", lat: 0, lon: 0)]
+            b.alerts = [
+                Alert(type: .geofenceExit, device: "d", time: Int64(i), fence: "f", lat: 0, lon: 0)
+            ]
             try w.commit(b, committedMs: 0)
         }
         let r = try StoreReader(path: path)

@@ -12,7 +12,10 @@ let twoBoxes = FenceIndex(fences: [
 
 func box(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> Polygon {
     Polygon(
-        shell: Ring([(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)].map { Coordinate(lat: $0.1, lon: $0.0) }),
+        shell: Ring(
+            [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)].map {
+                Coordinate(lat: $0.1, lon: $0.0)
+            }),
         holes: [])
 }
 
@@ -22,7 +25,9 @@ func fix(_ t: Int64, _ lon: Double, _ lat: Double = 0.5, valid: Bool = true) -> 
 
 @Suite struct TrackerTests {
     /// Runs fixes through a tracker; returns "type fence @t" strings.
-    func run(_ fixes: [Fix], state: DeviceState? = nil) -> ([String], DeviceState?, [FixDisposition]) {
+    func run(_ fixes: [Fix], state: DeviceState? = nil) -> (
+        [String], DeviceState?, [FixDisposition]
+    ) {
         var tracker = Tracker(fences: twoBoxes)
         var st = state
         var alerts: [String] = []
@@ -40,7 +45,8 @@ func fix(_ t: Int64, _ lon: Double, _ lat: Double = 0.5, valid: Bool = true) -> 
         let (alerts, state, _) = run([fix(1, -1), fix(2, 0.2), fix(3, 0.7), fix(4, 1.5), fix(5, 3)])
         #expect(
             alerts == [
-                "geofence_enter A @2", "geofence_enter B @3", "geofence_exit A @4", "geofence_exit B @5",
+                "geofence_enter A @2", "geofence_enter B @3", "geofence_exit A @4",
+                "geofence_exit B @5",
             ])
         #expect(state?.fences == [])
     }
@@ -77,9 +83,15 @@ func fix(_ t: Int64, _ lon: Double, _ lat: Double = 0.5, valid: Bool = true) -> 
     let policy = ScreenPolicy()
 
     @Test func passesOrdinaryFixes() {
-        #expect(policy.check(Fix(device: "d", time: now, lat: 48, lon: 11, speedKmh: 120), receivedAtMs: now) == nil)
+        #expect(
+            policy.check(
+                Fix(device: "d", time: now, lat: 48, lon: 11, speedKmh: 120), receivedAtMs: now)
+                == nil)
         // An invalid fix at (0, 0) is stored as invalid, not refused.
-        #expect(policy.check(Fix(device: "d", time: now, lat: 0, lon: 0, valid: false), receivedAtMs: now) == nil)
+        #expect(
+            policy.check(
+                Fix(device: "d", time: now, lat: 0, lon: 0, valid: false), receivedAtMs: now) == nil
+        )
     }
 
     @Test func refusesWithReasons() {

@@ -25,7 +25,8 @@ public final class Replayer {
     /// Plays every route to the end and waits for the last acknowledgements.
     public func run() -> ReplayReport {
         var report = ReplayReport(
-            devices: routes.map { ReplayReport.Device(device: $0.device, points: $0.points.count) }, elapsedSeconds: 0)
+            devices: routes.map { ReplayReport.Device(device: $0.device, points: $0.points.count) },
+            elapsedSeconds: 0)
         // The merged schedule: (due ms after start, route, point).
         var schedule: [(due: Double, route: Int, point: Int)] = []
         for (r, route) in routes.enumerated() {
@@ -54,7 +55,9 @@ public final class Replayer {
                 {
                     seq += 1
                     let p = schedule[next].point
-                    lines.append(FixEncoder.json(device: routes[r].device, point: routes[r].points[p], seq: seq))
+                    lines.append(
+                        FixEncoder.json(
+                            device: routes[r].device, point: routes[r].points[p], seq: seq))
                     pending[seq] = InFlight(route: r, point: p, sentAt: t, attempts: 1)
                     report.devices[r].sent += 1
                     next += 1
@@ -69,19 +72,24 @@ public final class Replayer {
                     continue
                 }
                 let p = routes[f.route].points[f.point]
-                client.send(Array(FixEncoder.json(device: routes[f.route].device, point: p, seq: s).utf8))
+                client.send(
+                    Array(FixEncoder.json(device: routes[f.route].device, point: p, seq: s).utf8))
                 pending[s]?.sentAt = t
                 pending[s]?.attempts += 1
                 report.devices[f.route].resent += 1
             }
             // Wait for replies until the next thing to do.
             var wait = 50.0
-            if next < schedule.count, pending.count < options.window { wait = min(wait, schedule[next].due - t) }
+            if next < schedule.count, pending.count < options.window {
+                wait = min(wait, schedule[next].due - t)
+            }
             var reply = client.receive(timeoutMs: Int32(max(0, wait.rounded(.up))))
             while let bytes = reply {
                 if let r = JSONReply.parse(bytes) {
                     for s in r.acked {
-                        if let f = pending.removeValue(forKey: s) { report.devices[f.route].acked += 1 }
+                        if let f = pending.removeValue(forKey: s) {
+                            report.devices[f.route].acked += 1
+                        }
                     }
                     for (s, reason) in r.rejected {
                         if let f = pending.removeValue(forKey: s) {

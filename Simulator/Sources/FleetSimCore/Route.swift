@@ -9,7 +9,8 @@ public struct RoutePoint: Sendable, Equatable {
     /// Elevation in metres, when the recording has it.
     public var altM: Double?
 
-    public init(lat: Double, lon: Double, time: Int64, speedMps: Double? = nil, altM: Double? = nil) {
+    public init(lat: Double, lon: Double, time: Int64, speedMps: Double? = nil, altM: Double? = nil)
+    {
         self.lat = lat
         self.lon = lon
         self.time = time
@@ -36,5 +37,7 @@ public struct RouteFileError: Error, Sendable, CustomStringConvertible {
     public let line: Int?
     public let message: String
 
-    public var description: String { line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)" }
+    public var description: String {
+        line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)"
+    }
 }

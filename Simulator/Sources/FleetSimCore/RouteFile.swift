@@ -7,11 +7,20 @@ import Foundation
 public enum RouteFile {
     /// Loads `path`; the device id defaults to the file name without its extension.
     public static func load(_ path: String, device: String? = nil) throws(RouteFileError) -> Route {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
-        else { throw RouteFileError(file: path, line: nil, message: "cannot read the file as UTF-8 text") }
-        let name = device ?? ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-        let points = path.lowercased().hasSuffix(".gpx") ? try gpx(text, file: path) : try csv(text, file: path)
-        guard !points.isEmpty else { throw RouteFileError(file: path, line: nil, message: "no points") }
+        guard let data = FileManager.default.contents(atPath: path),
+            let text = String(data: data, encoding: .utf8)
+        else {
+            throw RouteFileError(
+                file: path, line: nil, message: "cannot read the file as UTF-8 text")
+        }
+        let name =
+            device ?? ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let points =
+            path.lowercased().hasSuffix(".gpx")
+            ? try gpx(text, file: path) : try csv(text, file: path)
+        guard !points.isEmpty else {
+            throw RouteFileError(file: path, line: nil, message: "no points")
+        }
         for i in 1..<points.count where points[i].time < points[i - 1].time {
             throw RouteFileError(file: path, line: nil, message: "point \(i) goes back in time")
         }
@@ -21,21 +30,35 @@ public enum RouteFile {
     /// Parses CSV text: `lat,lon,time[,speed_mps]`.
     public static func csv(_ text: String, file: String) throws(RouteFileError) -> [RoutePoint] {
         var points: [RoutePoint] = []
-        for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            .enumerated()
+        {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: .whitespaces)
             }
             if n == 0, f.first == "lat" { continue }
-            func bad(_ m: String) -> RouteFileError { RouteFileError(file: file, line: n + 1, message: m) }
-            guard f.count >= 3 else { throw bad("expected lat,lon,time[,speed_mps], found \(f.count) fields") }
-            guard let lat = Double(f[0]), abs(lat) <= 90 else { throw bad("lat \"\(f[0])\" is not a latitude") }
-            guard let lon = Double(f[1]), abs(lon) <= 180 else { throw bad("lon \"\(f[1])\" is not a longitude") }
-            guard let time = parseTime(f[2]) else { throw bad("time \"\(f[2])\" is neither RFC 3339 nor Unix ms") }
+            func bad(_ m: String) -> RouteFileError {
+                RouteFileError(file: file, line: n + 1, message: m)
+            }
+            guard f.count >= 3 else {
+                throw bad("expected lat,lon,time[,speed_mps], found \(f.count) fields")
+            }
+            guard let lat = Double(f[0]), abs(lat) <= 90 else {
+                throw bad("lat \"\(f[0])\" is not a latitude")
+            }
+            guard let lon = Double(f[1]), abs(lon) <= 180 else {
+                throw bad("lon \"\(f[1])\" is not a longitude")
+            }
+            guard let time = parseTime(f[2]) else {
+                throw bad("time \"\(f[2])\" is neither RFC 3339 nor Unix ms")
+            }
             var speed: Double?
             if f.count > 3, !f[3].isEmpty {
-                guard let s = Double(f[3]), s >= 0 else { throw bad("speed_mps \"\(f[3])\" is not a speed") }
+                guard let s = Double(f[3]), s >= 0 else {
+                    throw bad("speed_mps \"\(f[3])\" is not a speed")
+                }
                 speed = s
             }
             points.append(RoutePoint(lat: lat, lon: lon, time: time, speedMps: speed))
@@ -54,20 +77,34 @@ public enum RouteFile {
         var rest = Substring(text)
         while let open = rest.range(of: "<trkpt") ?? rest.range(of: "<rtept") {
             let tagEnd = rest[open.upperBound...].firstIndex(of: ">")
-            guard let tagEnd else { throw RouteFileError(file: file, line: nil, message: "unclosed <trkpt> tag") }
+            guard let tagEnd else {
+                throw RouteFileError(file: file, line: nil, message: "unclosed <trkpt> tag")
+            }
             let attrs = rest[open.upperBound..<tagEnd]
             let selfClosing = attrs.hasSuffix("/")
-            let closeTag = rest[tagEnd...].range(of: "</trkpt>") ?? rest[tagEnd...].range(of: "</rtept>")
-            let body = selfClosing ? Substring("") : rest[rest.index(after: tagEnd)..<(closeTag?.lowerBound ?? rest.endIndex)]
+            let closeTag =
+                rest[tagEnd...].range(of: "</trkpt>") ?? rest[tagEnd...].range(of: "</rtept>")
+            let body =
+                selfClosing
+                ? Substring("")
+                : rest[rest.index(after: tagEnd)..<(closeTag?.lowerBound ?? rest.endIndex)]
             let index = points.count
-            func bad(_ m: String) -> RouteFileError { RouteFileError(file: file, line: nil, message: "point \(index): \(m)") }
-            guard let latText = attribute("lat", in: attrs), let lat = Double(latText), abs(lat) <= 90 else {
+            func bad(_ m: String) -> RouteFileError {
+                RouteFileError(file: file, line: nil, message: "point \(index): \(m)")
+            }
+            guard let latText = attribute("lat", in: attrs), let lat = Double(latText),
+                abs(lat) <= 90
+            else {
                 throw bad("missing or bad lat")
             }
-            guard let lonText = attribute("lon", in: attrs), let lon = Double(lonText), abs(lon) <= 180 else {
+            guard let lonText = attribute("lon", in: attrs), let lon = Double(lonText),
+                abs(lon) <= 180
+            else {
                 throw bad("missing or bad lon")
             }
-            guard let timeText = element("time", in: body), let time = RFC3339.parse(Array(timeText.utf8)) else {
+            guard let timeText = element("time", in: body),
+                let time = RFC3339.parse(Array(timeText.utf8))
+            else {
                 throw bad("missing or bad <time>")
             }
             let ele = element("ele", in: body).flatMap(Double.init)
@@ -91,8 +128,10 @@ public enum RouteFile {
     }
 
     static func element(_ name: String, in body: Substring) -> String? {
-        guard let open = body.range(of: "<\(name)>"), let close = body[open.upperBound...].range(of: "</\(name)>")
+        guard let open = body.range(of: "<\(name)>"),
+            let close = body[open.upperBound...].range(of: "</\(name)>")
         else { return nil }
-        return body[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        return body[open.upperBound..<close.lowerBound].trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 }

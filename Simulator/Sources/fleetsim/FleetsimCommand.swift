@@ -14,7 +14,9 @@ struct FleetsimCommand: ParsableCommand {
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Replay CSV (lat,lon,time[,speed_mps]) and GPX routes as vehicles over UDP (JSON format).")
+        abstract:
+            "Replay CSV (lat,lon,time[,speed_mps]) and GPX routes as vehicles over UDP (JSON format)."
+    )
 
     @Argument(help: "Route files (.csv or .gpx). Each is one vehicle named after the file.")
     var files: [String]
@@ -22,7 +24,8 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .long, help: "fleetd's JSON listen address, host:port.")
     var target = "127.0.0.1:5055"
 
-    @Option(name: .long, help: "Playback speed: 1 = real time, 0 = as fast as acknowledgements allow.")
+    @Option(
+        name: .long, help: "Playback speed: 1 = real time, 0 = as fast as acknowledgements allow.")
     var speedup = 100.0
 
     @Option(name: .long, help: "Resend a fix not acknowledged after this many milliseconds.")
@@ -45,7 +48,9 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]) else {
+        guard let colon = target.lastIndex(of: ":"),
+            let port = Int(target[target.index(after: colon)...])
+        else {
             throw ValidationError("--target must be host:port, found \"\(target)\"")
         }
         let host = String(target[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
@@ -65,22 +70,32 @@ struct ReplayCommand: ParsableCommand {
         options.resendAfterMs = resendMs
         options.maxAttempts = attempts
         options.perDatagram = perDatagram
-        let span = routes.map { Double(($0.points.last?.time ?? 0) - ($0.points.first?.time ?? 0)) / 1000 }.max() ?? 0
+        let span =
+            routes.map { Double(($0.points.last?.time ?? 0) - ($0.points.first?.time ?? 0)) / 1000 }
+            .max() ?? 0
         print(
             "fleetsim: replaying \(routes.count) vehicles (\(routes.reduce(0) { $0 + $1.points.count }) fixes) to \(target)"
-                + (speedup > 0 ? String(format: " at %.0fx, about %.0f s", speedup, span / speedup) : " as fast as possible"))
+                + (speedup > 0
+                    ? String(format: " at %.0fx, about %.0f s", speedup, span / speedup)
+                    : " as fast as possible"))
         let report = Replayer(client: client, routes: routes, options: options).run()
         for d in report.devices {
             var line = "  \(d.device): \(d.points) points, sent \(d.sent), acknowledged \(d.acked)"
             if d.resent > 0 { line += ", resent \(d.resent)" }
-            if !d.rejected.isEmpty { line += ", rejected " + d.rejected.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
+            if !d.rejected.isEmpty {
+                line +=
+                    ", rejected "
+                    + d.rejected.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            }
             if d.unacked > 0 { line += ", NOT ACKNOWLEDGED \(d.unacked)" }
             print(line)
         }
         print(
             String(
-                format: "fleetsim: sent %d fixes, %d acknowledged, %d rejected, %d resends, %d unacknowledged, in %.1f s",
-                report.sent, report.acked, report.rejected, report.resent, report.unacked, report.elapsedSeconds))
+                format:
+                    "fleetsim: sent %d fixes, %d acknowledged, %d rejected, %d resends, %d unacknowledged, in %.1f s",
+                report.sent, report.acked, report.rejected, report.resent, report.unacked,
+                report.elapsedSeconds))
         if report.unacked > 0 { throw ExitCode(3) }
     }
 }

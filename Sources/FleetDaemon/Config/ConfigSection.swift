@@ -13,7 +13,9 @@ struct ConfigSection {
         case nil: table = TOMLTable()
         case .table(let t)?: table = t
         case let other?:
-            throw ConfigError(file: file, line: root.line(of: name), key: name, message: "must be a table, found \(other.typeName)")
+            throw ConfigError(
+                file: file, line: root.line(of: name), key: name,
+                message: "must be a table, found \(other.typeName)")
         }
     }
 
@@ -34,7 +36,9 @@ struct ConfigSection {
         }
     }
 
-    mutating func int(_ key: String, default d: Int, range: ClosedRange<Int>) throws(ConfigError) -> Int {
+    mutating func int(_ key: String, default d: Int, range: ClosedRange<Int>) throws(ConfigError)
+        -> Int
+    {
         switch value(key) {
         case nil: return d
         case .integer(let v)?:
@@ -46,7 +50,9 @@ struct ConfigSection {
         }
     }
 
-    mutating func double(_ key: String, default d: Double, range: ClosedRange<Double>) throws(ConfigError) -> Double {
+    mutating func double(_ key: String, default d: Double, range: ClosedRange<Double>)
+        throws(ConfigError) -> Double
+    {
         let v: Double
         switch value(key) {
         case nil: return d
@@ -54,7 +60,9 @@ struct ConfigSection {
         case .float(let f)?: v = f
         case let other?: throw error(key, "must be a number, found \(other.typeName)")
         }
-        guard range.contains(v) else { throw error(key, "must be \(range.lowerBound)…\(range.upperBound), found \(v)") }
+        guard range.contains(v) else {
+            throw error(key, "must be \(range.lowerBound)…\(range.upperBound), found \(v)")
+        }
         return v
     }
 
@@ -67,7 +75,9 @@ struct ConfigSection {
     }
 
     /// An optional listen address: absent or "" means off.
-    mutating func address(_ key: String, default d: ListenAddress?) throws(ConfigError) -> ListenAddress? {
+    mutating func address(_ key: String, default d: ListenAddress?) throws(ConfigError)
+        -> ListenAddress?
+    {
         guard case .some = table[key] else {
             _ = value(key)
             return d

@@ -52,7 +52,9 @@ public struct DaemonConfig: Sendable, Equatable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ConfigError(file: path, line: nil, key: nil, message: "cannot read the file: \(error.localizedDescription)")
+            throw ConfigError(
+                file: path, line: nil, key: nil,
+                message: "cannot read the file: \(error.localizedDescription)")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(file: path, line: nil, key: nil, message: "not UTF-8 text")
@@ -65,7 +67,8 @@ public struct DaemonConfig: Sendable, Equatable {
         let root = try TOMLParser.parse(text, file: file)
         let known = ["storage", "geofences", "listen", "screen", "engine", "log"]
         for key in root.keys where !known.contains(key) {
-            throw ConfigError(file: file, line: root.line(of: key), key: key, message: "unknown key")
+            throw ConfigError(
+                file: file, line: root.line(of: key), key: key, message: "unknown key")
         }
         var c = DaemonConfig()
 
@@ -77,8 +80,10 @@ public struct DaemonConfig: Sendable, Equatable {
             throw s.error("synchronous", "must be OFF, NORMAL, FULL or EXTRA, found \"\(sync)\"")
         }
         c.synchronous = mode
-        c.batchMaxFixes = try s.int("batch_max_fixes", default: c.batchMaxFixes, range: 1...1_000_000)
-        c.batchMaxDelayMs = try s.int("batch_max_delay_ms", default: c.batchMaxDelayMs, range: 0...50)
+        c.batchMaxFixes = try s.int(
+            "batch_max_fixes", default: c.batchMaxFixes, range: 1...1_000_000)
+        c.batchMaxDelayMs = try s.int(
+            "batch_max_delay_ms", default: c.batchMaxDelayMs, range: 0...50)
         try s.finish()
 
         var g = try ConfigSection(root, "geofences", file: file)
@@ -92,22 +97,29 @@ public struct DaemonConfig: Sendable, Equatable {
         try l.finish()
 
         var sc = try ConfigSection(root, "screen", file: file)
-        let future = try sc.int("future_margin_s", default: Int(c.screen.futureMarginMs / 1000), range: 0...86_400 * 366)
+        let future = try sc.int(
+            "future_margin_s", default: Int(c.screen.futureMarginMs / 1000), range: 0...86_400 * 366
+        )
         c.screen.futureMarginMs = Int64(future) * 1000
-        c.screen.maxSpeedKmh = try sc.double("max_speed_kmh", default: c.screen.maxSpeedKmh, range: 1...100_000)
+        c.screen.maxSpeedKmh = try sc.double(
+            "max_speed_kmh", default: c.screen.maxSpeedKmh, range: 1...100_000)
         try sc.finish()
 
         var e = try ConfigSection(root, "engine", file: file)
-        c.queueMaxFixes = try e.int("queue_max_fixes", default: c.queueMaxFixes, range: 1...100_000_000)
+        c.queueMaxFixes = try e.int(
+            "queue_max_fixes", default: c.queueMaxFixes, range: 1...100_000_000)
         try e.finish()
 
         var lg = try ConfigSection(root, "log", file: file)
         c.logLevel = try lg.string("level", default: c.logLevel)
         let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
         guard levels.contains(c.logLevel) else {
-            throw lg.error("level", "must be one of \(levels.joined(separator: ", ")), found \"\(c.logLevel)\"")
+            throw lg.error(
+                "level", "must be one of \(levels.joined(separator: ", ")), found \"\(c.logLevel)\""
+            )
         }
-        c.rejectLogPerSecond = try lg.int("reject_log_per_second", default: c.rejectLogPerSecond, range: 0...100_000)
+        c.rejectLogPerSecond = try lg.int(
+            "reject_log_per_second", default: c.rejectLogPerSecond, range: 0...100_000)
         try lg.finish()
         return c
     }

@@ -13,7 +13,9 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         let host: Substring
         let portText: Substring
         if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+            guard let close = text.firstIndex(of: "]"),
+                text[text.index(after: close)...].hasPrefix(":")
+            else {
                 return .failure(ConfigProblem("\"\(text)\" is not [ipv6]:port"))
             }
             host = text[text.index(after: text.startIndex)..<close]

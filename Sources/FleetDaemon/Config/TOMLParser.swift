@@ -54,7 +54,9 @@ public struct TOMLParser {
         if current == "#" { while let d = current, d != "\n" { i += 1 } }
         if current == "\r" { i += 1 }
         if let c = current {
-            guard c == "\n" else { throw fail("unexpected \"\(c)\" after the value (one key = value per line)") }
+            guard c == "\n" else {
+                throw fail("unexpected \"\(c)\" after the value (one key = value per line)")
+            }
             i += 1
             line += 1
         }
@@ -69,7 +71,9 @@ public struct TOMLParser {
             guard let c = current else { break }
             if c == "[" {
                 i += 1
-                if current == "[" { throw fail("arrays of tables ([[…]]) are not used in fleetd's config") }
+                if current == "[" {
+                    throw fail("arrays of tables ([[…]]) are not used in fleetd's config")
+                }
                 skipSpaces()
                 let keys = try keyPath()
                 skipSpaces()
@@ -86,7 +90,9 @@ public struct TOMLParser {
                 let keyLine = line
                 let keys = try keyPath()
                 skipSpaces()
-                guard current == "=" else { throw fail("expected \"=\" after the key \"\(keys.joined(separator: "."))\"") }
+                guard current == "=" else {
+                    throw fail("expected \"=\" after the key \"\(keys.joined(separator: "."))\"")
+                }
                 i += 1
                 skipSpaces()
                 let value = try value()
@@ -124,7 +130,9 @@ public struct TOMLParser {
             i += 1
         }
         guard !key.isEmpty else {
-            throw fail(current.map { "unexpected \"\($0)\" where a key was expected" } ?? "a key was expected")
+            throw fail(
+                current.map { "unexpected \"\($0)\" where a key was expected" }
+                    ?? "a key was expected")
         }
         return key
     }
@@ -194,7 +202,9 @@ public struct TOMLParser {
         guard !text.isEmpty else { throw fail("a value was expected (strings need quotes)") }
         let digits = text.replacingOccurrences(of: "_", with: "")
         if let v = Int64(digits) { return .integer(v) }
-        if digits.hasPrefix("0x"), let v = Int64(digits.dropFirst(2), radix: 16) { return .integer(v) }
+        if digits.hasPrefix("0x"), let v = Int64(digits.dropFirst(2), radix: 16) {
+            return .integer(v)
+        }
         switch digits {
         case "inf", "+inf": return .float(.infinity)
         case "-inf": return .float(-.infinity)
@@ -228,7 +238,8 @@ public struct TOMLParser {
                 case "f": s.append("\u{0C}")
                 case "u", "U":
                     let n = e == "u" ? 4 : 8
-                    guard i + n <= chars.count, let v = UInt32(String(chars[i..<(i + n)]), radix: 16),
+                    guard i + n <= chars.count,
+                        let v = UInt32(String(chars[i..<(i + n)]), radix: 16),
                         let scalar = Unicode.Scalar(v)
                     else { throw fail("invalid \\\(e) escape") }
                     s.unicodeScalars.append(scalar)
@@ -253,20 +264,25 @@ public struct TOMLParser {
         throw fail("string not closed")
     }
 
-    private func ensureTable(_ table: inout TOMLTable, _ keys: [String], line: Int) throws(ConfigError) {
+    private func ensureTable(_ table: inout TOMLTable, _ keys: [String], line: Int)
+        throws(ConfigError)
+    {
         guard let first = keys.first else { return }
         var child: TOMLTable
         switch table[first] {
         case nil: child = TOMLTable()
         case .table(let t)?: child = t
         case let other?:
-            throw ConfigError(file: file, line: line, key: first, message: "is \(other.typeName), not a table")
+            throw ConfigError(
+                file: file, line: line, key: first, message: "is \(other.typeName), not a table")
         }
         try ensureTable(&child, Array(keys.dropFirst()), line: line)
         table.set(first, .table(child), line: table.line(of: first) ?? line)
     }
 
-    private func insert(_ table: inout TOMLTable, _ keys: [String], _ value: TOMLValue, line: Int) throws(ConfigError) {
+    private func insert(_ table: inout TOMLTable, _ keys: [String], _ value: TOMLValue, line: Int)
+        throws(ConfigError)
+    {
         let first = keys[0]
         if keys.count == 1 {
             guard table[first] == nil else {
@@ -280,7 +296,8 @@ public struct TOMLParser {
         case nil: child = TOMLTable()
         case .table(let t)?: child = t
         case let other?:
-            throw ConfigError(file: file, line: line, key: first, message: "is \(other.typeName), not a table")
+            throw ConfigError(
+                file: file, line: line, key: first, message: "is \(other.typeName), not a table")
         }
         try insert(&child, Array(keys.dropFirst()), value, line: line)
         table.set(first, .table(child), line: table.line(of: first) ?? line)

@@ -83,9 +83,13 @@ final class Engine: @unchecked Sendable {
             for d in items {
                 for fix in d.fixes {
                     let outcome = tracker.process(fix, state: states[fix.device])
-                    batch.positions.append(PositionRow(fix: fix, disposition: outcome.disposition, receivedMs: d.receivedMs))
+                    batch.positions.append(
+                        PositionRow(
+                            fix: fix, disposition: outcome.disposition, receivedMs: d.receivedMs))
                     batch.alerts += outcome.alerts
-                    if let s = outcome.state, outcome.disposition == .accepted || outcome.disposition == .invalid {
+                    if let s = outcome.state,
+                        outcome.disposition == .accepted || outcome.disposition == .invalid
+                    {
                         states[fix.device] = s
                         batch.states[fix.device] = s
                     }
@@ -117,7 +121,9 @@ final class Engine: @unchecked Sendable {
                 }
                 metrics.writerFailed(error.underlying)
                 if stopping.load(ordering: .relaxed), Date().timeIntervalSince(failingSince!) > 5 {
-                    logger.error("giving up on \(batch.positions.count) unacknowledged fixes at shutdown; senders will resend")
+                    logger.error(
+                        "giving up on \(batch.positions.count) unacknowledged fixes at shutdown; senders will resend"
+                    )
                     return false
                 }
                 heartbeat.store(now(), ordering: .relaxed)
@@ -134,7 +140,8 @@ final class Engine: @unchecked Sendable {
             var reply = JSONReply(acked: d.seqs.compactMap { $0 }, rejected: d.rejected)
             reply.rejected.sort { $0.seq < $1.seq }
             guard !reply.isEmpty else { continue }
-            let env = AddressedEnvelope(remoteAddress: route.address, data: ByteBuffer(bytes: reply.encoded()))
+            let env = AddressedEnvelope(
+                remoteAddress: route.address, data: ByteBuffer(bytes: reply.encoded()))
             byChannel[ObjectIdentifier(route.channel), default: (route.channel, [])].1.append(env)
         }
         for (_, (channel, envelopes)) in byChannel {

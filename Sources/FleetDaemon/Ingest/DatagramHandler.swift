@@ -22,7 +22,9 @@ final class DatagramHandler: ChannelInboundHandler {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let channel = context.channel
         let d = envelope.data.withUnsafeReadableBytes { raw in
-            door.json(raw.bindMemory(to: UInt8.self), from: envelope.remoteAddress, channel: channel, receivedMs: now)
+            door.json(
+                raw.bindMemory(to: UInt8.self), from: envelope.remoteAddress, channel: channel,
+                receivedMs: now)
         }
         datagrams += 1
         fixes += d.fixes.count
@@ -31,7 +33,9 @@ final class DatagramHandler: ChannelInboundHandler {
             if let route = d.replyTo {
                 let reply = JSONReply(acked: [], rejected: d.rejected)
                 context.write(
-                    wrapOutboundOut(AddressedEnvelope(remoteAddress: route.address, data: ByteBuffer(bytes: reply.encoded()))),
+                    wrapOutboundOut(
+                        AddressedEnvelope(
+                            remoteAddress: route.address, data: ByteBuffer(bytes: reply.encoded()))),
                     promise: nil)
                 replied = true
             }

@@ -13,7 +13,10 @@ final class Door: Sendable {
     let logger: Logger
     let rejectLog: RateLimiter
 
-    init(queue: InboundQueue, metrics: Metrics, screen: ScreenPolicy, logger: Logger, rejectLogPerSecond: Int) {
+    init(
+        queue: InboundQueue, metrics: Metrics, screen: ScreenPolicy, logger: Logger,
+        rejectLogPerSecond: Int
+    ) {
         self.queue = queue
         self.metrics = metrics
         self.screen = screen
@@ -23,10 +26,12 @@ final class Door: Sendable {
 
     /// Decodes and screens one JSON datagram.
     func json(
-        _ bytes: UnsafeBufferPointer<UInt8>, from address: SocketAddress, channel: any Channel, receivedMs: Int64
+        _ bytes: UnsafeBufferPointer<UInt8>, from address: SocketAddress, channel: any Channel,
+        receivedMs: Int64
     ) -> InboundDatagram {
         let out = JSONFixDecoder.decode(bytes)
-        var d = InboundDatagram(fixes: [], seqs: [], rejected: [], replyTo: nil, receivedMs: receivedMs)
+        var d = InboundDatagram(
+            fixes: [], seqs: [], rejected: [], replyTo: nil, receivedMs: receivedMs)
         d.fixes.reserveCapacity(out.items.count)
         var wantsReply = false
         for item in out.items {
@@ -55,19 +60,23 @@ final class Door: Sendable {
 
     /// Counts a refusal and logs it (bounded rate) with the datagram's head in hex.
     func refuse(
-        _ proto: String, _ reason: RejectReason, _ detail: String, _ bytes: UnsafeBufferPointer<UInt8>,
+        _ proto: String, _ reason: RejectReason, _ detail: String,
+        _ bytes: UnsafeBufferPointer<UInt8>,
         _ address: SocketAddress
     ) {
         metrics.rejected(proto, reason)
         let (ok, suppressed) = rejectLog.admit()
         guard ok else { return }
         let head = bytes.prefix(48).map { String($0, radix: 16).leftPadded(2) }.joined()
-        var line = "rejected \(proto) datagram from \(address): \(reason.rawValue): \(detail) [\(bytes.count) bytes: \(head)\(bytes.count > 48 ? "…" : "")]"
+        var line =
+            "rejected \(proto) datagram from \(address): \(reason.rawValue): \(detail) [\(bytes.count) bytes: \(head)\(bytes.count > 48 ? "…" : "")]"
         if suppressed > 0 { line += " (\(suppressed) similar lines suppressed)" }
         logger.warning("\(line)")
     }
 }
 
 extension String {
-    func leftPadded(_ n: Int) -> String { count >= n ? self : String(repeating: "0", count: n - count) + self }
+    func leftPadded(_ n: Int) -> String {
+        count >= n ? self : String(repeating: "0", count: n - count) + self
+    }
 }

@@ -29,12 +29,15 @@ public final class Daemon: Sendable {
         let fences = try loadFences()
         let writer = try StoreWriter(path: config.database, synchronous: config.synchronous)
         let states = try writer.loadStates()
-        logger.info("database \(config.database) open (WAL, synchronous=\(config.synchronous.rawValue)); \(states.count) devices with state")
+        logger.info(
+            "database \(config.database) open (WAL, synchronous=\(config.synchronous.rawValue)); \(states.count) devices with state"
+        )
 
         let metrics = Metrics()
         let queue = InboundQueue(capacity: config.queueMaxFixes)
         let engine = Engine(
-            queue: queue, writer: writer, fences: fences, states: states, metrics: metrics, config: config,
+            queue: queue, writer: writer, fences: fences, states: states, metrics: metrics,
+            config: config,
             logger: logger)
         engine.start()
         let door = Door(
@@ -81,11 +84,15 @@ public final class Daemon: Sendable {
         hup.resume()
         sources.append(hup)
 
-        let status = StatusReporter(metrics: metrics, engine: engine, notifier: notifier, logger: logger)
+        let status = StatusReporter(
+            metrics: metrics, engine: engine, notifier: notifier, logger: logger)
         status.start()
-        let listening = channels.compactMap { $0.localAddress.map(Self.describe) }.joined(separator: ", ")
+        let listening = channels.compactMap { $0.localAddress.map(Self.describe) }.joined(
+            separator: ", ")
         notifier.ready(status: "ready; listening on \(listening.isEmpty ? "nothing" : listening)")
-        logger.notice("ready: \(fences.fences.count) fences; JSON fixes on \(listening.isEmpty ? "nothing" : listening)")
+        logger.notice(
+            "ready: \(fences.fences.count) fences; JSON fixes on \(listening.isEmpty ? "nothing" : listening)"
+        )
 
         stop.wait()
 
@@ -103,7 +110,9 @@ public final class Daemon: Sendable {
         status.stop()
         try? group.syncShutdownGracefully()
         let m = metrics.snapshot()
-        logger.notice("stopped: \(m.fixesStored) fixes stored, \(m.alerts) alerts, \(m.totalRejects) rejected this run")
+        logger.notice(
+            "stopped: \(m.fixesStored) fixes stored, \(m.alerts) alerts, \(m.totalRejects) rejected this run"
+        )
     }
 
     /// `host:port` (`[v6]:port`) of a bound socket.
@@ -115,7 +124,8 @@ public final class Daemon: Sendable {
 
     private func loadFences() throws -> FenceIndex {
         let path = config.geofencesFile
-        if path == DaemonConfig.defaultGeofencesFile, !FileManager.default.fileExists(atPath: path) {
+        if path == DaemonConfig.defaultGeofencesFile, !FileManager.default.fileExists(atPath: path)
+        {
             logger.warning("default fences file \(path) not found: running with no fences")
             return FenceIndex(fences: [])
         }
@@ -124,12 +134,20 @@ public final class Daemon: Sendable {
         return index
     }
 
-    private func bind(_ address: ListenAddress, door: Door, group: MultiThreadedEventLoopGroup) throws -> any Channel {
+    private func bind(_ address: ListenAddress, door: Door, group: MultiThreadedEventLoopGroup)
+        throws -> any Channel
+    {
         let bootstrap = DatagramBootstrap(group: group)
             .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: SocketOptionValue(config.receiveBufferBytes))
+            .channelOption(
+                ChannelOptions.socketOption(.so_rcvbuf),
+                value: SocketOptionValue(config.receiveBufferBytes)
+            )
             .channelOption(ChannelOptions.datagramVectorReadMessageCount, value: 64)
-            .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65536))
+            .channelOption(
+                ChannelOptions.recvAllocator,
+                value: FixedSizeRecvByteBufferAllocator(capacity: 65536)
+            )
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(DatagramHandler(door: door))
@@ -146,7 +164,8 @@ public final class Daemon: Sendable {
         {
             // Linux reports double the usable size; below the request means capped by net.core.rmem_max.
             logger.warning(
-                "kernel granted a \(granted)-byte receive buffer on \(address), asked \(config.receiveBufferBytes) (raise net.core.rmem_max)")
+                "kernel granted a \(granted)-byte receive buffer on \(address), asked \(config.receiveBufferBytes) (raise net.core.rmem_max)"
+            )
         }
         return channel
     }

@@ -9,7 +9,10 @@ enum FenceFile {
         guard !path.isEmpty else { return FenceIndex(fences: []) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FenceFileError(
-                file: path, problems: [FenceProblem(featureIndex: nil, id: nil, message: "cannot read the file")])
+                file: path,
+                problems: [
+                    FenceProblem(featureIndex: nil, id: nil, message: "cannot read the file")
+                ])
         }
         return FenceIndex(fences: try GeoJSONFenceLoader.load(Array(data), file: path))
     }

@@ -55,7 +55,9 @@ final class StatusReporter: @unchecked Sendable {
         }
         s += "; stored \(m.fixesStored); alerts \(m.alerts); queue \(m.queueFixes)"
         if m.totalRejects > 0 {
-            let top = m.rejects.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \($0.value)" }
+            let top = m.rejects.sorted { $0.value > $1.value }.prefix(3).map {
+                "\($0.key) \($0.value)"
+            }
             s += "; rejected \(m.totalRejects) (\(top.joined(separator: ", ")))"
         }
         return s
