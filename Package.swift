@@ -67,6 +67,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
+        // Benchmarks behind `make bench` (figures printed, never asserted in tests).
+        .executableTarget(
+            name: "fleetbench",
+            dependencies: [
+                "FleetGeo", "FleetProtocols",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
         // The simulator: route files, the replaying device, the UDP client.
         .target(
             name: "FleetSimCore", dependencies: ["FleetGeo", "FleetProtocols"],

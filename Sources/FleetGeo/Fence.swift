@@ -74,6 +74,48 @@ public struct Fence: Sendable {
         }
     }
 
+    /// True when the straight segment a→b (lon/lat, taken the short way
+    /// across ±180°) touches the fence: an end inside, or an edge crossed.
+    public func intersects(_ a: Coordinate, _ b: Coordinate) -> Bool {
+        if contains(a) || contains(b) { return true }
+        switch shape {
+        case .polygons(let polygons):
+            for (p, q) in FenceIndex.pieces(a, b) {
+                for shift in FenceIndex.wrapShifts(bounds) {
+                    let px = p.lon - shift
+                    let qx = q.lon - shift
+                    for polygon in polygons {
+                        for ring in [polygon.shell] + polygon.holes {
+                            for i in 0..<ring.edgeCount
+                            where Segment.intersects(
+                                px, p.lat, qx, q.lat, ring.xs[i], ring.ys[i], ring.xs[i + 1], ring.ys[i + 1])
+                            {
+                                return true
+                            }
+                        }
+                    }
+                }
+            }
+            return false
+        case .circle(let center, let radius):
+            return Fence.distance(from: center, toLine: [a, b]) <= radius
+        case .corridor(let line, let half):
+            // Closest approach of two polylines: at a vertex of one, unless they cross.
+            for i in 0..<(line.count - 1) {
+                let proj = LocalProjection(lat0: line[i].lat, lon0: line[i].lon)
+                let p1 = proj.project(lat: a.lat, lon: a.lon)
+                let p2 = proj.project(lat: b.lat, lon: b.lon)
+                let q1 = proj.project(lat: line[i].lat, lon: line[i].lon)
+                let q2 = proj.project(lat: line[i + 1].lat, lon: line[i + 1].lon)
+                if Segment.intersects(p1.x, p1.y, p2.x, p2.y, q1.x, q1.y, q2.x, q2.y) { return true }
+            }
+            if Fence.distance(from: a, toLine: line) <= half || Fence.distance(from: b, toLine: line) <= half {
+                return true
+            }
+            return line.contains { Fence.distance(from: $0, toLine: [a, b]) <= half }
+        }
+    }
+
     /// Distance in metres from `p` to the nearest point of a polyline.
     public static func distance(from p: Coordinate, toLine line: [Coordinate]) -> Double {
         let proj = LocalProjection(lat0: p.lat, lon0: p.lon)

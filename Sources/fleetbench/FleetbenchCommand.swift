@@ -1,0 +1,9 @@
+import ArgumentParser
+
+/// `fleetbench`: the benchmarks behind `make bench`. Prints figures.
+@main
+struct FleetbenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleetbench", abstract: "fleetd's benchmarks: print figures.",
+        subcommands: [GeoBench.self])
+}
