@@ -1,33 +1,47 @@
-/// Planar predicates the index uses on edges stored as vertex indices.
+/// Planar predicates the index uses on edges stored in its cell runs
+/// (coordinates as `Double` bit patterns).
 enum EdgeParity {
-    /// Parity of the crossings of segment a→b with the edges `refs` (edge i is
-    /// vertex i → i + 1). Nil when the segment touches an edge at a vertex or
-    /// runs along one: the caller then decides with the full test.
+    /// Whether (x, y) is inside, given the edges that cross its cell
+    /// (`n` edges as x1, y1, x2, y2 from `start`) and whether the cell's
+    /// centre (cx, cy) is inside. A point on an edge is inside. Nil when the
+    /// segment centre→point touches an edge at a vertex or runs along one:
+    /// the caller then decides with the full test.
     @inline(__always)
-    static func crossings(
-        _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, _ refs: ArraySlice<Int32>, _ vx: [Double],
-        _ vy: [Double]
+    static func decide(
+        _ x: Double, _ y: Double, _ cx: Double, _ cy: Double, _ e: UnsafeBufferPointer<UInt64>, _ start: Int,
+        _ n: Int, refInside: Bool
     ) -> Bool? {
         var odd = false
-        for r in refs {
-            let i = Int(r)
-            let x1 = vx[i]
-            let y1 = vy[i]
-            let x2 = vx[i + 1]
-            let y2 = vy[i + 1]
-            let d1 = Segment.orient(ax, ay, bx, by, x1, y1)
-            let d2 = Segment.orient(ax, ay, bx, by, x2, y2)
+        var degenerate = false
+        var b = start
+        for _ in 0..<n {
+            let x1 = Double(bitPattern: e[b])
+            let y1 = Double(bitPattern: e[b + 1])
+            let x2 = Double(bitPattern: e[b + 2])
+            let y2 = Double(bitPattern: e[b + 3])
+            b += 4
+            // Where the point lies against the edge's line; near the line, on the edge counts as inside.
+            let d4 = Segment.orient(x1, y1, x2, y2, x, y)
+            if abs(d4) <= Segment.tolerance * max(abs(x2 - x1), abs(y2 - y1), 1),
+                Segment.contains(x: x, y: y, x1: x1, y1: y1, x2: x2, y2: y2)
+            {
+                return true
+            }
+            let d1 = Segment.orient(cx, cy, x, y, x1, y1)
+            let d2 = Segment.orient(cx, cy, x, y, x2, y2)
             if d1 == 0 || d2 == 0 {
-                if Segment.intersects(ax, ay, bx, by, x1, y1, x2, y2) { return nil }
+                if Segment.intersects(cx, cy, x, y, x1, y1, x2, y2) { degenerate = true }
                 continue
             }
             if (d1 > 0) == (d2 > 0) { continue }
-            let d3 = Segment.orient(x1, y1, x2, y2, ax, ay)
-            let d4 = Segment.orient(x1, y1, x2, y2, bx, by)
-            if d3 == 0 || d4 == 0 { return nil }
+            let d3 = Segment.orient(x1, y1, x2, y2, cx, cy)
+            if d3 == 0 || d4 == 0 {
+                degenerate = true
+                continue
+            }
             if (d3 > 0) != (d4 > 0) { odd.toggle() }
         }
-        return odd
+        return degenerate ? nil : refInside != odd
     }
 
     /// True when the closed segment touches the closed rectangle.

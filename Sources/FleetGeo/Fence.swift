@@ -1,7 +1,7 @@
 import Foundation
 
 /// One geofence: a shape, its identity, and the settings the tracker reads.
-public struct Fence: Sendable {
+public final class Fence: Sendable {
     /// The fence's id: the feature's `id`, else `properties.id`, else `properties.name`.
     public let id: String
     /// `properties.name`, else the id.
@@ -36,10 +36,11 @@ public struct Fence: Sendable {
     public func contains(_ p: Coordinate) -> Bool {
         switch shape {
         case .polygons(let polygons):
-            for copy in Fence.longitudeCopies(p.lon, within: bounds) {
-                for polygon in polygons where polygon.locate(x: copy, y: p.lat) != .outside {
-                    return true
-                }
+            // Rings may run past ±180°: try the point's longitude and its copies 360° away.
+            for k in 0..<3 {
+                let x = p.lon + (k == 0 ? 0 : k == 1 ? -360 : 360)
+                guard x >= bounds.minX, x <= bounds.maxX else { continue }
+                for polygon in polygons where polygon.locate(x: x, y: p.lat) != .outside { return true }
             }
             return false
         case .circle(let center, let radius):
@@ -128,13 +129,6 @@ public struct Fence: Sendable {
                     lon2: line[i + 1].lon))
         }
         return best
-    }
-
-    /// The longitudes equal to `lon` modulo 360 that fall in `box` (for rings
-    /// unwrapped past ±180°); `lon` itself first.
-    static func longitudeCopies(_ lon: Double, within box: BoundingBox) -> [Double] {
-        if box.minX >= -180 && box.maxX <= 180 { return [lon] }
-        return [lon, lon - 360, lon + 360].filter { $0 >= box.minX && $0 <= box.maxX }
     }
 
     static func bounds(of shape: FenceShape) -> BoundingBox {

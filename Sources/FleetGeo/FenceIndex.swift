@@ -1,72 +1,66 @@
 /// The spatial index over fences: which fences contain a point, which a
 /// segment passes through.
 ///
-/// A sparse hierarchy of cells (`CellGrid`: 8 × 8 children per cell). Each
-/// fence is inserted from the deepest cell holding its bounding box down to a
-/// leaf level chosen from its own size (about `leafDivisions` leaves across
-/// it), so a country costs no more cells than a depot. A cell that no edge of
-/// the fence touches is wholly inside or wholly outside it: inside, the
-/// fence's index is stored in the cell's *interior list* and a point there
-/// needs no test at all. A leaf cell that edges cross stores a *boundary
-/// entry*: the indices of just those edges and whether the cell's centre is
-/// inside; a point is then decided by the parity of crossings on the short
-/// segment from the centre, usually 1–3 edge tests. Circles and corridors
-/// are inserted the same way; their boundary entries are decided exactly.
+/// Flat grids of classified cells. The cell size of the finest grid follows
+/// the data (the median fence extent / `leafDivisions`); each coarser grid is
+/// 64 times wider, and a fence goes to the finest grid where it spans at most
+/// 64 cells, so a country costs no more cells than a depot. Only grids that
+/// hold fences are searched (usually one).
 ///
-/// Answers equal those of `Fence.contains` for every fence (a point on an edge
-/// counts as inside); degenerate cases (the segment from the centre passing
-/// exactly through a vertex) fall back to the full test.
+/// Every cell a fence touches is classified once, at build time:
+/// - no edge of the fence touches the cell: the cell is wholly inside (the
+///   fence goes into the cell's *interior list*: a point there needs no test)
+///   or wholly outside (nothing is stored);
+/// - edges cross the cell: a *boundary entry* keeps the coordinates of just
+///   those edges and whether the cell's centre is inside. A point is decided
+///   by the parity of the crossings of the short segment from the centre to
+///   it, usually one to three edge tests.
+/// Circles and corridors get interior cells the same way; their boundary
+/// entries are decided exactly. A cell's lists and edges lie in one
+/// contiguous run of memory, found with one hash probe.
+///
+/// Answers equal `Fence.contains` for every fence, a point on an edge
+/// counting as inside; degenerate cases (the segment from the centre touching
+/// a vertex) fall back to the full test.
 public struct FenceIndex: Sendable {
     public let fences: [Fence]
-    let nodes: [IndexNode]
-    /// Blocks of 64 child node ids (−1: no child), one block per inner node.
-    let childTable: [Int32]
-    /// Fence indices per node; a negative value −(f + 1) is fence f of several
-    /// parts, appended only when not already in the output.
-    let interiorPool: [Int32]
-    let boundaryPool: [BoundaryEntry]
-    let edgeRefs: [Int32]
-    /// Vertices of every polygon part (rings stored closed, one after another).
-    let vx: [Double]
-    let vy: [Double]
-    /// Index statistics, for `fleetctl fences check` and the benchmark.
+    let grids: [GridLevel]
+    /// Every cell's run, in 64-bit words: a header (interior count, boundary
+    /// count); the interior ids two to a word (−(f+1) marks a fence of several
+    /// parts, appended only once); then per boundary entry a word (fence,
+    /// `flags | edgeCount << 8`) and its edges as x1, y1, x2, y2 bit patterns.
+    let words: [UInt64]
     public let stats: Stats
 
     public struct Stats: Sendable {
-        public var nodes = 0
-        public var innerNodes = 0
+        /// Cell sizes of the grids in use, degrees, finest first.
+        public var cellSizes: [Double] = []
+        public var cells = 0
         public var interiorEntries = 0
         public var boundaryEntries = 0
-        public var edgeRefs = 0
-        /// Approximate bytes held by the index structures (fences not counted).
+        public var edgeCopies = 0
+        /// Bytes held by the index structures (the fences themselves not counted).
         public var bytes = 0
     }
 
-    /// Leaves across a fence's larger dimension (at least; levels step by 8).
-    public static let defaultLeafDivisions = 16.0
+    /// Cells across a typical fence in the finest grid.
+    public static let defaultLeafDivisions = 24.0
+    /// Most cells a fence may span in its grid; larger fences go to a coarser grid.
+    public static let maxCellsAcross = 256.0
 
-    /// Builds the index. Cost is about linear in the number of fences.
+    /// Builds the index; time is about linear in the number of fences.
     public init(fences: [Fence], leafDivisions: Double = FenceIndex.defaultLeafDivisions) {
         var b = IndexBuilder(fences: fences, leafDivisions: leafDivisions)
         b.build()
         self.fences = fences
-        let compact = b.compact()
-        nodes = compact.nodes
-        childTable = b.children
-        interiorPool = compact.interior
-        boundaryPool = compact.boundary
-        edgeRefs = b.edgeRefs
-        vx = b.vx
-        vy = b.vy
+        (grids, words) = b.pack()
         var s = Stats()
-        s.nodes = nodes.count
-        s.innerNodes = childTable.count / 64
-        s.interiorEntries = interiorPool.count
-        s.boundaryEntries = boundaryPool.count
-        s.edgeRefs = edgeRefs.count
-        s.bytes =
-            nodes.count * MemoryLayout<IndexNode>.stride + childTable.count * 4 + interiorPool.count * 4
-            + boundaryPool.count * MemoryLayout<BoundaryEntry>.stride + edgeRefs.count * 4 + vx.count * 16
+        s.cellSizes = grids.map(\.cellSize)
+        s.cells = grids.reduce(0) { $0 + $1.count }
+        s.interiorEntries = b.interiorCount
+        s.boundaryEntries = b.boundaryCount
+        s.edgeCopies = b.edgeCopies
+        s.bytes = grids.reduce(0) { $0 + $1.slots.count * MemoryLayout<CellSlot>.stride } + words.count * 8
         stats = s
     }
 
@@ -74,47 +68,125 @@ public struct FenceIndex: Sendable {
     /// (cleared first), in no particular order, each once.
     public func containing(_ p: Coordinate, into out: inout [Int32]) {
         out.removeAll(keepingCapacity: true)
-        guard p.lat.isFinite, p.lon.isFinite, abs(p.lat) <= 90 else { return }
         let x = p.lon
         let y = p.lat
-        let ux = CellGrid.unitX(x)
-        let uy = CellGrid.unitY(y)
-        nodes.withUnsafeBufferPointer { nodes in
-            childTable.withUnsafeBufferPointer { children in
-                interiorPool.withUnsafeBufferPointer { interior in
-                    var node = 0
-                    var level = 0
-                    while true {
-                        let n = nodes[node]
-                        if n.interiorCount > 0 {
-                            for i in Int(n.interiorStart)..<Int(n.interiorStart + n.interiorCount) {
-                                let v = interior[i]
-                                if v >= 0 {
-                                    out.append(v)
-                                } else if !out.contains(-v - 1) {
-                                    out.append(-v - 1)
-                                }
-                            }
-                        }
-                        if n.boundaryCount > 0 {
-                            let (cx, cy) = CellGrid.center(
-                                level: level, ix: CellGrid.index(ux, level: level), iy: CellGrid.index(uy, level: level))
-                            for i in Int(n.boundaryStart)..<Int(n.boundaryStart + n.boundaryCount) {
-                                let e = boundaryPool[i]
-                                guard decide(e, x: x, y: y, cx: cx, cy: cy, p: p) else { continue }
-                                if e.flags & BoundaryEntry.dedupe == 0 || !out.contains(e.fence) { out.append(e.fence) }
-                            }
-                        }
-                        guard n.children >= 0, level < CellGrid.maxLevel else { return }
-                        level += 1
-                        let shift = UInt64(3 * (CellGrid.maxLevel - level))
-                        let slot = Int(((uy >> shift) & 7) << 3 | ((ux >> shift) & 7))
-                        let child = children[Int(n.children) * 64 + slot]
-                        guard child >= 0 else { return }
-                        node = Int(child)
-                    }
-                }
+        guard x.isFinite, y.isFinite, abs(y) <= 90, abs(x) <= 180 else { return }
+        words.withUnsafeBufferPointer { w in
+            for g in grids {
+                let ix = Int(((x + 180) * g.inverse).rounded(.down))
+                let iy = Int(((y + 90) * g.inverse).rounded(.down))
+                guard let start = g.find(GridLevel.key(ix, iy)) else { continue }
+                scan(w, Int(start), g, ix, iy, p, &out)
             }
+        }
+    }
+
+    /// Classifies many points at once; `body` gets each point's index and its
+    /// containing fences (valid only during the call), in input order.
+    ///
+    /// Same answers as `containing(_:into:)`, faster: the table probes and the
+    /// first reads of 16 points' cells are issued together, so their cache
+    /// misses overlap instead of queueing one behind another.
+    public func forEachContaining(
+        _ points: UnsafeBufferPointer<Coordinate>, _ body: (Int, UnsafeBufferPointer<Int32>) -> Void
+    ) {
+        var out: [Int32] = []
+        out.reserveCapacity(64)
+        guard grids.count == 1 else {
+            for (i, p) in points.enumerated() {
+                containing(p, into: &out)
+                out.withUnsafeBufferPointer { body(i, $0) }
+            }
+            return
+        }
+        let g = grids[0]
+        let lane = 16
+        var starts = [Int](repeating: -1, count: lane)
+        var cells = [(Int, Int)](repeating: (0, 0), count: lane)
+        words.withUnsafeBufferPointer { w in
+            var base = 0
+            while base < points.count {
+                let n = min(lane, points.count - base)
+                // 1: probe every point's cell (independent loads).
+                for k in 0..<n {
+                    let p = points[base + k]
+                    starts[k] = -1
+                    guard p.lon.isFinite, p.lat.isFinite, abs(p.lat) <= 90, abs(p.lon) <= 180 else { continue }
+                    let ix = Int(((p.lon + 180) * g.inverse).rounded(.down))
+                    let iy = Int(((p.lat + 90) * g.inverse).rounded(.down))
+                    cells[k] = (ix, iy)
+                    if let s = g.find(GridLevel.key(ix, iy)) { starts[k] = Int(s) }
+                }
+                // 2: touch every run's header (independent loads).
+                var touch: UInt64 = 0
+                for k in 0..<n where starts[k] >= 0 { touch &+= w[starts[k]] }
+                if touch == 1 << 63 { out.removeAll(keepingCapacity: true) }  // keeps the loads
+                // 3: decide each point, its cell now in cache.
+                for k in 0..<n {
+                    out.removeAll(keepingCapacity: true)
+                    if starts[k] >= 0 {
+                        scan(w, starts[k], g, cells[k].0, cells[k].1, points[base + k], &out)
+                    }
+                    out.withUnsafeBufferPointer { body(base + k, $0) }
+                }
+                base += n
+            }
+        }
+    }
+
+    /// Appends the fences of the cell run at `start` (grid `g`, cell ix, iy)
+    /// that contain `p`.
+    @inline(__always)
+    private func scan(
+        _ w: UnsafeBufferPointer<UInt64>, _ start: Int, _ g: GridLevel, _ ix: Int, _ iy: Int, _ p: Coordinate,
+        _ out: inout [Int32]
+    ) {
+        let x = p.lon
+        let y = p.lat
+        var i = start
+        let header = w[i]
+        let interiorCount = Int(UInt32(truncatingIfNeeded: header) & 0x7FFF_FFFF)
+        let boundaryCount = Int(header >> 32)
+        i += 1
+        if interiorCount > 0 {
+            // The ids are consecutive Int32s (two to a little-endian word): one bulk append.
+            let ids = UnsafeRawPointer(w.baseAddress! + i).assumingMemoryBound(to: Int32.self)
+            if header & IndexBuilder.hasMultiPart == 0 {
+                out.append(contentsOf: UnsafeBufferPointer(start: ids, count: interiorCount))
+            } else {
+                for k in 0..<interiorCount { FenceIndex.emit(ids[k], &out) }
+            }
+            i += (interiorCount + 1) / 2
+        }
+        guard boundaryCount > 0 else { return }
+        let cx = -180 + (Double(ix) + 0.5) * g.cellSize
+        let cy = -90 + (Double(iy) + 0.5) * g.cellSize
+        for _ in 0..<boundaryCount {
+            let head = w[i]
+            i += 1
+            let fence = Int32(truncatingIfNeeded: head)
+            let meta = Int32(truncatingIfNeeded: head >> 32)
+            let edges = Int(meta >> 8)
+            let flags = UInt8(truncatingIfNeeded: meta)
+            let inside: Bool
+            if flags & IndexBuilder.exact != 0 {
+                inside = fences[Int(fence)].contains(p)
+            } else if let d = EdgeParity.decide(x, y, cx, cy, w, i, edges, refInside: flags & IndexBuilder.refInside != 0) {
+                inside = d
+            } else {
+                inside = fences[Int(fence)].contains(p)
+            }
+            i += 4 * edges
+            if inside, flags & IndexBuilder.dedupe == 0 || !out.contains(fence) { out.append(fence) }
+        }
+    }
+
+    @inline(__always)
+    static func emit(_ v: Int32, _ out: inout [Int32]) {
+        if v >= 0 {
+            out.append(v)
+        } else if !out.contains(-v - 1) {
+            out.append(-v - 1)
         }
     }
 
@@ -126,30 +198,37 @@ public struct FenceIndex: Sendable {
         return out
     }
 
-    /// Whether the point (x, y) is inside the fence of boundary entry `e`,
-    /// whose cell centre is (cx, cy).
-    @inline(__always)
-    private func decide(_ e: BoundaryEntry, x: Double, y: Double, cx: Double, cy: Double, p: Coordinate) -> Bool {
-        if e.flags & BoundaryEntry.exact != 0 { return fences[Int(e.fence)].contains(p) }
-        let start = Int(e.edgeStart)
-        let end = start + Int(e.edgeCount)
-        for k in start..<end {
-            let i = Int(edgeRefs[k])
-            if Segment.contains(x: x, y: y, x1: vx[i], y1: vy[i], x2: vx[i + 1], y2: vy[i + 1]) { return true }
-        }
-        guard let odd = EdgeParity.crossings(cx, cy, x, y, edgeRefs[start..<end], vx, vy) else {
-            return fences[Int(e.fence)].contains(p)
-        }
-        return (e.flags & BoundaryEntry.refInside != 0) != odd
-    }
-
     /// Indices of the fences whose area the straight segment a→b (in lon/lat)
     /// touches, ascending. A segment whose longitudes differ by more than
     /// 180° is taken the short way, across the antimeridian.
     public func touched(from a: Coordinate, to b: Coordinate) -> [Int32] {
         var candidates = Set<Int32>()
         for (p, q) in FenceIndex.pieces(a, b) {
-            collect(node: 0, level: 0, ix: 0, iy: 0, p: p, q: q, into: &candidates)
+            for g in grids {
+                let ix0 = Int(((min(p.lon, q.lon) + 180) * g.inverse).rounded(.down))
+                let ix1 = Int(((max(p.lon, q.lon) + 180) * g.inverse).rounded(.down))
+                let iy0 = Int(((min(p.lat, q.lat) + 90) * g.inverse).rounded(.down))
+                let iy1 = Int(((max(p.lat, q.lat) + 90) * g.inverse).rounded(.down))
+                guard (ix1 - ix0 + 1) * (iy1 - iy0 + 1) <= 1 << 22 else {
+                    // A segment spanning millions of cells: every fence of the grid is a candidate.
+                    candidates.formUnion(words.withUnsafeBufferPointer { g.allFences($0) })
+                    continue
+                }
+                for iy in iy0...iy1 {
+                    for ix in ix0...ix1 {
+                        let x0 = -180 + Double(ix) * g.cellSize
+                        let y0 = -90 + Double(iy) * g.cellSize
+                        let pad = g.cellSize * 1e-9
+                        guard
+                            EdgeParity.segmentTouchesRect(
+                                p.lon, p.lat, q.lon, q.lat, x0 - pad, y0 - pad, x0 + g.cellSize + pad,
+                                y0 + g.cellSize + pad),
+                            let start = g.find(GridLevel.key(ix, iy))
+                        else { continue }
+                        candidates.formUnion(words.withUnsafeBufferPointer { GridLevel.fences(at: start, $0) })
+                    }
+                }
+            }
         }
         return candidates.filter { fences[Int($0)].intersects(a, b) }.sorted()
     }
@@ -163,56 +242,76 @@ public struct FenceIndex: Sendable {
         let edge = d > 0 ? -180.0 : 180.0
         let t = (edge - a.lon) / (bx - a.lon)
         let lat = a.lat + t * (b.lat - a.lat)
-        return [
-            (a, Coordinate(lat: lat, lon: edge)), (Coordinate(lat: lat, lon: -edge), b),
-        ]
+        return [(a, Coordinate(lat: lat, lon: edge)), (Coordinate(lat: lat, lon: -edge), b)]
     }
 
-    private func collect(node: Int, level: Int, ix: UInt64, iy: UInt64, p: Coordinate, q: Coordinate, into out: inout Set<Int32>) {
-        let n = nodes[node]
-        for i in Int(n.interiorStart)..<Int(n.interiorStart + n.interiorCount) {
-            let v = interiorPool[i]
-            out.insert(v >= 0 ? v : -v - 1)
-        }
-        for i in Int(n.boundaryStart)..<Int(n.boundaryStart + n.boundaryCount) { out.insert(boundaryPool[i].fence) }
-        guard n.children >= 0 else { return }
-        for slot in 0..<64 {
-            let child = childTable[Int(n.children) * 64 + slot]
-            guard child >= 0 else { continue }
-            let cx = ix * 8 + UInt64(slot & 7)
-            let cy = iy * 8 + UInt64(slot >> 3)
-            let (x0, y0, x1, y1) = CellGrid.bounds(level: level + 1, ix: cx, iy: cy)
-            let pad = CellGrid.size(level + 1) * 1e-9
-            guard
-                EdgeParity.segmentTouchesRect(
-                    p.lon, p.lat, q.lon, q.lat, x0 - pad, y0 - pad, x1 + pad, y1 + pad)
-            else { continue }
-            collect(node: Int(child), level: level + 1, ix: cx, iy: cy, p: p, q: q, into: &out)
-        }
+    /// Longitude shifts (0, −360, +360) under which some of a box lies in −180…180.
+    static func wrapShifts(_ b: BoundingBox) -> [Double] {
+        [0.0, -360, 360].filter { b.maxX + $0 >= -180 && b.minX + $0 <= 180 }
     }
 }
 
-/// One node of the hierarchy: its lists and its children.
-struct IndexNode: Sendable {
-    var interiorStart: Int32 = 0
-    var interiorCount: Int32 = 0
-    var boundaryStart: Int32 = 0
-    var boundaryCount: Int32 = 0
-    /// Block index in `childTable`, or −1 for a leaf.
-    var children: Int32 = -1
+/// One slot of a grid's open-addressing table.
+struct CellSlot: Sendable {
+    var key: UInt64
+    /// Where the cell's run starts in `words`.
+    var start: UInt64
 }
 
-/// A fence's boundary in one leaf cell.
-struct BoundaryEntry: Sendable {
-    var fence: Int32
-    var edgeStart: Int32
-    var edgeCount: Int32
-    var flags: UInt8
+/// One flat grid: its cell size and its cells by key.
+struct GridLevel: Sendable {
+    let cellSize: Double
+    let inverse: Double
+    let slots: [CellSlot]
+    let mask: Int
+    let count: Int
+    static let empty = UInt64.max
 
-    /// The cell's centre is inside the fence part.
-    static let refInside: UInt8 = 1
-    /// Decide with the fence's full test (circles, corridors, degenerate centres).
-    static let exact: UInt8 = 2
-    /// The fence has several parts: append only when not already in the output.
-    static let dedupe: UInt8 = 4
+    @inline(__always)
+    static func key(_ ix: Int, _ iy: Int) -> UInt64 {
+        UInt64(UInt32(truncatingIfNeeded: ix)) << 32 | UInt64(UInt32(truncatingIfNeeded: iy))
+    }
+
+    @inline(__always)
+    static func hash(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) }
+
+    /// Where the cell's run starts, or nil for a cell no fence touches.
+    @inline(__always)
+    func find(_ key: UInt64) -> UInt64? {
+        slots.withUnsafeBufferPointer { s in
+            var h = GridLevel.hash(key) & mask
+            while true {
+                let slot = s[h]
+                if slot.key == key { return slot.start }
+                if slot.key == GridLevel.empty { return nil }
+                h = (h + 1) & mask
+            }
+        }
+    }
+
+    /// The fences listed in the cell whose run starts at `start`.
+    static func fences(at start: UInt64, _ w: UnsafeBufferPointer<UInt64>) -> [Int32] {
+        var i = Int(start)
+        let n = Int(UInt32(truncatingIfNeeded: w[i]) & 0x7FFF_FFFF)
+        let b = Int(w[i] >> 32)
+        i += 1
+        var out: [Int32] = []
+        for k in 0..<n {
+            let v = Int32(truncatingIfNeeded: w[i + k / 2] >> (k % 2 == 0 ? 0 : 32))
+            out.append(v >= 0 ? v : -v - 1)
+        }
+        i += (n + 1) / 2
+        for _ in 0..<b {
+            out.append(Int32(truncatingIfNeeded: w[i]))
+            let edges = Int(Int32(truncatingIfNeeded: w[i] >> 32) >> 8)
+            i += 1 + 4 * edges
+        }
+        return out
+    }
+
+    func allFences(_ w: UnsafeBufferPointer<UInt64>) -> Set<Int32> {
+        var out = Set<Int32>()
+        for s in slots where s.key != GridLevel.empty { out.formUnion(GridLevel.fences(at: s.start, w)) }
+        return out
+    }
 }

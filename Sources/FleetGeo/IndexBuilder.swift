@@ -1,55 +1,93 @@
 import Foundation
 
-/// Builds `FenceIndex`: prepares every fence's parts, inserts each from the
-/// deepest cell holding it down to its leaf level, then packs the per-node
-/// lists into flat pools.
+/// Builds `FenceIndex`: splits fences into parts, picks each part's grid,
+/// classifies the cells it touches (edges rasterised cell by cell, interior
+/// found by a scanline per row of cells), then packs each grid's cells into
+/// contiguous runs and an open-addressing table.
 struct IndexBuilder {
+    static let refInside: UInt8 = 1
+    static let exact: UInt8 = 2
+    static let dedupe: UInt8 = 4
+    /// Header bit: the cell's interior list holds a fence of several parts.
+    static let hasMultiPart: UInt64 = 1 << 31
+
     let fences: [Fence]
     let leafDivisions: Double
-    var vx: [Double] = []
-    var vy: [Double] = []
-    var children: [Int32] = []
-    var nodeChildren: [Int32] = [-1]
-    var edgeRefs: [Int32] = []
-    private var interiorPairs: [(node: Int32, value: Int32)] = []
-    private var boundaryPairs: [(node: Int32, entry: BoundaryEntry)] = []
+    private(set) var interiorCount = 0
+    private(set) var boundaryCount = 0
+    private var levels: [Int: LevelBuild] = [:]
+    private var baseCell = 1.0
+
+    /// One insertable piece of a fence: a polygon with its holes (rings
+    /// closed, longitudes shifted by `shift`), or a whole circle or corridor.
+    struct Part {
+        var fence: Int32
+        var rings: [(xs: [Double], ys: [Double])]
+        var bounds: BoundingBox
+        var shift: Double
+        var dedupe: Bool
+        var extent: Double { max(bounds.maxX - bounds.minX, bounds.maxY - bounds.minY) }
+    }
+
+    /// One grid under construction. Cells are numbered in order of first
+    /// use, through a dense table over the grid's occupied box when that is
+    /// small (the usual case), else a dictionary.
+    struct LevelBuild {
+        let cellSize: Double
+        var cellIndex: [UInt64: Int32] = [:]
+        var dense: [Int32] = []
+        var denseX0 = 0
+        var denseY0 = 0
+        var denseWidth = 0
+        var keys: [UInt64] = []
+        var interior: [(cell: Int32, value: Int32)] = []
+        var boundary: [(cell: Int32, fence: Int32, meta: Int32, coordStart: Int32)] = []
+        var staging: [Double] = []
+
+        init(cellSize: Double, box: (x0: Int, y0: Int, x1: Int, y1: Int)?) {
+            self.cellSize = cellSize
+            if let box, (box.x1 - box.x0 + 1) * (box.y1 - box.y0 + 1) <= 1 << 24 {
+                denseX0 = box.x0
+                denseY0 = box.y0
+                denseWidth = box.x1 - box.x0 + 1
+                dense = [Int32](repeating: -1, count: denseWidth * (box.y1 - box.y0 + 1))
+            }
+        }
+
+        mutating func cell(_ ix: Int, _ iy: Int) -> Int32 {
+            if !dense.isEmpty {
+                let d = (iy - denseY0) * denseWidth + (ix - denseX0)
+                if dense[d] >= 0 { return dense[d] }
+                let c = Int32(keys.count)
+                keys.append(GridLevel.key(ix, iy))
+                dense[d] = c
+                return c
+            }
+            let key = GridLevel.key(ix, iy)
+            if let c = cellIndex[key] { return c }
+            let c = Int32(keys.count)
+            keys.append(key)
+            cellIndex[key] = c
+            return c
+        }
+    }
 
     init(fences: [Fence], leafDivisions: Double) {
         self.fences = fences
         self.leafDivisions = leafDivisions
     }
 
-    /// One insertable piece of a fence: a polygon (with its holes) or a whole
-    /// circle or corridor, shifted by `shift` degrees of longitude so that
-    /// parts lying past ±180° land inside −180…180.
-    struct Part {
-        var fence: Int32
-        var rings: [Range<Int>]  // vertex ranges in vx/vy (closed rings); empty for circles and corridors
-        var bounds: BoundingBox
-        var shift: Double
-        var dedupe: Bool
-    }
-
     mutating func build() {
+        var parts: [Part] = []
         for (i, fence) in fences.enumerated() {
-            var parts: [Part] = []
             let shifts = FenceIndex.wrapShifts(fence.bounds)
-            let multi: Bool
-            switch fence.shape {
-            case .polygons(let polygons): multi = polygons.count > 1 || shifts.count > 1
-            default: multi = shifts.count > 1
-            }
+            var multi = shifts.count > 1
+            if case .polygons(let ps) = fence.shape, ps.count > 1 { multi = true }
             for shift in shifts {
                 switch fence.shape {
                 case .polygons(let polygons):
                     for polygon in polygons {
-                        var rings: [Range<Int>] = []
-                        for ring in [polygon.shell] + polygon.holes {
-                            let start = vx.count
-                            vx.append(contentsOf: ring.xs.map { $0 + shift })
-                            vy.append(contentsOf: ring.ys)
-                            rings.append(start..<vx.count)
-                        }
+                        let rings = ([polygon.shell] + polygon.holes).map { r in (r.xs.map { $0 + shift }, r.ys) }
                         var b = polygon.bounds
                         b.minX += shift
                         b.maxX += shift
@@ -62,167 +100,170 @@ struct IndexBuilder {
                     parts.append(Part(fence: Int32(i), rings: [], bounds: b, shift: shift, dedupe: multi))
                 }
             }
-            for part in parts { insert(part) }
         }
-    }
-
-    // MARK: - Insertion
-
-    private mutating func insert(_ part: Part) {
-        // Clip the box to the root square.
-        let minX = max(part.bounds.minX, -180)
-        let maxX = min(part.bounds.maxX, 180)
-        let minY = max(part.bounds.minY, -90)
-        let maxY = min(part.bounds.maxY, 90)
-        guard minX <= maxX, minY <= maxY else { return }
-        let ux0 = CellGrid.unitX(minX)
-        let ux1 = CellGrid.unitX(maxX)
-        let uy0 = CellGrid.unitY(minY)
-        let uy1 = CellGrid.unitY(maxY)
-        // The deepest level whose one cell holds the whole box.
-        var entry = 0
-        while entry < CellGrid.maxLevel,
-            CellGrid.index(ux0, level: entry + 1) == CellGrid.index(ux1, level: entry + 1),
-            CellGrid.index(uy0, level: entry + 1) == CellGrid.index(uy1, level: entry + 1)
-        {
-            entry += 1
-        }
-        // Leaf level: cells no wider than the part's extent / leafDivisions.
-        let extent = max(maxX - minX, maxY - minY, 1e-9)
-        var leaf = entry
-        while leaf < CellGrid.maxLevel, CellGrid.size(leaf) > extent / leafDivisions { leaf += 1 }
-        leaf = max(leaf, entry)
-
-        var node: Int32 = 0
-        for level in 1...max(entry, 1) where level <= entry {
-            node = child(
-                of: node, slot: slot(ux0, uy0, level: level))
-        }
-        let ix = CellGrid.index(ux0, level: entry)
-        let iy = CellGrid.index(uy0, level: entry)
-        if part.rings.isEmpty {
-            insertShape(part, node: node, level: entry, ix: ix, iy: iy, leaf: leaf)
-        } else {
-            var edges: [Int32] = []
-            for r in part.rings { for v in r.lowerBound..<(r.upperBound - 1) { edges.append(Int32(v)) } }
-            let (cx, cy) = CellGrid.center(level: entry, ix: ix, iy: iy)
-            insertPolygon(part, node: node, level: entry, ix: ix, iy: iy, leaf: leaf, edges: edges, state: locate(part, cx, cy))
-        }
-    }
-
-    private func slot(_ ux: UInt64, _ uy: UInt64, level: Int) -> Int {
-        Int((CellGrid.index(uy, level: level) & 7) << 3 | (CellGrid.index(ux, level: level) & 7))
-    }
-
-    /// The child of `node` in `slot`, created when missing.
-    private mutating func child(of node: Int32, slot: Int) -> Int32 {
-        var block = nodeChildren[Int(node)]
-        if block < 0 {
-            block = Int32(children.count / 64)
-            children.append(contentsOf: repeatElement(-1, count: 64))
-            nodeChildren[Int(node)] = block
-        }
-        let k = Int(block) * 64 + slot
-        if children[k] < 0 {
-            children[k] = Int32(nodeChildren.count)
-            nodeChildren.append(-1)
-        }
-        return children[k]
-    }
-
-    /// Inserts a polygon part into the cell (level, ix, iy) = `node`, which
-    /// `edges` (and only they) touch; `state` is where the cell's centre lies.
-    private mutating func insertPolygon(
-        _ part: Part, node: Int32, level: Int, ix: UInt64, iy: UInt64, leaf: Int, edges: [Int32], state: PointLocation
-    ) {
-        var flags: UInt8 = part.dedupe ? BoundaryEntry.dedupe : 0
-        if level >= leaf {
-            switch state {
-            case .inside: flags |= BoundaryEntry.refInside
-            case .outside: break
-            case .boundary: flags |= BoundaryEntry.exact
+        guard !parts.isEmpty else { return }
+        let extents = parts.map(\.extent).sorted()
+        baseCell = min(max(extents[extents.count / 2] / leafDivisions, 1e-7), 360)
+        // Each part's grid and cell range; each grid's occupied box.
+        var placed: [(part: Int, level: Int, xr: ClosedRange<Int>, yr: ClosedRange<Int>)] = []
+        var boxes: [Int: (x0: Int, y0: Int, x1: Int, y1: Int)] = [:]
+        for (k, part) in parts.enumerated() {
+            var level = 0
+            var c = baseCell
+            while part.extent / c > FenceIndex.maxCellsAcross && c < 360 {
+                level += 1
+                c *= FenceIndex.maxCellsAcross
             }
-            let start = Int32(edgeRefs.count)
-            edgeRefs.append(contentsOf: edges)
-            boundaryPairs.append(
-                (node, BoundaryEntry(fence: part.fence, edgeStart: start, edgeCount: Int32(edges.count), flags: flags)))
-            return
+            // The part's cells, clipped to the world (−180…180, −90…90).
+            let ix0 = max(0, Int(((part.bounds.minX + 180) / c).rounded(.down)))
+            let ix1 = min(Int((360 / c).rounded(.down)), Int(((part.bounds.maxX + 180) / c).rounded(.down)))
+            let iy0 = max(0, Int(((part.bounds.minY + 90) / c).rounded(.down)))
+            let iy1 = min(Int((180 / c).rounded(.down)), Int(((part.bounds.maxY + 90) / c).rounded(.down)))
+            guard ix0 <= ix1, iy0 <= iy1 else { continue }
+            placed.append((k, level, ix0...ix1, iy0...iy1))
+            let b = boxes[level] ?? (ix0, iy0, ix1, iy1)
+            boxes[level] = (min(b.x0, ix0), min(b.y0, iy0), max(b.x1, ix1), max(b.y1, iy1))
         }
-        let (cx, cy) = CellGrid.center(level: level, ix: ix, iy: iy)
-        let childLevel = level + 1
-        let pad = CellGrid.size(childLevel) * 1e-9
-        var childEdges: [Int32] = []
-        childEdges.reserveCapacity(edges.count)
-        for slot in 0..<64 {
-            let cix = ix * 8 + UInt64(slot & 7)
-            let ciy = iy * 8 + UInt64(slot >> 3)
-            let (x0, y0, x1, y1) = CellGrid.bounds(level: childLevel, ix: cix, iy: ciy)
-            guard x1 >= part.bounds.minX, x0 <= part.bounds.maxX, y1 >= part.bounds.minY, y0 <= part.bounds.maxY
-            else { continue }
-            childEdges.removeAll(keepingCapacity: true)
-            for e in edges {
-                let i = Int(e)
-                if EdgeParity.segmentTouchesRect(vx[i], vy[i], vx[i + 1], vy[i + 1], x0 - pad, y0 - pad, x1 + pad, y1 + pad) {
-                    childEdges.append(e)
+        for (level, box) in boxes {
+            var g = LevelBuild(cellSize: baseCell * pow(FenceIndex.maxCellsAcross, Double(level)), box: box)
+            // Upper bounds, so the big arrays never move while they fill
+            // (reserved pages that are never touched cost nothing).
+            let mine = placed.filter { $0.level == level }
+            g.interior.reserveCapacity(mine.reduce(0) { $0 + $1.xr.count * $1.yr.count })
+            let rim = mine.reduce(0) { $0 + 2 * ($1.xr.count + $1.yr.count) + 4 }
+            g.boundary.reserveCapacity(rim * 2)
+            g.staging.reserveCapacity(rim * 16)
+            levels[level] = g
+        }
+        for p in placed {
+            // Moved out (not copied) while it grows, so its arrays stay uniquely owned.
+            var grid = levels.removeValue(forKey: p.level)!
+            if parts[p.part].rings.isEmpty {
+                insertShape(parts[p.part], &grid, p.xr, p.yr)
+            } else {
+                insertPolygon(parts[p.part], &grid, p.xr, p.yr)
+            }
+            levels[p.level] = grid
+        }
+    }
+
+    private mutating func insertPolygon(_ part: Part, _ g: inout LevelBuild, _ xr: ClosedRange<Int>, _ yr: ClosedRange<Int>) {
+        let c = g.cellSize
+        let pad = c * 1e-9
+        // Edges as flat arrays.
+        var ex1: [Double] = []
+        var ey1: [Double] = []
+        var ex2: [Double] = []
+        var ey2: [Double] = []
+        for r in part.rings {
+            for i in 0..<(r.xs.count - 1) {
+                ex1.append(r.xs[i])
+                ey1.append(r.ys[i])
+                ex2.append(r.xs[i + 1])
+                ey2.append(r.ys[i + 1])
+            }
+        }
+        // Boundary cells: every (cell, edge) pair where the edge touches the cell,
+        // sorted by row then column, the order of the scan below.
+        var touched: [(cell: Int, edge: Int)] = []
+        let width = xr.count
+        for e in ex1.indices {
+            let cx0 = max(xr.lowerBound, Int(((min(ex1[e], ex2[e]) - pad + 180) / c).rounded(.down)))
+            let cx1 = min(xr.upperBound, Int(((max(ex1[e], ex2[e]) + pad + 180) / c).rounded(.down)))
+            let cy0 = max(yr.lowerBound, Int(((min(ey1[e], ey2[e]) - pad + 90) / c).rounded(.down)))
+            let cy1 = min(yr.upperBound, Int(((max(ey1[e], ey2[e]) + pad + 90) / c).rounded(.down)))
+            guard cx0 <= cx1, cy0 <= cy1 else { continue }
+            for iy in cy0...cy1 {
+                let y0 = -90 + Double(iy) * c
+                for ix in cx0...cx1 {
+                    let x0 = -180 + Double(ix) * c
+                    if EdgeParity.segmentTouchesRect(
+                        ex1[e], ey1[e], ex2[e], ey2[e], x0 - pad, y0 - pad, x0 + c + pad, y0 + c + pad)
+                    {
+                        touched.append(((iy - yr.lowerBound) * width + (ix - xr.lowerBound), e))
+                    }
                 }
             }
-            let (ccx, ccy) = CellGrid.center(level: childLevel, ix: cix, iy: ciy)
-            var childState: PointLocation
-            if state != .boundary, let odd = EdgeParity.crossings(cx, cy, ccx, ccy, edges[...], vx, vy) {
-                childState = (state == .inside) != odd ? .inside : .outside
-            } else {
-                childState = locate(part, ccx, ccy)
+        }
+        // Every cell's centre, row by row: the crossing number along the row's
+        // centre line, as `Ring.locate` counts it (inside toggles where x < xᵢ).
+        touched.sort { $0.cell < $1.cell || ($0.cell == $1.cell && $0.edge < $1.edge) }
+        var t = 0
+        var edges: [Int] = []
+        var xs: [Double] = []
+        let base: UInt8 = part.dedupe ? IndexBuilder.dedupe : 0
+        for iy in yr {
+            let yc = -90 + (Double(iy) + 0.5) * c
+            xs.removeAll(keepingCapacity: true)
+            for e in ex1.indices where (ey1[e] > yc) != (ey2[e] > yc) {
+                xs.append(ex1[e] + (yc - ey1[e]) * (ex2[e] - ex1[e]) / (ey2[e] - ey1[e]))
             }
-            if childEdges.isEmpty {
-                guard childState != .outside else { continue }
-                let c = child(of: node, slot: slot)
-                interiorPairs.append((c, part.dedupe ? -part.fence - 1 : part.fence))
-            } else {
-                let c = child(of: node, slot: slot)
-                insertPolygon(part, node: c, level: childLevel, ix: cix, iy: ciy, leaf: leaf, edges: childEdges, state: childState)
+            xs.sort()
+            var k = 0
+            for ix in xr {
+                let xc = -180 + (Double(ix) + 0.5) * c
+                while k < xs.count && xs[k] <= xc { k += 1 }
+                let inside = (xs.count - k) % 2 == 1
+                let here = (iy - yr.lowerBound) * width + (ix - xr.lowerBound)
+                edges.removeAll(keepingCapacity: true)
+                while t < touched.count && touched[t].cell == here {
+                    edges.append(touched[t].edge)
+                    t += 1
+                }
+                if !edges.isEmpty {
+                    var flags = base
+                    if edges.contains(where: { Segment.contains(x: xc, y: yc, x1: ex1[$0], y1: ey1[$0], x2: ex2[$0], y2: ey2[$0]) }) {
+                        flags |= IndexBuilder.exact
+                    } else if inside {
+                        flags |= IndexBuilder.refInside
+                    }
+                    let start = Int32(g.staging.count)
+                    for e in edges {
+                        g.staging.append(ex1[e])
+                        g.staging.append(ey1[e])
+                        g.staging.append(ex2[e])
+                        g.staging.append(ey2[e])
+                    }
+                    g.boundary.append((g.cell(ix, iy), part.fence, Int32(flags) | Int32(edges.count) << 8, start))
+                    boundaryCount += 1
+                } else if inside {
+                    g.interior.append((g.cell(ix, iy), part.dedupe ? -part.fence - 1 : part.fence))
+                    interiorCount += 1
+                }
             }
         }
     }
 
-    /// Inserts a circle or corridor: cells wholly inside go to interior lists,
-    /// cells near the edge become exact boundary entries at the leaf level.
-    private mutating func insertShape(_ part: Part, node: Int32, level: Int, ix: UInt64, iy: UInt64, leaf: Int) {
-        let (x0, y0, x1, y1) = CellGrid.bounds(level: level, ix: ix, iy: iy)
-        switch classify(part, x0, y0, x1, y1) {
-        case .outside: return
-        case .inside:
-            interiorPairs.append((node, part.dedupe ? -part.fence - 1 : part.fence))
-            return
-        case .boundary:
-            if level >= leaf {
-                boundaryPairs.append(
-                    (node, BoundaryEntry(fence: part.fence, edgeStart: 0, edgeCount: 0, flags: BoundaryEntry.exact | (part.dedupe ? BoundaryEntry.dedupe : 0))))
-                return
+    /// Circles and corridors: each cell of the box classified; cells near the
+    /// edge become exact boundary entries.
+    private mutating func insertShape(_ part: Part, _ g: inout LevelBuild, _ xr: ClosedRange<Int>, _ yr: ClosedRange<Int>) {
+        let c = g.cellSize
+        let flags = IndexBuilder.exact | (part.dedupe ? IndexBuilder.dedupe : 0)
+        for iy in yr {
+            for ix in xr {
+                let x0 = -180 + Double(ix) * c
+                let y0 = -90 + Double(iy) * c
+                switch classify(part, x0, y0, x0 + c, y0 + c) {
+                case .outside: continue
+                case .inside:
+                    g.interior.append((g.cell(ix, iy), part.dedupe ? -part.fence - 1 : part.fence))
+                    interiorCount += 1
+                case .boundary:
+                    g.boundary.append((g.cell(ix, iy), part.fence, Int32(flags), Int32(g.staging.count)))
+                    boundaryCount += 1
+                }
             }
-        }
-        for slot in 0..<64 {
-            let cix = ix * 8 + UInt64(slot & 7)
-            let ciy = iy * 8 + UInt64(slot >> 3)
-            let (cx0, cy0, cx1, cy1) = CellGrid.bounds(level: level + 1, ix: cix, iy: ciy)
-            guard cx1 >= part.bounds.minX, cx0 <= part.bounds.maxX, cy1 >= part.bounds.minY, cy0 <= part.bounds.maxY
-            else { continue }
-            if classify(part, cx0, cy0, cx1, cy1) == .outside { continue }
-            let c = child(of: node, slot: slot)
-            insertShape(part, node: c, level: level + 1, ix: cix, iy: ciy, leaf: leaf)
         }
     }
 
     /// Whether a cell lies wholly inside a circle or corridor, wholly outside,
     /// or (conservatively) neither.
     private func classify(_ part: Part, _ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> PointLocation {
-        let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)].map { Coordinate(lat: $0.1, lon: $0.0 - part.shift) }
+        let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)].map { Coordinate(lat: max(-90, min(90, $0.1)), lon: $0.0 - part.shift) }
         switch fences[Int(part.fence)].shape {
-        case .circle(let c, let r):
-            if x1 < part.bounds.minX || x0 > part.bounds.maxX || y1 < part.bounds.minY || y0 > part.bounds.maxY {
-                return .outside
-            }
+        case .circle(let center, let r):
             // The farthest point of a lon/lat cell from a point is a corner (cells span < 180°).
-            if x1 - x0 < 180, corners.allSatisfy({ Haversine.distance(c, $0) <= r }) { return .inside }
+            if x1 - x0 < 180, corners.allSatisfy({ Haversine.distance(center, $0) <= r }) { return .inside }
             return .boundary
         case .corridor(let line, let half):
             var near = false
@@ -230,12 +271,11 @@ struct IndexBuilder {
                 var b = BoundingBox.around(line[k], metres: half)
                 b.extend(BoundingBox.around(line[k + 1], metres: half))
                 let s = part.shift
-                if x1 >= b.minX + s, x0 <= b.maxX + s, y1 >= b.minY, y0 <= b.maxY {
-                    near = true
-                    // The set within `half` of one segment is convex: corners inside ⇒ cell inside.
-                    if x1 - x0 < 1, corners.allSatisfy({ Fence.distance(from: $0, toLine: [line[k], line[k + 1]]) <= half }) {
-                        return .inside
-                    }
+                guard x1 >= b.minX + s, x0 <= b.maxX + s, y1 >= b.minY, y0 <= b.maxY else { continue }
+                near = true
+                // The set within `half` of one segment is convex: corners inside ⇒ cell inside.
+                if x1 - x0 < 1, corners.allSatisfy({ Fence.distance(from: $0, toLine: [line[k], line[k + 1]]) <= half }) {
+                    return .inside
                 }
             }
             return near ? .boundary : .outside
@@ -244,60 +284,70 @@ struct IndexBuilder {
         }
     }
 
-    /// Full location of (x, y) against a polygon part (its own rings, shifted).
-    private func locate(_ part: Part, _ x: Double, _ y: Double) -> PointLocation {
-        var inside = false
-        for r in part.rings {
-            for i in r.lowerBound..<(r.upperBound - 1) {
-                let x1 = vx[i]
-                let y1 = vy[i]
-                let x2 = vx[i + 1]
-                let y2 = vy[i + 1]
-                if Segment.contains(x: x, y: y, x1: x1, y1: y1, x2: x2, y2: y2) { return .boundary }
-                if (y1 > y) != (y2 > y) {
-                    let xi = x1 + (y - y1) * (x2 - x1) / (y2 - y1)
-                    if x < xi { inside.toggle() }
-                }
+    /// Packs each grid: cells' runs laid out one after another, and the
+    /// open-addressing table (load ≤ 1/2).
+    func pack() -> ([GridLevel], [UInt64]) {
+        var words: [UInt64] = []
+        var total = 0
+        for g in levels.values {
+            total += g.keys.count + (g.interior.count + g.keys.count) / 2 + g.boundary.count + g.staging.count
+        }
+        words.reserveCapacity(total)
+        var grids: [GridLevel] = []
+        for level in levels.keys.sorted() {
+            let g = levels[level]!
+            let n = g.keys.count
+            // Counting sort of the entries by cell.
+            var interiorStart = [Int](repeating: 0, count: n + 1)
+            for p in g.interior { interiorStart[Int(p.cell) + 1] += 1 }
+            for k in 0..<n { interiorStart[k + 1] += interiorStart[k] }
+            var interiorSorted = [Int32](repeating: 0, count: g.interior.count)
+            var fill = interiorStart
+            for p in g.interior {
+                interiorSorted[fill[Int(p.cell)]] = p.value
+                fill[Int(p.cell)] += 1
             }
+            var boundaryStart = [Int](repeating: 0, count: n + 1)
+            for p in g.boundary { boundaryStart[Int(p.cell) + 1] += 1 }
+            for k in 0..<n { boundaryStart[k + 1] += boundaryStart[k] }
+            var boundarySorted = [Int](repeating: 0, count: g.boundary.count)
+            fill = boundaryStart
+            for (k, p) in g.boundary.enumerated() {
+                boundarySorted[fill[Int(p.cell)]] = k
+                fill[Int(p.cell)] += 1
+            }
+            var capacity = 16
+            while capacity < n * 2 { capacity <<= 1 }
+            var slots = [CellSlot](repeating: CellSlot(key: GridLevel.empty, start: 0), count: capacity)
+            for cell in 0..<n {
+                let slot = CellSlot(key: g.keys[cell], start: UInt64(words.count))
+                let interior = interiorSorted[interiorStart[cell]..<interiorStart[cell + 1]]
+                let boundary = boundarySorted[boundaryStart[cell]..<boundaryStart[cell + 1]].map { g.boundary[$0] }
+                let multi = interior.contains { $0 < 0 } ? IndexBuilder.hasMultiPart : 0
+                words.append(UInt64(interior.count) | multi | UInt64(boundary.count) << 32)
+                var k = interior.startIndex
+                while k < interior.endIndex {
+                    let lo = UInt64(UInt32(bitPattern: interior[k]))
+                    let hi = k + 1 < interior.endIndex ? UInt64(UInt32(bitPattern: interior[k + 1])) : 0
+                    words.append(lo | hi << 32)
+                    k += 2
+                }
+                for b in boundary {
+                    words.append(UInt64(UInt32(bitPattern: b.fence)) | UInt64(UInt32(bitPattern: b.meta)) << 32)
+                    let edges = Int(b.meta >> 8)
+                    for v in g.staging[Int(b.coordStart)..<(Int(b.coordStart) + 4 * edges)] { words.append(v.bitPattern) }
+                }
+                var h = GridLevel.hash(slot.key) & (capacity - 1)
+                while slots[h].key != GridLevel.empty { h = (h + 1) & (capacity - 1) }
+                slots[h] = slot
+            }
+            grids.append(
+                GridLevel(
+                    cellSize: g.cellSize, inverse: 1 / g.cellSize, slots: slots, mask: capacity - 1, count: n))
         }
-        return inside ? .inside : .outside
+        return (grids, words)
     }
 
-    // MARK: - Packing
-
-    /// Packs the per-node pairs into flat pools (counting sort by node).
-    func compact() -> (nodes: [IndexNode], interior: [Int32], boundary: [BoundaryEntry]) {
-        var nodes = nodeChildren.map { IndexNode(children: $0) }
-        for p in interiorPairs { nodes[Int(p.node)].interiorCount += 1 }
-        for p in boundaryPairs { nodes[Int(p.node)].boundaryCount += 1 }
-        var i: Int32 = 0
-        var b: Int32 = 0
-        for k in nodes.indices {
-            nodes[k].interiorStart = i
-            nodes[k].boundaryStart = b
-            i += nodes[k].interiorCount
-            b += nodes[k].boundaryCount
-        }
-        var fillI = nodes.map(\.interiorStart)
-        var fillB = nodes.map(\.boundaryStart)
-        var interior = [Int32](repeating: 0, count: Int(i))
-        var boundary = [BoundaryEntry](
-            repeating: BoundaryEntry(fence: 0, edgeStart: 0, edgeCount: 0, flags: 0), count: Int(b))
-        for p in interiorPairs {
-            interior[Int(fillI[Int(p.node)])] = p.value
-            fillI[Int(p.node)] += 1
-        }
-        for p in boundaryPairs {
-            boundary[Int(fillB[Int(p.node)])] = p.entry
-            fillB[Int(p.node)] += 1
-        }
-        return (nodes, interior, boundary)
-    }
-}
-
-extension FenceIndex {
-    /// Longitude shifts (0, −360, +360) under which some of a box lies in −180…180.
-    static func wrapShifts(_ b: BoundingBox) -> [Double] {
-        [0.0, -360, 360].filter { b.maxX + $0 >= -180 && b.minX + $0 <= 180 }
-    }
+    /// Edges copied into boundary entries, over all grids.
+    var edgeCopies: Int { levels.values.reduce(0) { $0 + $1.staging.count / 4 } }
 }

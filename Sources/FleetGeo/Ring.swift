@@ -25,6 +25,8 @@ public struct Ring: Sendable {
     /// point on an edge or vertex reported as `.boundary`.
     public func locate(x: Double, y: Double) -> PointLocation {
         var inside = false
+        var onEdge = false
+        let t = Segment.tolerance
         xs.withUnsafeBufferPointer { xp in
             ys.withUnsafeBufferPointer { yp in
                 var i = 0
@@ -38,11 +40,17 @@ public struct Ring: Sendable {
                         let xi = x1 + (y - y1) * (x2 - x1) / (y2 - y1)
                         if x < xi { inside.toggle() }
                     }
+                    // On-edge only matters within the edge's box (plus the tolerance).
+                    if y >= min(y1, y2) - t, y <= max(y1, y2) + t, x >= min(x1, x2) - t, x <= max(x1, x2) + t,
+                        Segment.contains(x: x, y: y, x1: x1, y1: y1, x2: x2, y2: y2)
+                    {
+                        onEdge = true
+                    }
                     i += 1
                 }
             }
         }
-        if onEdge(x: x, y: y) { return .boundary }
+        if onEdge { return .boundary }
         return inside ? .inside : .outside
     }
 

@@ -20,6 +20,9 @@ struct GeoBench: ParsableCommand {
     @Option(help: "Fence counts for the scaling table (synthetic, same density per fence).")
     var scaling: [Int] = [1000, 10_000, 100_000]
 
+    @Option(help: "Cells across a typical fence in FenceIndex's finest grid.")
+    var divisions = FenceIndex.defaultLeafDivisions
+
     @Option(help: "Plain grid cell size for the baseline, degrees (0.005 ≈ 500 m).")
     var gridDegrees = 0.005
 
@@ -52,29 +55,41 @@ struct GeoBench: ParsableCommand {
     func measure(_ fs: [Fence], _ ps: [Coordinate], baseline: Bool, quiet: Bool = false) -> Result {
         let rss0 = Measure.rss()
         var index: FenceIndex!
-        let build = Measure.seconds { index = FenceIndex(fences: fs) }
+        let build = Measure.seconds { index = FenceIndex(fences: fs, leafDivisions: divisions) }
         let rssGrowth = Measure.rss() - rss0
         var out: [Int32] = []
         out.reserveCapacity(256)
         var matches = 0
         var times: [Double] = []
+        var singleTimes: [Double] = []
         for _ in 0..<runs {
             matches = 0
             times.append(
                 Measure.seconds {
-                    for p in ps {
-                        index.containing(p, into: &out)
-                        matches += out.count
+                    ps.withUnsafeBufferPointer { buf in
+                        index.forEachContaining(buf) { _, found in matches += found.count }
                     }
+                })
+            singleTimes.append(
+                Measure.seconds {
+                    for p in ps { index.containing(p, into: &out) }
                 })
         }
         let rate = Double(ps.count) / Measure.median(times)
+        let singleRate = Double(ps.count) / Measure.median(singleTimes)
         let r = Result(build: build, bytes: index.stats.bytes, rate: rate, perPoint: Double(matches) / Double(ps.count))
         guard !quiet else { return r }
         let s = index.stats
-        print(String(format: "FenceIndex: build %.3f s; index %@ (RSS grew %@): %d nodes, %d interior and %d boundary entries, %d edge refs",
-                     build, Measure.mib(s.bytes), Measure.mib(rssGrowth), s.nodes, s.interiorEntries, s.boundaryEntries, s.edgeRefs))
-        print(String(format: "FenceIndex: %.0f points/s on one core (median of %d passes; %.1f fences per point)", rate, runs, r.perPoint))
+        let sizes = s.cellSizes.map { String(format: "%.5f°", $0) }.joined(separator: ", ")
+        print(
+            String(
+                format: "FenceIndex: build %.3f s; index %@ (RSS grew %@); grids %@; %d cells, %d interior and %d boundary entries, %d edge copies",
+                build, Measure.mib(s.bytes), Measure.mib(rssGrowth), sizes, s.cells, s.interiorEntries, s.boundaryEntries,
+                s.edgeCopies))
+        print(
+            String(
+                format: "FenceIndex: %.0f points/s on one core in batches, %.0f points/s one at a time (median of %d passes; %.1f fences per point)",
+                rate, singleRate, runs, r.perPoint))
         guard baseline else { return r }
         var grid: PlainGridIndex!
         let gridBuild = Measure.seconds { grid = PlainGridIndex(fences: fs, cellDegrees: gridDegrees) }
