@@ -5,8 +5,8 @@ import ArgumentParser
 struct FleetctlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetctl",
-        abstract: "Read fleetd's alerts and positions.",
-        subcommands: [AlertsCommand.self, PositionsCommand.self, SummaryCommand.self])
+        abstract: "Read fleetd's alerts and positions; check and query fences files.",
+        subcommands: [AlertsCommand.self, PositionsCommand.self, SummaryCommand.self, FencesCommand.self])
 }
 
 /// Options every database-reading subcommand takes.
