@@ -25,11 +25,13 @@ public struct Fix: Sendable, Equatable {
     /// False when the device itself says it had no GNSS fix; such a fix is
     /// stored but never moves a vehicle.
     public var valid: Bool
+    /// Device extras (Teltonika IO elements, NMEA quality); nil for plain fixes.
+    public var extra: FixExtra?
 
     public init(
         device: String, time: Int64, lat: Double, lon: Double, speedKmh: Double? = nil,
         course: Double? = nil, altM: Double? = nil, accuracyM: Double? = nil, sats: Int? = nil,
-        ignition: Bool? = nil, valid: Bool = true
+        ignition: Bool? = nil, valid: Bool = true, extra: FixExtra? = nil
     ) {
         self.device = device
         self.time = time
@@ -42,5 +44,6 @@ public struct Fix: Sendable, Equatable {
         self.sats = sats
         self.ignition = ignition
         self.valid = valid
+        self.extra = extra
     }
 }

@@ -31,6 +31,24 @@ public enum RejectReason: String, Sendable, CaseIterable, Codable {
     case unknownDevice = "unknown_device"
     /// The datagram is larger than any valid one.
     case oversize = "oversize"
+    /// Teltonika: the datagram ends before the structure it announces.
+    case truncated = "truncated"
+    /// Teltonika: the length field disagrees with the datagram's size.
+    case badLength = "bad_length"
+    /// Teltonika: the IMEI is empty, too long, or not ASCII digits.
+    case badIMEI = "bad_imei"
+    /// Teltonika: a codec fleetd does not take (command codecs 12/13/14, unknown ids).
+    case unsupportedCodec = "unsupported_codec"
+    /// Teltonika: the two record counts differ.
+    case countMismatch = "count_mismatch"
+    /// Teltonika: bytes left after the last record count (two packets fused, or garbage).
+    case trailingBytes = "trailing_bytes"
+    /// NMEA: the checksum does not match the sentence.
+    case badChecksum = "bad_checksum"
+    /// NMEA: not a sentence (no `$`, no `*hh`, a fused or truncated sentence, garbage).
+    case badSentence = "bad_sentence"
+    /// NMEA: a position sentence whose fields cannot be read.
+    case badNMEAField = "bad_nmea_field"
 }
 
 /// One rejected item of a datagram, with enough context to find it.

@@ -14,4 +14,15 @@ public struct PositionRecord: Sendable, Equatable {
     public var valid: Bool
     /// `FixDisposition` raw value: 0 accepted, 2 late, 3 invalid.
     public var disposition: Int
+    public var priority: Int?
+    public var movement: Bool?
+    public var gsmSignal: Int?
+    public var externalVoltageMv: Int?
+    public var odometerM: Int?
+    public var gnssStatus: Int?
+    public var fixQuality: Int?
+    public var hdop: Double?
+    /// Teltonika IO section as sent, and its codec.
+    public var ioRaw: [UInt8]?
+    public var ioCodec: Int?
 }

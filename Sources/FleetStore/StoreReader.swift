@@ -62,16 +62,18 @@ public final class StoreReader: Sendable {
                 db,
                 sql: """
                     SELECT d.ident, p.time_ms, p.lat, p.lon, p.speed_kmh, p.course, p.alt_m, p.accuracy_m,
-                           p.sats, p.ignition, p.valid, p.disposition
+                           p.sats, p.ignition, p.valid, p.disposition, p.priority, p.movement, p.gsm_signal,
+                           p.ext_voltage_mv, p.odometer_m, p.gnss_status, p.fix_quality, p.hdop, p.io, p.io_codec
                     FROM positions p JOIN devices d ON d.id = p.device_id
                     WHERE d.ident = ? ORDER BY p.time_ms LIMIT ?
                     """, arguments: [device, limit]
-            ).map {
-                PositionRecord(
-                    device: $0[0], time: $0[1], lat: $0[2], lon: $0[3], speedKmh: $0[4],
-                    course: $0[5],
-                    altM: $0[6], accuracyM: $0[7], sats: $0[8], ignition: $0[9], valid: $0[10],
-                    disposition: $0[11])
+            ).map { r in
+                let blob: Data? = r[20]
+                return PositionRecord(
+                    device: r[0], time: r[1], lat: r[2], lon: r[3], speedKmh: r[4], course: r[5], altM: r[6],
+                    accuracyM: r[7], sats: r[8], ignition: r[9], valid: r[10], disposition: r[11], priority: r[12],
+                    movement: r[13], gsmSignal: r[14], externalVoltageMv: r[15], odometerM: r[16], gnssStatus: r[17],
+                    fixQuality: r[18], hdop: r[19], ioRaw: blob.map { Array($0) }, ioCodec: r[21])
             }
         }
     }

@@ -79,8 +79,9 @@ public final class StoreWriter {
                     sql: """
                         INSERT OR IGNORE INTO positions
                         (device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
-                         valid, disposition, received_ms)
-                        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+                         valid, disposition, received_ms, priority, movement, gsm_signal, ext_voltage_mv,
+                         odometer_m, gnss_status, fix_quality, hdop, io, io_codec)
+                        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
                         """
                 ).sqliteStatement
                 for row in batch.positions where row.disposition != .duplicate {
@@ -100,6 +101,24 @@ public final class StoreWriter {
                     sqlite3_bind_int64(s, 11, f.valid ? 1 : 0)
                     sqlite3_bind_int64(s, 12, Int64(row.disposition.rawValue))
                     sqlite3_bind_int64(s, 13, row.receivedMs)
+                    let x = f.extra
+                    bindInt(s, 14, x?.priority.map { Int64($0) })
+                    bindInt(s, 15, x?.movement.map { $0 ? 1 : 0 })
+                    bindInt(s, 16, x?.gsmSignal.map { Int64($0) })
+                    bindInt(s, 17, x?.externalVoltageMv.map { Int64($0) })
+                    bindInt(s, 18, x?.odometerM.map { Int64($0) })
+                    bindInt(s, 19, x?.gnssStatus.map { Int64($0) })
+                    bindInt(s, 20, x?.fixQuality.map { Int64($0) })
+                    bindDouble(s, 21, x?.hdop)
+                    if let raw = x?.ioRaw {
+                        _ = raw.withUnsafeBytes {
+                            sqlite3_bind_blob(s, 22, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
+                        }
+                        sqlite3_bind_int64(s, 23, Int64(x?.ioCodec ?? 0))
+                    } else {
+                        sqlite3_bind_null(s, 22)
+                        sqlite3_bind_null(s, 23)
+                    }
                     try step(s, db)
                 }
                 if !batch.alerts.isEmpty {
@@ -161,6 +180,9 @@ public final class StoreWriter {
     private func bindInt(_ s: OpaquePointer?, _ i: Int32, _ v: Int64?) {
         if let v { sqlite3_bind_int64(s, i, v) } else { sqlite3_bind_null(s, i) }
     }
+
+    /// SQLite's "copy the bytes now" destructor for bound blobs.
+    private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     @inline(__always)
     private func step(_ s: OpaquePointer?, _ db: Database) throws {

@@ -68,6 +68,15 @@ struct PositionsCommand: ParsableCommand {
             ("ignition", p.ignition.map { $0 ? "true" : "false" } ?? "null"),
             ("valid", p.valid ? "true" : "false"),
             ("flag", Output.quote(flag(p.disposition))),
+            ("priority", p.priority.map(String.init) ?? "null"),
+            ("movement", p.movement.map { $0 ? "true" : "false" } ?? "null"),
+            ("gsm_signal", p.gsmSignal.map(String.init) ?? "null"),
+            ("ext_voltage_mv", p.externalVoltageMv.map(String.init) ?? "null"),
+            ("odometer_m", p.odometerM.map(String.init) ?? "null"),
+            ("gnss_status", p.gnssStatus.map(String.init) ?? "null"),
+            ("fix_quality", p.fixQuality.map(String.init) ?? "null"),
+            ("hdop", p.hdop.map(Output.number) ?? "null"),
+            ("io", p.ioRaw.map { TeltonikaIO.json($0, codec: UInt8(truncatingIfNeeded: p.ioCodec ?? 0)) } ?? "null"),
         ])
     }
 }

@@ -65,7 +65,9 @@ final class DaemonProcess {
     let database: String
     let notify: NotifySocket
     let process = Process()
+    /// The JSON port (as `port`), and each protocol's, from the READY status line.
     private(set) var port = 0
+    private(set) var ports: [String: Int] = [:]
     let stderrPath: String
 
     /// Starts fleetd with `fences` (GeoJSON text, nil = none) and extra config
@@ -89,6 +91,8 @@ final class DaemonProcess {
             file = "\(fencesPath)"
             [listen]
             json = "127.0.0.1:0"
+            teltonika = "127.0.0.1:0"
+            nmea = "127.0.0.1:0"
             \(extraConfig)
             """
         let configPath = dir.appendingPathComponent("fleetd.toml").path
@@ -108,12 +112,13 @@ final class DaemonProcess {
             process.terminate()
             throw E2EError("fleetd sent no READY=1 in 20 s; log:\n\(log)")
         }
-        // "STATUS=ready; listening on 127.0.0.1:PORT"
-        guard let r = ready.range(of: "127.0.0.1:"),
-            let p = Int(ready[r.upperBound...].prefix { $0.isNumber })
-        else {
-            throw E2EError("READY message names no port: \(ready)")
+        // "STATUS=ready; listening on json 127.0.0.1:P1, teltonika 127.0.0.1:P2, nmea 127.0.0.1:P3"
+        for name in ["json", "teltonika", "nmea"] {
+            if let r = ready.range(of: "\(name) 127.0.0.1:"), let p = Int(ready[r.upperBound...].prefix { $0.isNumber }) {
+                ports[name] = p
+            }
         }
+        guard let p = ports["json"] else { throw E2EError("READY message names no JSON port: \(ready)") }
         port = p
     }
 

@@ -1,3 +1,4 @@
+import FleetProtocols
 import FleetStore
 import FleetTracking
 import Foundation
@@ -25,6 +26,14 @@ public struct DaemonConfig: Sendable, Equatable {
     // [listen]
     /// fleetd JSON fixes over UDP; nil = off.
     public var listenJSON: ListenAddress? = ListenAddress(host: "127.0.0.1", port: 5055)
+    /// Teltonika Codec 8/8E/16 over UDP; nil = off.
+    public var listenTeltonika: ListenAddress? = ListenAddress(host: "127.0.0.1", port: 5027)
+    /// NMEA 0183 over UDP; nil = off.
+    public var listenNMEA: ListenAddress? = ListenAddress(host: "127.0.0.1", port: 10110)
+
+    // [nmea.devices]
+    /// NMEA senders' device ids by "ip" or "ip:port".
+    public var nmeaDevices: [String: String] = [:]
     /// SO_RCVBUF asked of the kernel for each UDP socket, bytes.
     public var receiveBufferBytes = 8 * 1024 * 1024
 
@@ -65,7 +74,7 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Reads config text; `file` labels errors.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
         let root = try TOMLParser.parse(text, file: file)
-        let known = ["storage", "geofences", "listen", "screen", "engine", "log"]
+        let known = ["storage", "geofences", "listen", "screen", "engine", "log", "nmea"]
         for key in root.keys where !known.contains(key) {
             throw ConfigError(
                 file: file, line: root.line(of: key), key: key, message: "unknown key")
@@ -92,6 +101,8 @@ public struct DaemonConfig: Sendable, Equatable {
 
         var l = try ConfigSection(root, "listen", file: file)
         c.listenJSON = try l.address("json", default: c.listenJSON)
+        c.listenTeltonika = try l.address("teltonika", default: c.listenTeltonika)
+        c.listenNMEA = try l.address("nmea", default: c.listenNMEA)
         c.receiveBufferBytes = try l.int(
             "receive_buffer_bytes", default: c.receiveBufferBytes, range: 4096...1 << 30)
         try l.finish()
@@ -109,6 +120,30 @@ public struct DaemonConfig: Sendable, Equatable {
         c.queueMaxFixes = try e.int(
             "queue_max_fixes", default: c.queueMaxFixes, range: 1...100_000_000)
         try e.finish()
+
+        var nm = try ConfigSection(root, "nmea", file: file)
+        switch nm.value("devices") {
+        case nil: break
+        case .table(let t)?:
+            for key in t.keys {
+                let line = t.line(of: key)
+                guard case .string(let id)? = t[key] else {
+                    throw ConfigError(file: file, line: line, key: "nmea.devices.\(key)", message: "must be a device id string")
+                }
+                guard JSONFixDecoder.isValidDevice(id) else {
+                    throw ConfigError(
+                        file: file, line: line, key: "nmea.devices.\(key)",
+                        message: "\"\(id)\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
+                }
+                guard key.contains(".") || key.contains(":") else {
+                    throw ConfigError(file: file, line: line, key: "nmea.devices.\(key)", message: "the key must be an IP address or IP:port")
+                }
+                c.nmeaDevices[key] = id
+            }
+        case let other?:
+            throw nm.error("devices", "must be a table of \"address\" = \"device id\", found \(other.typeName)")
+        }
+        try nm.finish()
 
         var lg = try ConfigSection(root, "log", file: file)
         c.logLevel = try lg.string("level", default: c.logLevel)

@@ -136,12 +136,8 @@ final class Engine: @unchecked Sendable {
     private func sendReplies(_ items: [InboundDatagram]) {
         var byChannel: [ObjectIdentifier: (any Channel, [AddressedEnvelope<ByteBuffer>])] = [:]
         for d in items {
-            guard let route = d.replyTo else { continue }
-            var reply = JSONReply(acked: d.seqs.compactMap { $0 }, rejected: d.rejected)
-            reply.rejected.sort { $0.seq < $1.seq }
-            guard !reply.isEmpty else { continue }
-            let env = AddressedEnvelope(
-                remoteAddress: route.address, data: ByteBuffer(bytes: reply.encoded()))
+            guard let route = d.replyTo, let bytes = d.replyBytes() else { continue }
+            let env = AddressedEnvelope(remoteAddress: route.address, data: ByteBuffer(bytes: bytes))
             byChannel[ObjectIdentifier(route.channel), default: (route.channel, [])].1.append(env)
         }
         for (_, (channel, envelopes)) in byChannel {

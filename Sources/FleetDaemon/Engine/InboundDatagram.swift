@@ -11,8 +11,22 @@ struct InboundDatagram: Sendable {
     var rejected: [(seq: Int64, reason: RejectReason)]
     /// Where to reply; nil when the sender asked for nothing.
     var replyTo: ReplyRoute?
+    /// The reply's kind: JSON acks, or a Teltonika acknowledgement.
+    var teltonikaAck: (packetId: UInt16, avlPacketId: UInt8, records: UInt8)?
     /// Wall-clock receive time, Unix ms.
     var receivedMs: Int64
+}
+
+extension InboundDatagram {
+    /// The bytes to send once this datagram's fixes are committed, if any.
+    func replyBytes() -> [UInt8]? {
+        if let t = teltonikaAck {
+            return TeltonikaPacket.reply(packetId: t.packetId, avlPacketId: t.avlPacketId, accepted: t.records)
+        }
+        var reply = JSONReply(acked: seqs.compactMap { $0 }, rejected: rejected)
+        reply.rejected.sort { $0.seq < $1.seq }
+        return reply.isEmpty ? nil : reply.encoded()
+    }
 }
 
 /// A channel and a peer address to send a reply to.

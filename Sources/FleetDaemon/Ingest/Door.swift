@@ -12,16 +12,71 @@ final class Door: Sendable {
     let screen: ScreenPolicy
     let logger: Logger
     let rejectLog: RateLimiter
+    /// NMEA senders' device ids by "ip:port" or "ip" (`[nmea.devices]`).
+    let nmeaDevices: [String: String]
 
     init(
-        queue: InboundQueue, metrics: Metrics, screen: ScreenPolicy, logger: Logger,
-        rejectLogPerSecond: Int
+        queue: InboundQueue, metrics: Metrics, screen: ScreenPolicy, logger: Logger, rejectLogPerSecond: Int,
+        nmeaDevices: [String: String] = [:]
     ) {
         self.queue = queue
         self.metrics = metrics
         self.screen = screen
         self.logger = logger
         self.rejectLog = RateLimiter(perSecond: rejectLogPerSecond)
+        self.nmeaDevices = nmeaDevices
+    }
+
+    /// Decodes and screens one Teltonika datagram. Nil when the packet is
+    /// refused whole (no reply: the device resends). Records screened out are
+    /// counted and dropped; the packet is still acknowledged in full.
+    func teltonika(
+        _ bytes: UnsafeBufferPointer<UInt8>, from address: SocketAddress, channel: any Channel, receivedMs: Int64
+    ) -> InboundDatagram? {
+        switch TeltonikaDecoder.decode(bytes) {
+        case .failure(let f):
+            refuse("teltonika", f.reason, f.detail, bytes, address)
+            return nil
+        case .success(let packet):
+            var d = InboundDatagram(
+                fixes: [], seqs: [], rejected: [], replyTo: ReplyRoute(channel: channel, address: address),
+                receivedMs: receivedMs)
+            d.teltonikaAck = (packet.packetId, packet.avlPacketId, UInt8(packet.fixes.count))
+            d.fixes.reserveCapacity(packet.fixes.count)
+            for (i, fix) in packet.fixes.enumerated() {
+                if let (reason, detail) = screen.check(fix, receivedAtMs: receivedMs) {
+                    refuse("teltonika", reason, "IMEI \(packet.imei) record \(i): \(detail)", bytes, address)
+                    continue
+                }
+                d.fixes.append(fix)
+                d.seqs.append(nil)
+            }
+            return d
+        }
+    }
+
+    /// The device id of an NMEA datagram: its `$PFLID`, else the sender's
+    /// address in `[nmea.devices]` ("ip:port" first, then "ip").
+    func nmeaDevice(_ sentences: [NMEASentence], from address: SocketAddress) -> String? {
+        for s in sentences { if case .identity(let id) = s { return id } }
+        let ip = address.ipAddress ?? ""
+        let port = address.port.map(String.init) ?? ""
+        let withPort = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        return nmeaDevices[withPort] ?? nmeaDevices[ip]
+    }
+
+    /// Screens NMEA fixes of one device into a datagram for the engine (no reply).
+    func screened(_ fixes: [Fix], proto: String, receivedMs: Int64) -> InboundDatagram {
+        var d = InboundDatagram(fixes: [], seqs: [], rejected: [], replyTo: nil, receivedMs: receivedMs)
+        for fix in fixes {
+            if let (reason, _) = screen.check(fix, receivedAtMs: receivedMs) {
+                metrics.rejected(proto, reason)
+                continue
+            }
+            d.fixes.append(fix)
+            d.seqs.append(nil)
+        }
+        return d
     }
 
     /// Decodes and screens one JSON datagram.

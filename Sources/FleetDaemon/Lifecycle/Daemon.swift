@@ -42,13 +42,15 @@ public final class Daemon: Sendable {
         engine.start()
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
-            rejectLogPerSecond: config.rejectLogPerSecond)
+            rejectLogPerSecond: config.rejectLogPerSecond, nmeaDevices: config.nmeaDevices)
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        var channels: [any Channel] = []
+        var channels: [(WireProtocol, any Channel)] = []
         do {
-            if let address = config.listenJSON {
-                channels.append(try bind(address, door: door, group: group))
+            for (kind, address) in [
+                (WireProtocol.json, config.listenJSON), (.teltonika, config.listenTeltonika), (.nmea, config.listenNMEA),
+            ] {
+                if let address { channels.append((kind, try bind(address, kind: kind, door: door, group: group))) }
             }
         } catch {
             engine.finish()
@@ -87,18 +89,16 @@ public final class Daemon: Sendable {
         let status = StatusReporter(
             metrics: metrics, engine: engine, notifier: notifier, logger: logger)
         status.start()
-        let listening = channels.compactMap { $0.localAddress.map(Self.describe) }.joined(
-            separator: ", ")
+        let listening = channels.compactMap { kind, c in c.localAddress.map { "\(kind.rawValue) \(Self.describe($0))" } }
+            .joined(separator: ", ")
         notifier.ready(status: "ready; listening on \(listening.isEmpty ? "nothing" : listening)")
-        logger.notice(
-            "ready: \(fences.fences.count) fences; JSON fixes on \(listening.isEmpty ? "nothing" : listening)"
-        )
+        logger.notice("ready: \(fences.fences.count) fences; listening on \(listening.isEmpty ? "nothing" : listening)")
 
         stop.wait()
 
         notifier.stopping(status: "stopping: committing held fixes")
         logger.notice("stopping: no more reads; committing what is held")
-        for c in channels {
+        for (_, c) in channels {
             try? c.setOption(ChannelOptions.autoRead, value: false).wait()
         }
         // Let the event loop hand over the read cycle in progress.
@@ -106,7 +106,7 @@ public final class Daemon: Sendable {
         engine.finish()
         // Replies were queued on the event loop by the engine; let them go out.
         try? group.next().submit {}.wait()
-        for c in channels { try? c.close().wait() }
+        for (_, c) in channels { try? c.close().wait() }
         status.stop()
         try? group.syncShutdownGracefully()
         let m = metrics.snapshot()
@@ -134,7 +134,7 @@ public final class Daemon: Sendable {
         return index
     }
 
-    private func bind(_ address: ListenAddress, door: Door, group: MultiThreadedEventLoopGroup)
+    private func bind(_ address: ListenAddress, kind: WireProtocol, door: Door, group: MultiThreadedEventLoopGroup)
         throws -> any Channel
     {
         let bootstrap = DatagramBootstrap(group: group)
@@ -150,14 +150,14 @@ public final class Daemon: Sendable {
             )
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(DatagramHandler(door: door))
+                    try channel.pipeline.syncOperations.addHandler(DatagramHandler(door: door, kind: kind))
                 }
             }
         let channel: any Channel
         do {
             channel = try bootstrap.bind(host: address.host, port: address.port).wait()
         } catch {
-            throw StartupError("cannot listen on \(address) (listen.json): \(error)")
+            throw StartupError("cannot listen on \(address) (listen.\(kind.rawValue)): \(error)")
         }
         if let granted = try? channel.getOption(ChannelOptions.socketOption(.so_rcvbuf)).wait(),
             Int(granted) < config.receiveBufferBytes

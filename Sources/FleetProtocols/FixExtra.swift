@@ -1,0 +1,25 @@
+/// What some devices send beside a position: kept with it, and the
+/// well-known values named.
+public struct FixExtra: Sendable, Equatable {
+    /// Teltonika record priority: 0 low, 1 high, 2 panic.
+    public var priority: Int?
+    /// Teltonika IO 240 "movement".
+    public var movement: Bool?
+    /// Teltonika IO 21 "GSM signal", 0–5.
+    public var gsmSignal: Int?
+    /// Teltonika IO 66 "external voltage", millivolts.
+    public var externalVoltageMv: Int?
+    /// Teltonika IO 16 "total odometer", metres.
+    public var odometerM: Int?
+    /// Teltonika IO 69 "GNSS status" (0 off, 1 on with fix, 2 on without fix, 3 sleep, …).
+    public var gnssStatus: Int?
+    /// NMEA GGA fix quality, HDOP.
+    public var fixQuality: Int?
+    public var hdop: Double?
+    /// Every Teltonika IO element as sent: the record's raw IO section and its
+    /// codec (`TeltonikaIO.json` renders it as {"239":1,"66":12345,…}).
+    public var ioRaw: [UInt8]?
+    public var ioCodec: UInt8 = 0
+
+    public init() {}
+}

@@ -1,0 +1,72 @@
+/// Builds Teltonika UDP datagrams (Codec 8, 8E, 16): what devices send.
+/// Used by the simulator, the load generator and the tests.
+public enum TeltonikaEncoder {
+    /// One AVL record to encode.
+    public struct Record: Sendable {
+        public var time: Int64
+        public var lat: Double
+        public var lon: Double
+        public var altM: Int16 = 0
+        public var angle: UInt16 = 0
+        public var sats: UInt8 = 9
+        public var speedKmh: UInt16 = 0
+        public var priority: UInt8 = 0
+        /// IO elements as (id, byte width 1/2/4/8, value).
+        public var io: [(id: UInt16, width: Int, value: UInt64)] = []
+        /// Codec 8E variable-length elements.
+        public var nx: [(id: UInt16, bytes: [UInt8])] = []
+
+        public init(time: Int64, lat: Double, lon: Double) {
+            self.time = time
+            self.lat = lat
+            self.lon = lon
+        }
+    }
+
+    public static func udp(
+        packetId: UInt16 = 0xCAFE, avlPacketId: UInt8, imei: String, codec: UInt8 = 0x08, records: [Record]
+    ) -> [UInt8] {
+        var body: [UInt8] = []
+        func put(_ v: UInt64, _ n: Int) { for k in (0..<n).reversed() { body.append(UInt8(truncatingIfNeeded: v >> (8 * k))) } }
+        put(UInt64(packetId), 2)
+        body.append(0x01)
+        body.append(avlPacketId)
+        put(UInt64(imei.utf8.count), 2)
+        body += Array(imei.utf8)
+        body.append(codec)
+        body.append(UInt8(records.count))
+        let wide = codec != 0x08
+        let countWidth = codec == 0x8E ? 2 : 1
+        for r in records {
+            put(UInt64(bitPattern: r.time), 8)
+            body.append(r.priority)
+            put(UInt64(UInt32(bitPattern: Int32((r.lon * 10_000_000).rounded()))), 4)
+            put(UInt64(UInt32(bitPattern: Int32((r.lat * 10_000_000).rounded()))), 4)
+            put(UInt64(UInt16(bitPattern: r.altM)), 2)
+            put(UInt64(r.angle), 2)
+            body.append(r.sats)
+            put(UInt64(r.speedKmh), 2)
+            put(0, wide ? 2 : 1)  // event IO id
+            if codec == 0x10 { body.append(7) }  // generation type: periodical
+            put(UInt64(r.io.count + (codec == 0x8E ? r.nx.count : 0)), countWidth)
+            for width in [1, 2, 4, 8] {
+                let group = r.io.filter { $0.width == width }
+                put(UInt64(group.count), countWidth)
+                for e in group {
+                    put(UInt64(e.id), wide ? 2 : 1)
+                    put(e.value, width)
+                }
+            }
+            if codec == 0x8E {
+                put(UInt64(r.nx.count), 2)
+                for e in r.nx {
+                    put(UInt64(e.id), 2)
+                    put(UInt64(e.bytes.count), 2)
+                    body += e.bytes
+                }
+            }
+        }
+        body.append(UInt8(records.count))
+        return [UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
+    }
+}
