@@ -145,6 +145,24 @@ public struct JSONReader: ~Copyable {
         return v
     }
 
+    /// Reads a member name with no escapes as raw bytes, without making a
+    /// String (nil, with nothing consumed, when it has escapes).
+    public mutating func readPlainKey() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8>? {
+        guard peek() == 0x22 else { throw error("expected a member name") }
+        let start = offset + 1
+        var i = start
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 0x22 {
+                offset = i + 1
+                return UnsafeBufferPointer(rebasing: bytes[start..<i])
+            }
+            if b == 0x5C || b < 0x20 { return nil }
+            i += 1
+        }
+        return nil
+    }
+
     /// Reads a JSON number. Integers of up to 15 digits with no fraction or
     /// exponent are converted exactly without a string round trip.
     public mutating func readNumber() throws(JSONSyntaxError) -> Double {
@@ -152,6 +170,7 @@ public struct JSONReader: ~Copyable {
         if isInteger, end - start <= 16 {
             return Double(integerValue(start, end))
         }
+        if let fast = fastDecimal(start, end) { return fast }
         let text = String(
             decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         guard let d = Double(text), d.isFinite else {
@@ -176,6 +195,54 @@ public struct JSONReader: ~Copyable {
         }
         return v
     }
+
+    /// Clinger's fast path: a decimal with a mantissa below 2^53 and a power
+    /// of ten within ±22 is one exactly representable number times or divided
+    /// by another, so one IEEE operation rounds it correctly. Nil otherwise.
+    private func fastDecimal(_ start: Int, _ end: Int) -> Double? {
+        var i = start
+        let negative = bytes[i] == 0x2D
+        if negative { i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var scale = 0
+        var afterPoint = false
+        while i < end {
+            let b = bytes[i]
+            if b == 0x2E {
+                afterPoint = true
+            } else if b | 0x20 == UInt8(ascii: "e") {
+                break
+            } else {
+                if mantissa != 0 || b != 0x30 { digits += 1 }
+                guard digits <= 15 else { return nil }
+                mantissa = mantissa * 10 + UInt64(b - 0x30)
+                if afterPoint { scale -= 1 }
+            }
+            i += 1
+        }
+        if i < end {
+            i += 1
+            var expNegative = false
+            if bytes[i] == 0x2B || bytes[i] == 0x2D {
+                expNegative = bytes[i] == 0x2D
+                i += 1
+            }
+            var e = 0
+            while i < end {
+                e = e * 10 + Int(bytes[i] - 0x30)
+                guard e < 400 else { return nil }
+                i += 1
+            }
+            scale += expNegative ? -e : e
+        }
+        guard scale >= -22, scale <= 22 else { return nil }
+        var v = Double(mantissa)
+        if scale < 0 { v /= JSONReader.powersOfTen[-scale] } else { v *= JSONReader.powersOfTen[scale] }
+        return negative ? -v : v
+    }
+
+    static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { x, _ in x * 10 } }
 
     private func integerValue(_ start: Int, _ end: Int) -> Int64 {
         var i = start

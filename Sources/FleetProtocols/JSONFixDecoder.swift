@@ -63,6 +63,41 @@ public enum JSONFixDecoder {
 
     private enum Key: Int {
         case device, time, lat, lon, speed, course, alt, accuracy, sats, ignition, seq
+
+        /// The member's name as written (a static string: no allocation).
+        var name: String {
+            switch self {
+            case .device: "device"
+            case .time: "time"
+            case .lat: "lat"
+            case .lon: "lon"
+            case .speed: "speed"
+            case .course: "course"
+            case .alt: "alt"
+            case .accuracy: "accuracy"
+            case .sats: "sats"
+            case .ignition: "ignition"
+            case .seq: "seq"
+            }
+        }
+    }
+
+    /// The member a raw (escape-free) name stands for, matched byte by byte.
+    private static func key(of raw: UnsafeBufferPointer<UInt8>) -> Key? {
+        func eq(_ word: StaticString) -> Bool {
+            guard raw.count == word.utf8CodeUnitCount else { return false }
+            let p = word.utf8Start
+            for i in 0..<raw.count where raw[i] != p[i] { return false }
+            return true
+        }
+        switch raw.count {
+        case 3: return eq("lat") ? .lat : eq("lon") ? .lon : eq("alt") ? .alt : eq("seq") ? .seq : nil
+        case 4: return eq("time") ? .time : eq("sats") ? .sats : nil
+        case 5: return eq("speed") ? .speed : nil
+        case 6: return eq("device") ? .device : eq("course") ? .course : nil
+        case 8: return eq("accuracy") ? .accuracy : eq("ignition") ? .ignition : nil
+        default: return nil
+        }
     }
 
     private static func key(of name: String) -> Key? {
@@ -111,12 +146,17 @@ public enum JSONFixDecoder {
             try reader.expect(0x7B, "'{' (each line must be one JSON object)")
             if !reader.consume(0x7D) {
                 repeat {
-                    guard reader.peek() == 0x22 else {
-                        throw reader.error("expected a member name")
+                    let k: Key?
+                    let name: String
+                    if let raw = try reader.readPlainKey() {
+                        k = key(of: raw)
+                        name = k?.name ?? ""
+                    } else {
+                        name = try reader.readString(into: &scratch)
+                        k = key(of: name)
                     }
-                    let name = try reader.readString(into: &scratch)
                     try reader.expect(0x3A, "':'")
-                    if let k = key(of: name) {
+                    if let k {
                         if f.seen & (1 << k.rawValue) != 0, f.typeError == nil {
                             f.typeError = (.badField, "\"\(name)\" given twice")
                         }

@@ -46,3 +46,20 @@ import Testing
         #expect(v == 9_007_199_254_740_993)
     }
 }
+
+@Suite struct JSONNumberTests {
+    /// The fast decimal path must round exactly as the standard library does.
+    @Test func decimalsRoundExactlyAsStrtod() throws {
+        var state: UInt64 = 12345
+        for _ in 0..<20_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1
+            let intPart = Int(truncatingIfNeeded: state >> 40) % 200 - 100
+            let frac = String(state % 10_000_000_000)
+            let exp = Int(truncatingIfNeeded: (state >> 20) % 9) - 4
+            for text in ["\(intPart).\(frac)", "\(intPart).\(frac)e\(exp)", "-0.\(frac)", "\(frac)E-\(abs(exp))"] {
+                let v = try JSONReader.parseDocument(Array(text.utf8))
+                #expect(v == .number(Double(text)!), "\(text)")
+            }
+        }
+    }
+}
