@@ -21,3 +21,7 @@ if [ -f "$data/points100k.csv" ]; then
 else
   "$bin/fleetbench" geo --scaling 1000 --scaling 10000 --scaling 100000
 fi
+
+echo
+echo "== decoding (one core) =="
+"$bin/fleetbench" decode
