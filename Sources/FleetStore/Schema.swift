@@ -54,6 +54,9 @@ public enum Schema {
                 try db.execute(sql: "ALTER TABLE positions ADD COLUMN \(column)")
             }
         }
+        m.registerMigration("v3: device registry") { db in
+            try db.execute(sql: "ALTER TABLE devices ADD COLUMN registered INTEGER NOT NULL DEFAULT 0")
+        }
         return m
     }
 }

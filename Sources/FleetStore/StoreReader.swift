@@ -89,6 +89,33 @@ public final class StoreReader: Sendable {
         }
     }
 
+    /// Every device, registered or only seen, by ident.
+    public func devices() throws(StoreError) -> [DeviceRecord] {
+        try read("cannot read devices") { db in
+            let hasRegistry = try db.columns(in: "devices").contains { $0.name == "registered" }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.ident, d.name, d.plate, d.vin, \(hasRegistry ? "d.registered" : "0"),
+                      (SELECT count(*) FROM positions p WHERE p.device_id = d.id),
+                      (SELECT max(time_ms) FROM positions p WHERE p.device_id = d.id)
+                    FROM devices d ORDER BY d.ident
+                    """
+            ).map {
+                DeviceRecord(
+                    ident: $0[0], name: $0[1], plate: $0[2], vin: $0[3], registered: $0[4], positions: $0[5], lastFix: $0[6])
+            }
+        }
+    }
+
+    /// Idents of the registered devices (`fleetctl devices add`).
+    public func registeredDevices() throws(StoreError) -> Set<String> {
+        try read("cannot read the registry") { db in
+            guard try db.columns(in: "devices").contains(where: { $0.name == "registered" }) else { return [] }
+            return Set(try String.fetchAll(db, sql: "SELECT ident FROM devices WHERE registered = 1"))
+        }
+    }
+
     /// Alerts stored per type, by type name.
     public func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] {
         try read("cannot count alerts") { db in

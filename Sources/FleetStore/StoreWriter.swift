@@ -162,10 +162,13 @@ public final class StoreWriter {
 
     private func deviceId(_ ident: String, db: Database, added: inout [String]) throws -> Int64 {
         if let id = deviceIds[ident] { return id }
+        // `fleetctl devices add` may have created the row since the cache was filled.
         try db.execute(
-            sql: "INSERT INTO devices (ident, created_ms) VALUES (?, ?)",
+            sql: "INSERT OR IGNORE INTO devices (ident, created_ms) VALUES (?, ?)",
             arguments: [ident, Int64(Date().timeIntervalSince1970 * 1000)])
-        let id = db.lastInsertedRowID
+        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM devices WHERE ident = ?", arguments: [ident]) else {
+            throw StoreError(path: path, action: "device \(ident)", underlying: ReaderProblem("row vanished"))
+        }
         deviceIds[ident] = id
         added.append(ident)
         return id

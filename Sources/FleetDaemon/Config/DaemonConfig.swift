@@ -44,6 +44,10 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Most fixes waiting for the writer; beyond it datagrams are shed (reason `overload`).
     public var queueMaxFixes = 200_000
 
+    // [devices]
+    /// Take fixes from devices not in the registry (`fleetctl devices add`).
+    public var acceptUnknown = true
+
     // [log]
     /// trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
@@ -74,7 +78,7 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Reads config text; `file` labels errors.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
         let root = try TOMLParser.parse(text, file: file)
-        let known = ["storage", "geofences", "listen", "screen", "engine", "log", "nmea"]
+        let known = ["storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices"]
         for key in root.keys where !known.contains(key) {
             throw ConfigError(
                 file: file, line: root.line(of: key), key: key, message: "unknown key")
@@ -144,6 +148,10 @@ public struct DaemonConfig: Sendable, Equatable {
             throw nm.error("devices", "must be a table of \"address\" = \"device id\", found \(other.typeName)")
         }
         try nm.finish()
+
+        var dv = try ConfigSection(root, "devices", file: file)
+        c.acceptUnknown = try dv.bool("accept_unknown", default: c.acceptUnknown)
+        try dv.finish()
 
         var lg = try ConfigSection(root, "log", file: file)
         c.logLevel = try lg.string("level", default: c.logLevel)

@@ -14,11 +14,20 @@ final class Door: Sendable {
     let rejectLog: RateLimiter
     /// NMEA senders' device ids by "ip:port" or "ip" (`[nmea.devices]`).
     let nmeaDevices: [String: String]
+    /// Registered device ids, when unknown devices are refused; nil accepts all.
+    let registered: DeviceRegistry?
+
+    /// False when unknown devices are refused and `device` is not registered.
+    func known(_ device: String) -> Bool {
+        guard let registered else { return true }
+        return registered.contains(device)
+    }
 
     init(
         queue: InboundQueue, metrics: Metrics, screen: ScreenPolicy, logger: Logger, rejectLogPerSecond: Int,
-        nmeaDevices: [String: String] = [:]
+        nmeaDevices: [String: String] = [:], registered: Set<String>? = nil
     ) {
+        self.registered = registered.map(DeviceRegistry.init)
         self.queue = queue
         self.metrics = metrics
         self.screen = screen
@@ -38,6 +47,11 @@ final class Door: Sendable {
             refuse("teltonika", f.reason, f.detail, bytes, address)
             return nil
         case .success(let packet):
+            guard known(packet.imei) else {
+                // Not answered: once the device is registered, its resends are taken.
+                refuse("teltonika", .unknownDevice, "IMEI \(packet.imei) is not registered", bytes, address)
+                return nil
+            }
             var d = InboundDatagram(
                 fixes: [], seqs: [], rejected: [], replyTo: ReplyRoute(channel: channel, address: address),
                 receivedMs: receivedMs)
@@ -69,6 +83,10 @@ final class Door: Sendable {
     func screened(_ fixes: [Fix], proto: String, receivedMs: Int64) -> InboundDatagram {
         var d = InboundDatagram(fixes: [], seqs: [], rejected: [], replyTo: nil, receivedMs: receivedMs)
         for fix in fixes {
+            if !known(fix.device) {
+                metrics.rejected(proto, .unknownDevice)
+                continue
+            }
             if let (reason, _) = screen.check(fix, receivedAtMs: receivedMs) {
                 metrics.rejected(proto, reason)
                 continue
@@ -90,6 +108,14 @@ final class Door: Sendable {
         d.fixes.reserveCapacity(out.items.count)
         var wantsReply = false
         for item in out.items {
+            if !known(item.fix.device) {
+                refuse("json", .unknownDevice, "line \(item.line): device \(item.fix.device) is not registered", bytes, address)
+                if let seq = item.seq {
+                    d.rejected.append((seq, .unknownDevice))
+                    wantsReply = true
+                }
+                continue
+            }
             if let (reason, detail) = screen.check(item.fix, receivedAtMs: receivedMs) {
                 refuse("json", reason, "line \(item.line): \(detail)", bytes, address)
                 if let seq = item.seq {

@@ -42,7 +42,21 @@ public final class Daemon: Sendable {
         engine.start()
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
-            rejectLogPerSecond: config.rejectLogPerSecond, nmeaDevices: config.nmeaDevices)
+            rejectLogPerSecond: config.rejectLogPerSecond, nmeaDevices: config.nmeaDevices,
+            registered: config.acceptUnknown ? nil : try StoreReader(path: config.database).registeredDevices())
+        // The registry changes under `fleetctl devices`: re-read it every 2 s.
+        // (Created only when used: libdispatch traps on releasing a source never resumed.)
+        var registryTimer: (any DispatchSourceTimer)?
+        if !config.acceptUnknown, let registered = door.registered {
+            let reader = try StoreReader(path: config.database)
+            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "fleetd.registry"))
+            registryTimer = timer
+            timer.setEventHandler {
+                if let fresh = try? reader.registeredDevices() { registered.replace(fresh) }
+            }
+            timer.schedule(deadline: .now() + 2, repeating: 2)
+            timer.resume()
+        }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var channels: [(WireProtocol, any Channel)] = []
@@ -108,6 +122,7 @@ public final class Daemon: Sendable {
         try? group.next().submit {}.wait()
         for (_, c) in channels { try? c.close().wait() }
         status.stop()
+        registryTimer?.cancel()
         try? group.syncShutdownGracefully()
         let m = metrics.snapshot()
         logger.notice(

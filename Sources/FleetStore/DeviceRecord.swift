@@ -1,0 +1,12 @@
+/// A device as the registry shows it.
+public struct DeviceRecord: Sendable, Equatable {
+    public var ident: String
+    public var name: String?
+    public var plate: String?
+    public var vin: String?
+    /// Added with `fleetctl devices add` (not only seen in traffic).
+    public var registered: Bool
+    public var positions: Int
+    /// Time of the last stored fix, Unix ms.
+    public var lastFix: Int64?
+}

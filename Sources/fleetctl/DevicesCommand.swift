@@ -1,0 +1,95 @@
+import ArgumentParser
+import FleetProtocols
+import FleetStore
+
+/// `fleetctl devices [list|add|remove]`: the device registry.
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices", abstract: "List, add or remove devices (the vehicle each tracker is fitted to).",
+        subcommands: [DevicesListCommand.self, DevicesAddCommand.self, DevicesRemoveCommand.self],
+        defaultSubcommand: DevicesListCommand.self)
+}
+
+struct DevicesListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Every device fleetd knows: registered ones and ones only seen in traffic.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Flag(name: .long, help: "One JSON object per line.")
+    var json = false
+
+    func run() throws {
+        let devices = try Output.open(database.db, waitForIt: false).devices()
+        let widths = [18, 18, 12, 18, 11, 10, 24]
+        if !json { print(Output.row(["DEVICE", "NAME", "PLATE", "VIN", "REGISTERED", "POSITIONS", "LAST FIX (UTC)"], widths)) }
+        for d in devices {
+            if json {
+                print(
+                    Output.object([
+                        ("device", Output.quote(d.ident)), ("name", d.name.map(Output.quote) ?? "null"),
+                        ("plate", d.plate.map(Output.quote) ?? "null"), ("vin", d.vin.map(Output.quote) ?? "null"),
+                        ("registered", d.registered ? "true" : "false"), ("positions", String(d.positions)),
+                        ("last_fix", d.lastFix.map { Output.quote(RFC3339.format(millis: $0)) } ?? "null"),
+                    ]))
+            } else {
+                print(
+                    Output.row(
+                        [
+                            d.ident, d.name ?? "-", d.plate ?? "-", d.vin ?? "-", d.registered ? "yes" : "no",
+                            String(d.positions), d.lastFix.map { RFC3339.format(millis: $0) } ?? "-",
+                        ], widths))
+            }
+        }
+    }
+}
+
+struct DevicesAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Register a device (or update its vehicle details).")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The device id: JSON \"device\", Teltonika IMEI, or NMEA id.")
+    var id: String
+
+    @Option(help: "The vehicle's name.") var name: String?
+    @Option(help: "Its number plate.") var plate: String?
+    @Option(help: "Its VIN.") var vin: String?
+
+    func validate() throws {
+        guard JSONFixDecoder.isValidDevice(id) else {
+            throw ValidationError("\"\(id)\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
+        }
+    }
+
+    func run() throws {
+        do {
+            try Registry(path: database.db).add(id, name: name, plate: plate, vin: vin)
+        } catch {
+            throw Output.fail("fleetctl: \(error)")
+        }
+        print("registered \(id)")
+    }
+}
+
+struct DevicesRemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Unregister a device; its positions, alerts and trips stay.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The device id.")
+    var id: String
+
+    func run() throws {
+        let removed: Bool
+        do {
+            removed = try Registry(path: database.db).remove(id)
+        } catch {
+            throw Output.fail("fleetctl: \(error)")
+        }
+        guard removed else { throw Output.fail("fleetctl: \(id) is not a registered device") }
+        print("unregistered \(id)")
+    }
+}
