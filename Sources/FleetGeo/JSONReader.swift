@@ -242,7 +242,8 @@ public struct JSONReader: ~Copyable {
         return negative ? -v : v
     }
 
-    static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { x, _ in x * 10 } }
+    /// 10⁰ … 10²², each exact in a Double.
+    public static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { x, _ in x * 10 } }
 
     private func integerValue(_ start: Int, _ end: Int) -> Int64 {
         var i = start
