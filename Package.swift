@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "fleetbench",
             dependencies: [
-                "FleetGeo", "FleetProtocols",
+                "FleetGeo", "FleetProtocols", "FleetSimCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -25,3 +25,9 @@ fi
 echo
 echo "== decoding (one core) =="
 "$bin/fleetbench" decode
+
+echo
+echo "== ingest through the real daemon on loopback (acknowledged after commit) =="
+"$bin/fleetbench" ingest --fleetd "$bin/fleetd" --proto teltonika --rate 25000 --rate 50000 --rate 100000
+"$bin/fleetbench" ingest --fleetd "$bin/fleetd" --proto teltonika --records 10 --rate 10000 --rate 20000
+"$bin/fleetbench" ingest --fleetd "$bin/fleetd" --proto json --rate 25000 --rate 50000
