@@ -49,7 +49,14 @@ public enum NMEAParser {
         guard sum == given else {
             return bad(.badChecksum, "checksum \(hex2(given)), computed \(hex2(sum))")
         }
-        let fields = s[(s.startIndex + 1)..<star].split(separator: 0x2C, omittingEmptySubsequences: false)
+        var fields: [Field] = []
+        fields.reserveCapacity(20)
+        var from = s.startIndex + 1
+        for i in from..<star where s[i] == 0x2C {
+            fields.append(s[from..<i])
+            from = i + 1
+        }
+        fields.append(s[from..<star])
         let head = fields[0]
         if head.elementsEqual("PFLID".utf8) {
             let id = fields.count == 2 ? String(decoding: fields[1], as: UTF8.self) : ""
@@ -174,19 +181,26 @@ public enum NMEAParser {
 
     /// hhmmss or hhmmss.sss → milliseconds since midnight.
     static func timeOfDay(_ f: Field) -> Int? {
-        let u = Array(f)
-        guard u.count >= 6, u[0..<6].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        let d = u.map { Int($0) - 48 }
-        let h = d[0] * 10 + d[1]
-        let m = d[2] * 10 + d[3]
-        let sec = d[4] * 10 + d[5]
+        guard f.count >= 6 else { return nil }
+        let i = f.startIndex
+        func digit(_ k: Int) -> Int? {
+            let b = f[i + k]
+            return b >= 0x30 && b <= 0x39 ? Int(b - 0x30) : nil
+        }
+        guard let h1 = digit(0), let h2 = digit(1), let m1 = digit(2), let m2 = digit(3), let s1 = digit(4),
+            let s2 = digit(5)
+        else { return nil }
+        let h = h1 * 10 + h2
+        let m = m1 * 10 + m2
+        let sec = s1 * 10 + s2
         guard h < 24, m < 60, sec <= 60 else { return nil }
         var ms = 0
-        if u.count > 6 {
-            guard u[6] == 0x2E, u.count > 7, u[7...].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        if f.count > 6 {
+            guard f[i + 6] == 0x2E, f.count > 7 else { return nil }
             var scale = 100
-            for k in 7..<min(u.count, 10) {
-                ms += d[k] * scale
+            for k in 7..<f.count {
+                guard let d = digit(k) else { return nil }
+                ms += d * scale
                 scale /= 10
             }
         }
