@@ -8,7 +8,8 @@ enum EdgeParity {
     /// the caller then decides with the full test.
     @inline(__always)
     static func decide(
-        _ x: Double, _ y: Double, _ cx: Double, _ cy: Double, _ e: UnsafeBufferPointer<UInt64>, _ start: Int,
+        _ x: Double, _ y: Double, _ cx: Double, _ cy: Double, _ e: UnsafeBufferPointer<UInt64>,
+        _ start: Int,
         _ n: Int, refInside: Bool
     ) -> Bool? {
         var odd = false
@@ -47,10 +48,13 @@ enum EdgeParity {
     /// True when the closed segment touches the closed rectangle.
     @inline(__always)
     static func segmentTouchesRect(
-        _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, _ rx0: Double, _ ry0: Double, _ rx1: Double,
+        _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, _ rx0: Double, _ ry0: Double,
+        _ rx1: Double,
         _ ry1: Double
     ) -> Bool {
-        if max(x1, x2) < rx0 || min(x1, x2) > rx1 || max(y1, y2) < ry0 || min(y1, y2) > ry1 { return false }
+        if max(x1, x2) < rx0 || min(x1, x2) > rx1 || max(y1, y2) < ry0 || min(y1, y2) > ry1 {
+            return false
+        }
         if x1 >= rx0 && x1 <= rx1 && y1 >= ry0 && y1 <= ry1 { return true }
         if x2 >= rx0 && x2 <= rx1 && y2 >= ry0 && y2 <= ry1 { return true }
         // The boxes overlap: the segment misses the rectangle only if all four

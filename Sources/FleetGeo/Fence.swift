@@ -40,7 +40,9 @@ public final class Fence: Sendable {
             for k in 0..<3 {
                 let x = p.lon + (k == 0 ? 0 : k == 1 ? -360 : 360)
                 guard x >= bounds.minX, x <= bounds.maxX else { continue }
-                for polygon in polygons where polygon.locate(x: x, y: p.lat) != .outside { return true }
+                for polygon in polygons where polygon.locate(x: x, y: p.lat) != .outside {
+                    return true
+                }
             }
             return false
         case .circle(let center, let radius):
@@ -89,7 +91,8 @@ public final class Fence: Sendable {
                         for ring in [polygon.shell] + polygon.holes {
                             for i in 0..<ring.edgeCount
                             where Segment.intersects(
-                                px, p.lat, qx, q.lat, ring.xs[i], ring.ys[i], ring.xs[i + 1], ring.ys[i + 1])
+                                px, p.lat, qx, q.lat, ring.xs[i], ring.ys[i], ring.xs[i + 1],
+                                ring.ys[i + 1])
                             {
                                 return true
                             }
@@ -108,9 +111,13 @@ public final class Fence: Sendable {
                 let p2 = proj.project(lat: b.lat, lon: b.lon)
                 let q1 = proj.project(lat: line[i].lat, lon: line[i].lon)
                 let q2 = proj.project(lat: line[i + 1].lat, lon: line[i + 1].lon)
-                if Segment.intersects(p1.x, p1.y, p2.x, p2.y, q1.x, q1.y, q2.x, q2.y) { return true }
+                if Segment.intersects(p1.x, p1.y, p2.x, p2.y, q1.x, q1.y, q2.x, q2.y) {
+                    return true
+                }
             }
-            if Fence.distance(from: a, toLine: line) <= half || Fence.distance(from: b, toLine: line) <= half {
+            if Fence.distance(from: a, toLine: line) <= half
+                || Fence.distance(from: b, toLine: line) <= half
+            {
                 return true
             }
             return line.contains { Fence.distance(from: $0, toLine: [a, b]) <= half }

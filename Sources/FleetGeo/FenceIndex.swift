@@ -60,7 +60,9 @@ public struct FenceIndex: Sendable {
         s.interiorEntries = b.interiorCount
         s.boundaryEntries = b.boundaryCount
         s.edgeCopies = b.edgeCopies
-        s.bytes = grids.reduce(0) { $0 + $1.slots.count * MemoryLayout<CellSlot>.stride } + words.count * 8
+        s.bytes =
+            grids.reduce(0) { $0 + $1.slots.count * MemoryLayout<CellSlot>.stride } + words.count
+            * 8
         stats = s
     }
 
@@ -111,7 +113,9 @@ public struct FenceIndex: Sendable {
                 for k in 0..<n {
                     let p = points[base + k]
                     starts[k] = -1
-                    guard p.lon.isFinite, p.lat.isFinite, abs(p.lat) <= 90, abs(p.lon) <= 180 else { continue }
+                    guard p.lon.isFinite, p.lat.isFinite, abs(p.lat) <= 90, abs(p.lon) <= 180 else {
+                        continue
+                    }
                     let ix = Int(((p.lon + 180) * g.inverse).rounded(.down))
                     let iy = Int(((p.lat + 90) * g.inverse).rounded(.down))
                     cells[k] = (ix, iy)
@@ -138,7 +142,8 @@ public struct FenceIndex: Sendable {
     /// that contain `p`.
     @inline(__always)
     private func scan(
-        _ w: UnsafeBufferPointer<UInt64>, _ start: Int, _ g: GridLevel, _ ix: Int, _ iy: Int, _ p: Coordinate,
+        _ w: UnsafeBufferPointer<UInt64>, _ start: Int, _ g: GridLevel, _ ix: Int, _ iy: Int,
+        _ p: Coordinate,
         _ out: inout [Int32]
     ) {
         let x = p.lon
@@ -171,13 +176,17 @@ public struct FenceIndex: Sendable {
             let inside: Bool
             if flags & IndexBuilder.exact != 0 {
                 inside = fences[Int(fence)].contains(p)
-            } else if let d = EdgeParity.decide(x, y, cx, cy, w, i, edges, refInside: flags & IndexBuilder.refInside != 0) {
+            } else if let d = EdgeParity.decide(
+                x, y, cx, cy, w, i, edges, refInside: flags & IndexBuilder.refInside != 0)
+            {
                 inside = d
             } else {
                 inside = fences[Int(fence)].contains(p)
             }
             i += 4 * edges
-            if inside, flags & IndexBuilder.dedupe == 0 || !out.contains(fence) { out.append(fence) }
+            if inside, flags & IndexBuilder.dedupe == 0 || !out.contains(fence) {
+                out.append(fence)
+            }
         }
     }
 
@@ -221,11 +230,13 @@ public struct FenceIndex: Sendable {
                         let pad = g.cellSize * 1e-9
                         guard
                             EdgeParity.segmentTouchesRect(
-                                p.lon, p.lat, q.lon, q.lat, x0 - pad, y0 - pad, x0 + g.cellSize + pad,
+                                p.lon, p.lat, q.lon, q.lat, x0 - pad, y0 - pad,
+                                x0 + g.cellSize + pad,
                                 y0 + g.cellSize + pad),
                             let start = g.find(GridLevel.key(ix, iy))
                         else { continue }
-                        candidates.formUnion(words.withUnsafeBufferPointer { GridLevel.fences(at: start, $0) })
+                        candidates.formUnion(
+                            words.withUnsafeBufferPointer { GridLevel.fences(at: start, $0) })
                     }
                 }
             }
@@ -273,7 +284,9 @@ struct GridLevel: Sendable {
     }
 
     @inline(__always)
-    static func hash(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20) }
+    static func hash(_ key: UInt64) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20)
+    }
 
     /// Where the cell's run starts, or nil for a cell no fence touches.
     @inline(__always)
@@ -311,7 +324,9 @@ struct GridLevel: Sendable {
 
     func allFences(_ w: UnsafeBufferPointer<UInt64>) -> Set<Int32> {
         var out = Set<Int32>()
-        for s in slots where s.key != GridLevel.empty { out.formUnion(GridLevel.fences(at: s.start, w)) }
+        for s in slots where s.key != GridLevel.empty {
+            out.formUnion(GridLevel.fences(at: s.start, w))
+        }
         return out
     }
 }

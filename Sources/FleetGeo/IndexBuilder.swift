@@ -87,17 +87,23 @@ struct IndexBuilder {
                 switch fence.shape {
                 case .polygons(let polygons):
                     for polygon in polygons {
-                        let rings = ([polygon.shell] + polygon.holes).map { r in (r.xs.map { $0 + shift }, r.ys) }
+                        let rings = ([polygon.shell] + polygon.holes).map { r in
+                            (r.xs.map { $0 + shift }, r.ys)
+                        }
                         var b = polygon.bounds
                         b.minX += shift
                         b.maxX += shift
-                        parts.append(Part(fence: Int32(i), rings: rings, bounds: b, shift: shift, dedupe: multi))
+                        parts.append(
+                            Part(
+                                fence: Int32(i), rings: rings, bounds: b, shift: shift,
+                                dedupe: multi))
                     }
                 default:
                     var b = fence.bounds
                     b.minX += shift
                     b.maxX += shift
-                    parts.append(Part(fence: Int32(i), rings: [], bounds: b, shift: shift, dedupe: multi))
+                    parts.append(
+                        Part(fence: Int32(i), rings: [], bounds: b, shift: shift, dedupe: multi))
                 }
             }
         }
@@ -116,16 +122,19 @@ struct IndexBuilder {
             }
             // The part's cells, clipped to the world (−180…180, −90…90).
             let ix0 = max(0, Int(((part.bounds.minX + 180) / c).rounded(.down)))
-            let ix1 = min(Int((360 / c).rounded(.down)), Int(((part.bounds.maxX + 180) / c).rounded(.down)))
+            let ix1 = min(
+                Int((360 / c).rounded(.down)), Int(((part.bounds.maxX + 180) / c).rounded(.down)))
             let iy0 = max(0, Int(((part.bounds.minY + 90) / c).rounded(.down)))
-            let iy1 = min(Int((180 / c).rounded(.down)), Int(((part.bounds.maxY + 90) / c).rounded(.down)))
+            let iy1 = min(
+                Int((180 / c).rounded(.down)), Int(((part.bounds.maxY + 90) / c).rounded(.down)))
             guard ix0 <= ix1, iy0 <= iy1 else { continue }
             placed.append((k, level, ix0...ix1, iy0...iy1))
             let b = boxes[level] ?? (ix0, iy0, ix1, iy1)
             boxes[level] = (min(b.x0, ix0), min(b.y0, iy0), max(b.x1, ix1), max(b.y1, iy1))
         }
         for (level, box) in boxes {
-            var g = LevelBuild(cellSize: baseCell * pow(FenceIndex.maxCellsAcross, Double(level)), box: box)
+            var g = LevelBuild(
+                cellSize: baseCell * pow(FenceIndex.maxCellsAcross, Double(level)), box: box)
             // Upper bounds, so the big arrays never move while they fill
             // (reserved pages that are never touched cost nothing).
             let mine = placed.filter { $0.level == level }
@@ -147,7 +156,9 @@ struct IndexBuilder {
         }
     }
 
-    private mutating func insertPolygon(_ part: Part, _ g: inout LevelBuild, _ xr: ClosedRange<Int>, _ yr: ClosedRange<Int>) {
+    private mutating func insertPolygon(
+        _ part: Part, _ g: inout LevelBuild, _ xr: ClosedRange<Int>, _ yr: ClosedRange<Int>
+    ) {
         let c = g.cellSize
         let pad = c * 1e-9
         // Edges as flat arrays.
@@ -168,8 +179,10 @@ struct IndexBuilder {
         var touched: [(cell: Int, edge: Int)] = []
         let width = xr.count
         for e in ex1.indices {
-            let cx0 = max(xr.lowerBound, Int(((min(ex1[e], ex2[e]) - pad + 180) / c).rounded(.down)))
-            let cx1 = min(xr.upperBound, Int(((max(ex1[e], ex2[e]) + pad + 180) / c).rounded(.down)))
+            let cx0 = max(
+                xr.lowerBound, Int(((min(ex1[e], ex2[e]) - pad + 180) / c).rounded(.down)))
+            let cx1 = min(
+                xr.upperBound, Int(((max(ex1[e], ex2[e]) + pad + 180) / c).rounded(.down)))
             let cy0 = max(yr.lowerBound, Int(((min(ey1[e], ey2[e]) - pad + 90) / c).rounded(.down)))
             let cy1 = min(yr.upperBound, Int(((max(ey1[e], ey2[e]) + pad + 90) / c).rounded(.down)))
             guard cx0 <= cx1, cy0 <= cy1 else { continue }
@@ -178,7 +191,8 @@ struct IndexBuilder {
                 for ix in cx0...cx1 {
                     let x0 = -180 + Double(ix) * c
                     if EdgeParity.segmentTouchesRect(
-                        ex1[e], ey1[e], ex2[e], ey2[e], x0 - pad, y0 - pad, x0 + c + pad, y0 + c + pad)
+                        ex1[e], ey1[e], ex2[e], ey2[e], x0 - pad, y0 - pad, x0 + c + pad,
+                        y0 + c + pad)
                     {
                         touched.append(((iy - yr.lowerBound) * width + (ix - xr.lowerBound), e))
                     }
@@ -212,7 +226,10 @@ struct IndexBuilder {
                 }
                 if !edges.isEmpty {
                     var flags = base
-                    if edges.contains(where: { Segment.contains(x: xc, y: yc, x1: ex1[$0], y1: ey1[$0], x2: ex2[$0], y2: ey2[$0]) }) {
+                    if edges.contains(where: {
+                        Segment.contains(
+                            x: xc, y: yc, x1: ex1[$0], y1: ey1[$0], x2: ex2[$0], y2: ey2[$0])
+                    }) {
                         flags |= IndexBuilder.exact
                     } else if inside {
                         flags |= IndexBuilder.refInside
@@ -224,7 +241,8 @@ struct IndexBuilder {
                         g.staging.append(ex2[e])
                         g.staging.append(ey2[e])
                     }
-                    g.boundary.append((g.cell(ix, iy), part.fence, Int32(flags) | Int32(edges.count) << 8, start))
+                    g.boundary.append(
+                        (g.cell(ix, iy), part.fence, Int32(flags) | Int32(edges.count) << 8, start))
                     boundaryCount += 1
                 } else if inside {
                     g.interior.append((g.cell(ix, iy), part.dedupe ? -part.fence - 1 : part.fence))
@@ -236,7 +254,9 @@ struct IndexBuilder {
 
     /// Circles and corridors: each cell of the box classified; cells near the
     /// edge become exact boundary entries.
-    private mutating func insertShape(_ part: Part, _ g: inout LevelBuild, _ xr: ClosedRange<Int>, _ yr: ClosedRange<Int>) {
+    private mutating func insertShape(
+        _ part: Part, _ g: inout LevelBuild, _ xr: ClosedRange<Int>, _ yr: ClosedRange<Int>
+    ) {
         let c = g.cellSize
         let flags = IndexBuilder.exact | (part.dedupe ? IndexBuilder.dedupe : 0)
         for iy in yr {
@@ -249,7 +269,8 @@ struct IndexBuilder {
                     g.interior.append((g.cell(ix, iy), part.dedupe ? -part.fence - 1 : part.fence))
                     interiorCount += 1
                 case .boundary:
-                    g.boundary.append((g.cell(ix, iy), part.fence, Int32(flags), Int32(g.staging.count)))
+                    g.boundary.append(
+                        (g.cell(ix, iy), part.fence, Int32(flags), Int32(g.staging.count)))
                     boundaryCount += 1
                 }
             }
@@ -258,12 +279,18 @@ struct IndexBuilder {
 
     /// Whether a cell lies wholly inside a circle or corridor, wholly outside,
     /// or (conservatively) neither.
-    private func classify(_ part: Part, _ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> PointLocation {
-        let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)].map { Coordinate(lat: max(-90, min(90, $0.1)), lon: $0.0 - part.shift) }
+    private func classify(_ part: Part, _ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double)
+        -> PointLocation
+    {
+        let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)].map {
+            Coordinate(lat: max(-90, min(90, $0.1)), lon: $0.0 - part.shift)
+        }
         switch fences[Int(part.fence)].shape {
         case .circle(let center, let r):
             // The farthest point of a lon/lat cell from a point is a corner (cells span < 180°).
-            if x1 - x0 < 180, corners.allSatisfy({ Haversine.distance(center, $0) <= r }) { return .inside }
+            if x1 - x0 < 180, corners.allSatisfy({ Haversine.distance(center, $0) <= r }) {
+                return .inside
+            }
             return .boundary
         case .corridor(let line, let half):
             var near = false
@@ -271,10 +298,16 @@ struct IndexBuilder {
                 var b = BoundingBox.around(line[k], metres: half)
                 b.extend(BoundingBox.around(line[k + 1], metres: half))
                 let s = part.shift
-                guard x1 >= b.minX + s, x0 <= b.maxX + s, y1 >= b.minY, y0 <= b.maxY else { continue }
+                guard x1 >= b.minX + s, x0 <= b.maxX + s, y1 >= b.minY, y0 <= b.maxY else {
+                    continue
+                }
                 near = true
                 // The set within `half` of one segment is convex: corners inside ⇒ cell inside.
-                if x1 - x0 < 1, corners.allSatisfy({ Fence.distance(from: $0, toLine: [line[k], line[k + 1]]) <= half }) {
+                if x1 - x0 < 1,
+                    corners.allSatisfy({
+                        Fence.distance(from: $0, toLine: [line[k], line[k + 1]]) <= half
+                    })
+                {
                     return .inside
                 }
             }
@@ -290,7 +323,9 @@ struct IndexBuilder {
         var words: [UInt64] = []
         var total = 0
         for g in levels.values {
-            total += g.keys.count + (g.interior.count + g.keys.count) / 2 + g.boundary.count + g.staging.count
+            total +=
+                g.keys.count + (g.interior.count + g.keys.count) / 2 + g.boundary.count
+                + g.staging.count
         }
         words.reserveCapacity(total)
         var grids: [GridLevel] = []
@@ -318,24 +353,32 @@ struct IndexBuilder {
             }
             var capacity = 16
             while capacity < n * 2 { capacity <<= 1 }
-            var slots = [CellSlot](repeating: CellSlot(key: GridLevel.empty, start: 0), count: capacity)
+            var slots = [CellSlot](
+                repeating: CellSlot(key: GridLevel.empty, start: 0), count: capacity)
             for cell in 0..<n {
                 let slot = CellSlot(key: g.keys[cell], start: UInt64(words.count))
                 let interior = interiorSorted[interiorStart[cell]..<interiorStart[cell + 1]]
-                let boundary = boundarySorted[boundaryStart[cell]..<boundaryStart[cell + 1]].map { g.boundary[$0] }
+                let boundary = boundarySorted[boundaryStart[cell]..<boundaryStart[cell + 1]].map {
+                    g.boundary[$0]
+                }
                 let multi = interior.contains { $0 < 0 } ? IndexBuilder.hasMultiPart : 0
                 words.append(UInt64(interior.count) | multi | UInt64(boundary.count) << 32)
                 var k = interior.startIndex
                 while k < interior.endIndex {
                     let lo = UInt64(UInt32(bitPattern: interior[k]))
-                    let hi = k + 1 < interior.endIndex ? UInt64(UInt32(bitPattern: interior[k + 1])) : 0
+                    let hi =
+                        k + 1 < interior.endIndex ? UInt64(UInt32(bitPattern: interior[k + 1])) : 0
                     words.append(lo | hi << 32)
                     k += 2
                 }
                 for b in boundary {
-                    words.append(UInt64(UInt32(bitPattern: b.fence)) | UInt64(UInt32(bitPattern: b.meta)) << 32)
+                    words.append(
+                        UInt64(UInt32(bitPattern: b.fence)) | UInt64(UInt32(bitPattern: b.meta))
+                            << 32)
                     let edges = Int(b.meta >> 8)
-                    for v in g.staging[Int(b.coordStart)..<(Int(b.coordStart) + 4 * edges)] { words.append(v.bitPattern) }
+                    for v in g.staging[Int(b.coordStart)..<(Int(b.coordStart) + 4 * edges)] {
+                        words.append(v.bitPattern)
+                    }
                 }
                 var h = GridLevel.hash(slot.key) & (capacity - 1)
                 while slots[h].key != GridLevel.empty { h = (h + 1) & (capacity - 1) }
@@ -343,7 +386,8 @@ struct IndexBuilder {
             }
             grids.append(
                 GridLevel(
-                    cellSize: g.cellSize, inverse: 1 / g.cellSize, slots: slots, mask: capacity - 1, count: n))
+                    cellSize: g.cellSize, inverse: 1 / g.cellSize, slots: slots, mask: capacity - 1,
+                    count: n))
         }
         return (grids, words)
     }

@@ -238,12 +238,18 @@ public struct JSONReader: ~Copyable {
         }
         guard scale >= -22, scale <= 22 else { return nil }
         var v = Double(mantissa)
-        if scale < 0 { v /= JSONReader.powersOfTen[-scale] } else { v *= JSONReader.powersOfTen[scale] }
+        if scale < 0 {
+            v /= JSONReader.powersOfTen[-scale]
+        } else {
+            v *= JSONReader.powersOfTen[scale]
+        }
         return negative ? -v : v
     }
 
     /// 10⁰ … 10²², each exact in a Double.
-    public static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { x, _ in x * 10 } }
+    public static let powersOfTen: [Double] = (0...22).map { k in
+        (0..<k).reduce(1.0) { x, _ in x * 10 }
+    }
 
     private func integerValue(_ start: Int, _ end: Int) -> Int64 {
         var i = start

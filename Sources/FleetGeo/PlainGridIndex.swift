@@ -38,7 +38,9 @@ public struct PlainGridIndex: Sendable {
                 let r0 = Int64((b.minY / cellDegrees).rounded(.down))
                 let r1 = Int64((b.maxY / cellDegrees).rounded(.down))
                 for r in r0...r1 {
-                    for c in c0...c1 { cells[PlainGridIndex.key(r, c), default: []].append(Int32(i)) }
+                    for c in c0...c1 {
+                        cells[PlainGridIndex.key(r, c), default: []].append(Int32(i))
+                    }
                 }
             }
         }

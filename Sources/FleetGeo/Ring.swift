@@ -41,7 +41,8 @@ public struct Ring: Sendable {
                         if x < xi { inside.toggle() }
                     }
                     // On-edge only matters within the edge's box (plus the tolerance).
-                    if y >= min(y1, y2) - t, y <= max(y1, y2) + t, x >= min(x1, x2) - t, x <= max(x1, x2) + t,
+                    if y >= min(y1, y2) - t, y <= max(y1, y2) + t, x >= min(x1, x2) - t,
+                        x <= max(x1, x2) + t,
                         Segment.contains(x: x, y: y, x1: x1, y1: y1, x2: x2, y2: y2)
                     {
                         onEdge = true

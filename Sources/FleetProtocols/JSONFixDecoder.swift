@@ -91,7 +91,8 @@ public enum JSONFixDecoder {
             return true
         }
         switch raw.count {
-        case 3: return eq("lat") ? .lat : eq("lon") ? .lon : eq("alt") ? .alt : eq("seq") ? .seq : nil
+        case 3:
+            return eq("lat") ? .lat : eq("lon") ? .lon : eq("alt") ? .alt : eq("seq") ? .seq : nil
         case 4: return eq("time") ? .time : eq("sats") ? .sats : nil
         case 5: return eq("speed") ? .speed : nil
         case 6: return eq("device") ? .device : eq("course") ? .course : nil

@@ -65,7 +65,8 @@ public struct NMEAAssembler: Sendable {
         let valid = r.valid && (g?.quality.map { $0 > 0 } ?? true)
         return [
             Fix(
-                device: device, time: r.time, lat: lat, lon: lon, speedKmh: r.speedKmh, course: r.course, altM: g?.altM,
+                device: device, time: r.time, lat: lat, lon: lon, speedKmh: r.speedKmh,
+                course: r.course, altM: g?.altM,
                 sats: g?.sats, valid: valid, extra: g == nil ? nil : extra)
         ]
     }

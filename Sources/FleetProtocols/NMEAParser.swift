@@ -18,7 +18,9 @@ public enum NMEAParser {
             var s = start
             var e = end
             while s < e, bytes[s] == 0x20 || bytes[s] == 0x09 { s += 1 }
-            while e > s, bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09 || bytes[e - 1] == 0x0D { e -= 1 }
+            while e > s, bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09 || bytes[e - 1] == 0x0D {
+                e -= 1
+            }
             if e > s { out.append(bytes[s..<e]) }
         }
         for (i, b) in bytes.enumerated() {
@@ -35,10 +37,16 @@ public enum NMEAParser {
     }
 
     public static func parse(_ s: ArraySlice<UInt8>) -> Result<NMEASentence, Failure> {
-        func bad(_ r: RejectReason, _ d: String) -> Result<NMEASentence, Failure> { .failure(Failure(reason: r, detail: d)) }
+        func bad(_ r: RejectReason, _ d: String) -> Result<NMEASentence, Failure> {
+            .failure(Failure(reason: r, detail: d))
+        }
         guard s.first == 0x24 else { return bad(.badSentence, "does not start with $") }
-        guard let star = s.lastIndex(of: 0x2A) else { return bad(.badSentence, "no *checksum (truncated?)") }
-        guard s.endIndex - star == 3, let given = UInt8(String(decoding: s[(star + 1)...], as: UTF8.self), radix: 16) else {
+        guard let star = s.lastIndex(of: 0x2A) else {
+            return bad(.badSentence, "no *checksum (truncated?)")
+        }
+        guard s.endIndex - star == 3,
+            let given = UInt8(String(decoding: s[(star + 1)...], as: UTF8.self), radix: 16)
+        else {
             return bad(.badSentence, "checksum is not two hex digits")
         }
         var sum: UInt8 = 0
@@ -61,7 +69,8 @@ public enum NMEAParser {
         if head.elementsEqual("PFLID".utf8) {
             let id = fields.count == 2 ? String(decoding: fields[1], as: UTF8.self) : ""
             guard JSONFixDecoder.isValidDevice(id) else {
-                return bad(.badDevice, "$PFLID needs one device id of [A-Za-z0-9._:-], 1–64 characters")
+                return bad(
+                    .badDevice, "$PFLID needs one device id of [A-Za-z0-9._:-], 1–64 characters")
             }
             return .success(.identity(id))
         }
@@ -78,32 +87,49 @@ public enum NMEAParser {
 
     static func text(_ f: Field) -> String { String(decoding: f, as: UTF8.self) }
 
-    static func hex2(_ v: UInt8) -> String { (v < 16 ? "0" : "") + String(v, radix: 16, uppercase: true) }
+    static func hex2(_ v: UInt8) -> String {
+        (v < 16 ? "0" : "") + String(v, radix: 16, uppercase: true)
+    }
 
     static func rmc(_ f: [Field]) -> Result<NMEASentence, Failure> {
-        func bad(_ d: String) -> Result<NMEASentence, Failure> { .failure(Failure(reason: .badNMEAField, detail: "RMC: " + d)) }
+        func bad(_ d: String) -> Result<NMEASentence, Failure> {
+            .failure(Failure(reason: .badNMEAField, detail: "RMC: " + d))
+        }
         guard f.count >= 10 else { return bad("\(f.count - 1) fields, needs at least 9") }
-        guard let tod = timeOfDay(f[1]) else { return bad("time \"\(text(f[1]))\" is not hhmmss(.ss)") }
+        guard let tod = timeOfDay(f[1]) else {
+            return bad("time \"\(text(f[1]))\" is not hhmmss(.ss)")
+        }
         guard let days = date(f[9]) else { return bad("date \"\(text(f[9]))\" is not ddmmyy") }
         var r = NMEARMC(
-            time: Int64(days) * 86_400_000 + Int64(tod), timeOfDay: tod, lat: nil, lon: nil, speedKmh: nil, course: nil,
+            time: Int64(days) * 86_400_000 + Int64(tod), timeOfDay: tod, lat: nil, lon: nil,
+            speedKmh: nil, course: nil,
             valid: false)
         if !(f[3].isEmpty && f[4].isEmpty && f[5].isEmpty && f[6].isEmpty) {
-            guard let lat = coordinate(f[3], f[4], degreeDigits: 2, positive: 0x4E, negative: 0x53, max: 90) else {
+            guard
+                let lat = coordinate(
+                    f[3], f[4], degreeDigits: 2, positive: 0x4E, negative: 0x53, max: 90)
+            else {
                 return bad("latitude \"\(text(f[3])),\(text(f[4]))\" is not ddmm.mmmm,N|S")
             }
-            guard let lon = coordinate(f[5], f[6], degreeDigits: 3, positive: 0x45, negative: 0x57, max: 180) else {
+            guard
+                let lon = coordinate(
+                    f[5], f[6], degreeDigits: 3, positive: 0x45, negative: 0x57, max: 180)
+            else {
                 return bad("longitude \"\(text(f[5])),\(text(f[6]))\" is not dddmm.mmmm,E|W")
             }
             r.lat = lat
             r.lon = lon
         }
         if !f[7].isEmpty {
-            guard let knots = decimal(f[7]) else { return bad("speed \"\(text(f[7]))\" is not knots") }
+            guard let knots = decimal(f[7]) else {
+                return bad("speed \"\(text(f[7]))\" is not knots")
+            }
             r.speedKmh = knots * 1.852
         }
         if !f[8].isEmpty {
-            guard let c = decimal(f[8]), c <= 360 else { return bad("course \"\(text(f[8]))\" is not degrees") }
+            guard let c = decimal(f[8]), c <= 360 else {
+                return bad("course \"\(text(f[8]))\" is not degrees")
+            }
             r.course = c
         }
         let modeN = f.count > 12 && f[12].elementsEqual([0x4E])
@@ -112,16 +138,22 @@ public enum NMEAParser {
     }
 
     static func gga(_ f: [Field]) -> Result<NMEASentence, Failure> {
-        func bad(_ d: String) -> Result<NMEASentence, Failure> { .failure(Failure(reason: .badNMEAField, detail: "GGA: " + d)) }
+        func bad(_ d: String) -> Result<NMEASentence, Failure> {
+            .failure(Failure(reason: .badNMEAField, detail: "GGA: " + d))
+        }
         guard f.count >= 10 else { return bad("\(f.count - 1) fields, needs at least 9") }
-        guard let tod = timeOfDay(f[1]) else { return bad("time \"\(text(f[1]))\" is not hhmmss(.ss)") }
+        guard let tod = timeOfDay(f[1]) else {
+            return bad("time \"\(text(f[1]))\" is not hhmmss(.ss)")
+        }
         var g = NMEAGGA(timeOfDay: tod)
         if !f[6].isEmpty {
             guard let q = integer(f[6]) else { return bad("fix quality \"\(text(f[6]))\"") }
             g.quality = q
         }
         if !f[7].isEmpty {
-            guard let n = integer(f[7]), n <= 255 else { return bad("satellites \"\(text(f[7]))\"") }
+            guard let n = integer(f[7]), n <= 255 else {
+                return bad("satellites \"\(text(f[7]))\"")
+            }
             g.sats = n
         }
         if !f[8].isEmpty {
@@ -129,7 +161,9 @@ public enum NMEAParser {
             g.hdop = h
         }
         if !f[9].isEmpty {
-            guard let a = decimal(f[9], signed: true) else { return bad("altitude \"\(text(f[9]))\"") }
+            guard let a = decimal(f[9], signed: true) else {
+                return bad("altitude \"\(text(f[9]))\"")
+            }
             g.altM = a
         }
         return .success(.gga(g))
@@ -187,7 +221,8 @@ public enum NMEAParser {
             let b = f[i + k]
             return b >= 0x30 && b <= 0x39 ? Int(b - 0x30) : nil
         }
-        guard let h1 = digit(0), let h2 = digit(1), let m1 = digit(2), let m2 = digit(3), let s1 = digit(4),
+        guard let h1 = digit(0), let h2 = digit(1), let m1 = digit(2), let m2 = digit(3),
+            let s1 = digit(4),
             let s2 = digit(5)
         else { return nil }
         let h = h1 * 10 + h2
@@ -214,7 +249,8 @@ public enum NMEAParser {
         let month = v / 100 % 100
         let yy = v % 100
         let year = yy < 80 ? 2000 + yy : 1900 + yy
-        guard (1...12).contains(month), day >= 1, day <= RFC3339.daysIn(month: month, year: year) else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= RFC3339.daysIn(month: month, year: year)
+        else { return nil }
         return RFC3339.daysFromCivil(year: year, month: month, day: day)
     }
 
@@ -224,7 +260,8 @@ public enum NMEAParser {
     ) -> Double? {
         guard v.count >= degreeDigits + 2, h.count == 1, let hemisphere = h.first,
             hemisphere == positive || hemisphere == negative,
-            let deg = integer(v.prefix(degreeDigits)), let minutes = decimal(v.dropFirst(degreeDigits)), minutes < 60
+            let deg = integer(v.prefix(degreeDigits)),
+            let minutes = decimal(v.dropFirst(degreeDigits)), minutes < 60
         else { return nil }
         let value = Double(deg) + minutes / 60
         guard value <= max else { return nil }

@@ -23,14 +23,21 @@ public enum TeltonikaDecoder {
         do {
             let length = try r.u16("length")
             guard Int(length) == b.count - 2 else {
-                return .failure(Failure(reason: .badLength, detail: "length field \(length), datagram has \(b.count - 2) bytes after it"))
+                return .failure(
+                    Failure(
+                        reason: .badLength,
+                        detail: "length field \(length), datagram has \(b.count - 2) bytes after it"
+                    ))
             }
             let packetId = try r.u16("packet id")
             _ = try r.u8("packet type")
             let avlId = try r.u8("AVL packet id")
             let imeiLength = Int(try r.u16("IMEI length"))
             guard (1...20).contains(imeiLength) else {
-                return .failure(Failure(reason: .badIMEI, detail: "IMEI length \(imeiLength) (expected 1–20, normally 15)"))
+                return .failure(
+                    Failure(
+                        reason: .badIMEI,
+                        detail: "IMEI length \(imeiLength) (expected 1–20, normally 15)"))
             }
             let imeiBytes = try r.bytes(imeiLength, "IMEI")
             guard imeiBytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
@@ -40,7 +47,9 @@ public enum TeltonikaDecoder {
             let codec = try r.u8("codec id")
             guard codec == 0x08 || codec == 0x8E || codec == 0x10 else {
                 return .failure(
-                    Failure(reason: .unsupportedCodec, detail: "codec 0x\(String(codec, radix: 16)) (takes 0x08, 0x8E, 0x10)"))
+                    Failure(
+                        reason: .unsupportedCodec,
+                        detail: "codec 0x\(String(codec, radix: 16)) (takes 0x08, 0x8E, 0x10)"))
             }
             let count = Int(try r.u8("record count"))
             var fixes: [Fix] = []
@@ -53,18 +62,31 @@ public enum TeltonikaDecoder {
             }
             let count2 = Int(try r.u8("second record count"))
             guard count2 == count else {
-                return .failure(Failure(reason: .countMismatch, detail: "record counts \(count) and \(count2) differ"))
+                return .failure(
+                    Failure(
+                        reason: .countMismatch,
+                        detail: "record counts \(count) and \(count2) differ"))
             }
             guard r.remaining == 0 else {
-                return .failure(Failure(reason: .trailingBytes, detail: "\(r.remaining) bytes after the last record count"))
+                return .failure(
+                    Failure(
+                        reason: .trailingBytes,
+                        detail: "\(r.remaining) bytes after the last record count"))
             }
-            return .success(TeltonikaPacket(packetId: packetId, avlPacketId: avlId, imei: imei, codec: codec, fixes: fixes))
+            return .success(
+                TeltonikaPacket(
+                    packetId: packetId, avlPacketId: avlId, imei: imei, codec: codec, fixes: fixes))
         } catch {
-            return .failure(Failure(reason: .truncated, detail: "ends inside the \(error.field) at byte \(error.offset)"))
+            return .failure(
+                Failure(
+                    reason: .truncated,
+                    detail: "ends inside the \(error.field) at byte \(error.offset)"))
         }
     }
 
-    private static func record(_ r: inout ByteReader, codec: UInt8, imei: String, index: Int) throws(ByteReader.End) -> Result<Fix, Failure> {
+    private static func record(_ r: inout ByteReader, codec: UInt8, imei: String, index: Int)
+        throws(ByteReader.End) -> Result<Fix, Failure>
+    {
         let time = try r.u64("record \(index) timestamp")
         let priority = try r.u8("record \(index) priority")
         let lon = Double(Int32(bitPattern: try r.u32("record \(index) longitude"))) / 10_000_000
@@ -74,29 +96,39 @@ public enum TeltonikaDecoder {
         let sats = try r.u8("record \(index) satellites")
         let speed = try r.u16("record \(index) speed")
         guard abs(lat) <= 90, abs(lon) <= 180 else {
-            return .failure(Failure(reason: abs(lat) > 90 ? .latOutOfRange : .lonOutOfRange, detail: "record \(index): latitude \(lat), longitude \(lon)"))
+            return .failure(
+                Failure(
+                    reason: abs(lat) > 90 ? .latOutOfRange : .lonOutOfRange,
+                    detail: "record \(index): latitude \(lat), longitude \(lon)"))
         }
         guard time <= UInt64(Int64.max) else {
-            return .failure(Failure(reason: .badTime, detail: "record \(index): timestamp \(time) out of range"))
+            return .failure(
+                Failure(reason: .badTime, detail: "record \(index): timestamp \(time) out of range")
+            )
         }
         var extra = FixExtra()
         extra.priority = Int(priority)
         let ioStart = r.i
         var ignition: Bool?
-        switch TeltonikaIO.walk(&r, codec: codec, index: index, { id, value in
-            switch id {
-            case 239: ignition = value != 0
-            case 240: extra.movement = value != 0
-            case 21: extra.gsmSignal = Int(clamping: value)
-            case 66: extra.externalVoltageMv = Int(clamping: value)
-            case 16: extra.odometerM = Int(clamping: value)
-            case 69: extra.gnssStatus = Int(clamping: value)
-            default: break
-            }
-        }) {
+        switch TeltonikaIO.walk(
+            &r, codec: codec, index: index,
+            { id, value in
+                switch id {
+                case 239: ignition = value != 0
+                case 240: extra.movement = value != 0
+                case 21: extra.gsmSignal = Int(clamping: value)
+                case 66: extra.externalVoltageMv = Int(clamping: value)
+                case 16: extra.odometerM = Int(clamping: value)
+                case 69: extra.gnssStatus = Int(clamping: value)
+                default: break
+                }
+            })
+        {
         case .failure(let e): throw e
         case .success(let seen):
-            if let problem = seen { return .failure(Failure(reason: .countMismatch, detail: problem)) }
+            if let problem = seen {
+                return .failure(Failure(reason: .countMismatch, detail: problem))
+            }
         }
         if r.i > ioStart {
             extra.ioRaw = Array(UnsafeBufferPointer(rebasing: r.b[ioStart..<r.i]))
@@ -105,7 +137,8 @@ public enum TeltonikaDecoder {
         let valid = sats > 0 && !(lat == 0 && lon == 0)
         return .success(
             Fix(
-                device: imei, time: Int64(time), lat: lat, lon: lon, speedKmh: Double(speed), course: Double(angle),
+                device: imei, time: Int64(time), lat: lat, lon: lon, speedKmh: Double(speed),
+                course: Double(angle),
                 altM: Double(alt), sats: Int(sats), ignition: ignition, valid: valid, extra: extra))
     }
 }
@@ -132,12 +165,22 @@ struct ByteReader {
         return v
     }
 
-    mutating func u8(_ field: @autoclosure () -> String) throws(End) -> UInt8 { UInt8(try unsigned(1, field())) }
-    mutating func u16(_ field: @autoclosure () -> String) throws(End) -> UInt16 { UInt16(try unsigned(2, field())) }
-    mutating func u32(_ field: @autoclosure () -> String) throws(End) -> UInt32 { UInt32(try unsigned(4, field())) }
-    mutating func u64(_ field: @autoclosure () -> String) throws(End) -> UInt64 { try unsigned(8, field()) }
+    mutating func u8(_ field: @autoclosure () -> String) throws(End) -> UInt8 {
+        UInt8(try unsigned(1, field()))
+    }
+    mutating func u16(_ field: @autoclosure () -> String) throws(End) -> UInt16 {
+        UInt16(try unsigned(2, field()))
+    }
+    mutating func u32(_ field: @autoclosure () -> String) throws(End) -> UInt32 {
+        UInt32(try unsigned(4, field()))
+    }
+    mutating func u64(_ field: @autoclosure () -> String) throws(End) -> UInt64 {
+        try unsigned(8, field())
+    }
 
-    mutating func bytes(_ n: Int, _ field: @autoclosure () -> String) throws(End) -> UnsafeBufferPointer<UInt8> {
+    mutating func bytes(_ n: Int, _ field: @autoclosure () -> String) throws(End)
+        -> UnsafeBufferPointer<UInt8>
+    {
         guard remaining >= n else { throw End(field: field(), offset: i) }
         defer { i += n }
         return UnsafeBufferPointer(rebasing: b[i..<(i + n)])

@@ -24,10 +24,13 @@ public enum TeltonikaEncoder {
     }
 
     public static func udp(
-        packetId: UInt16 = 0xCAFE, avlPacketId: UInt8, imei: String, codec: UInt8 = 0x08, records: [Record]
+        packetId: UInt16 = 0xCAFE, avlPacketId: UInt8, imei: String, codec: UInt8 = 0x08,
+        records: [Record]
     ) -> [UInt8] {
         var body: [UInt8] = []
-        func put(_ v: UInt64, _ n: Int) { for k in (0..<n).reversed() { body.append(UInt8(truncatingIfNeeded: v >> (8 * k))) } }
+        func put(_ v: UInt64, _ n: Int) {
+            for k in (0..<n).reversed() { body.append(UInt8(truncatingIfNeeded: v >> (8 * k))) }
+        }
         put(UInt64(packetId), 2)
         body.append(0x01)
         body.append(avlPacketId)

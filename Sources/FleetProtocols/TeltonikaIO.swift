@@ -15,12 +15,21 @@ public enum TeltonikaIO {
                 _ = try r.u8("record \(index) event IO id")
             }
             if codec == 0x10 { _ = try r.u8("record \(index) generation type") }
-            let total = extended ? Int(try r.u16("record \(index) IO count")) : Int(try r.u8("record \(index) IO count"))
+            let total =
+                extended
+                ? Int(try r.u16("record \(index) IO count"))
+                : Int(try r.u8("record \(index) IO count"))
             var seen = 0
             for width in [1, 2, 4, 8] {
-                let n = extended ? Int(try r.u16("record \(index) N\(width)")) : Int(try r.u8("record \(index) N\(width)"))
+                let n =
+                    extended
+                    ? Int(try r.u16("record \(index) N\(width)"))
+                    : Int(try r.u8("record \(index) N\(width)"))
                 for _ in 0..<n {
-                    let id = codec == 0x08 ? Int(try r.u8("record \(index) IO id")) : Int(try r.u16("record \(index) IO id"))
+                    let id =
+                        codec == 0x08
+                        ? Int(try r.u8("record \(index) IO id"))
+                        : Int(try r.u16("record \(index) IO id"))
                     element(id, try r.unsigned(width, "record \(index) IO \(id) value"))
                 }
                 seen += n
@@ -34,7 +43,8 @@ public enum TeltonikaIO {
                 }
                 seen += nx
             }
-            return .success(seen == total ? nil : "record \(index): IO total \(total) but \(seen) elements")
+            return .success(
+                seen == total ? nil : "record \(index): IO total \(total) but \(seen) elements")
         } catch {
             return .failure(error)
         }
@@ -56,7 +66,9 @@ public enum TeltonikaIO {
         }
     }
 
-    private static func nxValues(_ r: inout ByteReader) throws(ByteReader.End) -> [(id: Int, hex: String)] {
+    private static func nxValues(_ r: inout ByteReader) throws(ByteReader.End) -> [(
+        id: Int, hex: String
+    )] {
         _ = try r.u16("event")
         _ = try r.u16("total")
         for width in [1, 2, 4, 8] {

@@ -12,7 +12,10 @@ public final class Registry {
         self.path = path
         do {
             let dir = (path as NSString).deletingLastPathComponent
-            if !dir.isEmpty { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+            if !dir.isEmpty {
+                try FileManager.default.createDirectory(
+                    atPath: dir, withIntermediateDirectories: true)
+            }
             var config = Configuration()
             config.busyMode = .timeout(5)
             config.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
@@ -25,7 +28,8 @@ public final class Registry {
 
     /// Registers `ident` (or updates it), with what the vehicle is. Values
     /// left nil keep what was there.
-    public func add(_ ident: String, name: String?, plate: String?, vin: String?) throws(StoreError) {
+    public func add(_ ident: String, name: String?, plate: String?, vin: String?) throws(StoreError)
+    {
         do {
             try queue.write { db in
                 try db.execute(
@@ -34,7 +38,10 @@ public final class Registry {
                         ON CONFLICT(ident) DO UPDATE SET registered = 1,
                           name = coalesce(excluded.name, name), plate = coalesce(excluded.plate, plate),
                           vin = coalesce(excluded.vin, vin)
-                        """, arguments: [ident, name, plate, vin, Int64(Date().timeIntervalSince1970 * 1000)])
+                        """,
+                    arguments: [
+                        ident, name, plate, vin, Int64(Date().timeIntervalSince1970 * 1000),
+                    ])
             }
         } catch {
             throw StoreError(path: path, action: "cannot add device \(ident)", underlying: error)
@@ -47,7 +54,8 @@ public final class Registry {
         do {
             return try queue.write { db in
                 try db.execute(
-                    sql: "UPDATE devices SET registered = 0, name = NULL, plate = NULL, vin = NULL WHERE ident = ? AND registered = 1",
+                    sql:
+                        "UPDATE devices SET registered = 0, name = NULL, plate = NULL, vin = NULL WHERE ident = ? AND registered = 1",
                     arguments: [ident])
                 return db.changesCount > 0
             }

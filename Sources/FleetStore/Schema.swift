@@ -47,15 +47,18 @@ public enum Schema {
         }
         m.registerMigration("v2: device extras on positions (Teltonika IO, NMEA quality)") { db in
             for column in [
-                "priority INTEGER", "movement INTEGER", "gsm_signal INTEGER", "ext_voltage_mv INTEGER",
-                "odometer_m INTEGER", "gnss_status INTEGER", "fix_quality INTEGER", "hdop REAL", "io BLOB",
+                "priority INTEGER", "movement INTEGER", "gsm_signal INTEGER",
+                "ext_voltage_mv INTEGER",
+                "odometer_m INTEGER", "gnss_status INTEGER", "fix_quality INTEGER", "hdop REAL",
+                "io BLOB",
                 "io_codec INTEGER",
             ] {
                 try db.execute(sql: "ALTER TABLE positions ADD COLUMN \(column)")
             }
         }
         m.registerMigration("v3: device registry") { db in
-            try db.execute(sql: "ALTER TABLE devices ADD COLUMN registered INTEGER NOT NULL DEFAULT 0")
+            try db.execute(
+                sql: "ALTER TABLE devices ADD COLUMN registered INTEGER NOT NULL DEFAULT 0")
         }
         return m
     }

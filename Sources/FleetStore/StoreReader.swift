@@ -1,3 +1,4 @@
+import FleetProtocols
 import Foundation
 import GRDB
 
@@ -68,12 +69,24 @@ public final class StoreReader: Sendable {
                     WHERE d.ident = ? ORDER BY p.time_ms LIMIT ?
                     """, arguments: [device, limit]
             ).map { r in
+                var extra = FixExtra()
+                extra.priority = r[12]
+                extra.movement = r[13]
+                extra.gsmSignal = r[14]
+                extra.externalVoltageMv = r[15]
+                extra.odometerM = r[16]
+                extra.gnssStatus = r[17]
+                extra.fixQuality = r[18]
+                extra.hdop = r[19]
                 let blob: Data? = r[20]
-                return PositionRecord(
-                    device: r[0], time: r[1], lat: r[2], lon: r[3], speedKmh: r[4], course: r[5], altM: r[6],
-                    accuracyM: r[7], sats: r[8], ignition: r[9], valid: r[10], disposition: r[11], priority: r[12],
-                    movement: r[13], gsmSignal: r[14], externalVoltageMv: r[15], odometerM: r[16], gnssStatus: r[17],
-                    fixQuality: r[18], hdop: r[19], ioRaw: blob.map { Array($0) }, ioCodec: r[21])
+                extra.ioRaw = blob.map { Array($0) }
+                extra.ioCodec = UInt8(truncatingIfNeeded: (r[21] as Int?) ?? 0)
+                let fix = Fix(
+                    device: r[0], time: r[1], lat: r[2], lon: r[3], speedKmh: r[4], course: r[5],
+                    altM: r[6],
+                    accuracyM: r[7], sats: r[8], ignition: r[9], valid: r[10],
+                    extra: extra == FixExtra() ? nil : extra)
+                return PositionRecord(fix: fix, disposition: r[11])
             }
         }
     }
@@ -103,7 +116,8 @@ public final class StoreReader: Sendable {
                     """
             ).map {
                 DeviceRecord(
-                    ident: $0[0], name: $0[1], plate: $0[2], vin: $0[3], registered: $0[4], positions: $0[5], lastFix: $0[6])
+                    ident: $0[0], name: $0[1], plate: $0[2], vin: $0[3], registered: $0[4],
+                    positions: $0[5], lastFix: $0[6])
             }
         }
     }
@@ -111,8 +125,11 @@ public final class StoreReader: Sendable {
     /// Idents of the registered devices (`fleetctl devices add`).
     public func registeredDevices() throws(StoreError) -> Set<String> {
         try read("cannot read the registry") { db in
-            guard try db.columns(in: "devices").contains(where: { $0.name == "registered" }) else { return [] }
-            return Set(try String.fetchAll(db, sql: "SELECT ident FROM devices WHERE registered = 1"))
+            guard try db.columns(in: "devices").contains(where: { $0.name == "registered" }) else {
+                return []
+            }
+            return Set(
+                try String.fetchAll(db, sql: "SELECT ident FROM devices WHERE registered = 1"))
         }
     }
 

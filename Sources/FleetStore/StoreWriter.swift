@@ -112,7 +112,8 @@ public final class StoreWriter {
                     bindDouble(s, 21, x?.hdop)
                     if let raw = x?.ioRaw {
                         _ = raw.withUnsafeBytes {
-                            sqlite3_bind_blob(s, 22, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
+                            sqlite3_bind_blob(
+                                s, 22, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
                         }
                         sqlite3_bind_int64(s, 23, Int64(x?.ioCodec ?? 0))
                     } else {
@@ -166,8 +167,12 @@ public final class StoreWriter {
         try db.execute(
             sql: "INSERT OR IGNORE INTO devices (ident, created_ms) VALUES (?, ?)",
             arguments: [ident, Int64(Date().timeIntervalSince1970 * 1000)])
-        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM devices WHERE ident = ?", arguments: [ident]) else {
-            throw StoreError(path: path, action: "device \(ident)", underlying: ReaderProblem("row vanished"))
+        guard
+            let id = try Int64.fetchOne(
+                db, sql: "SELECT id FROM devices WHERE ident = ?", arguments: [ident])
+        else {
+            throw StoreError(
+                path: path, action: "device \(ident)", underlying: ReaderProblem("row vanished"))
         }
         deviceIds[ident] = id
         added.append(ident)

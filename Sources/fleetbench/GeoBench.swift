@@ -6,7 +6,8 @@ import Foundation
 /// containing it, on one core; the plain grid measured in the same run.
 struct GeoBench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "geo", abstract: "Point-in-fence classification rate, index build time and memory.")
+        commandName: "geo",
+        abstract: "Point-in-fence classification rate, index build time and memory.")
 
     @Option(help: "Fences (GeoJSON), e.g. fences10k.geojson from gen_workload.py.")
     var fences: String?
@@ -39,7 +40,10 @@ struct GeoBench: ParsableCommand {
             for n in scaling {
                 let (fs, ps) = Workload.synthetic(count: n, points: 100_000, seed: UInt64(n))
                 let r = measure(fs, ps, baseline: false, quiet: true)
-                print(String(format: "%-9d\t%.2f\t%.1f\t%.0f\t%.1f", n, r.build, Double(r.bytes) / 1_048_576, r.rate, r.perPoint))
+                print(
+                    String(
+                        format: "%-9d\t%.2f\t%.1f\t%.0f\t%.1f", n, r.build,
+                        Double(r.bytes) / 1_048_576, r.rate, r.perPoint))
             }
         }
     }
@@ -77,22 +81,29 @@ struct GeoBench: ParsableCommand {
         }
         let rate = Double(ps.count) / Measure.median(times)
         let singleRate = Double(ps.count) / Measure.median(singleTimes)
-        let r = Result(build: build, bytes: index.stats.bytes, rate: rate, perPoint: Double(matches) / Double(ps.count))
+        let r = Result(
+            build: build, bytes: index.stats.bytes, rate: rate,
+            perPoint: Double(matches) / Double(ps.count))
         guard !quiet else { return r }
         let s = index.stats
         let sizes = s.cellSizes.map { String(format: "%.5f°", $0) }.joined(separator: ", ")
         print(
             String(
-                format: "FenceIndex: build %.3f s; index %@ (RSS grew %@); grids %@; %d cells, %d interior and %d boundary entries, %d edge copies",
-                build, Measure.mib(s.bytes), Measure.mib(rssGrowth), sizes, s.cells, s.interiorEntries, s.boundaryEntries,
+                format:
+                    "FenceIndex: build %.3f s; index %@ (RSS grew %@); grids %@; %d cells, %d interior and %d boundary entries, %d edge copies",
+                build, Measure.mib(s.bytes), Measure.mib(rssGrowth), sizes, s.cells,
+                s.interiorEntries, s.boundaryEntries,
                 s.edgeCopies))
         print(
             String(
-                format: "FenceIndex: %.0f points/s on one core in batches, %.0f points/s one at a time (median of %d passes; %.1f fences per point)",
+                format:
+                    "FenceIndex: %.0f points/s on one core in batches, %.0f points/s one at a time (median of %d passes; %.1f fences per point)",
                 rate, singleRate, runs, r.perPoint))
         guard baseline else { return r }
         var grid: PlainGridIndex!
-        let gridBuild = Measure.seconds { grid = PlainGridIndex(fences: fs, cellDegrees: gridDegrees) }
+        let gridBuild = Measure.seconds {
+            grid = PlainGridIndex(fences: fs, cellDegrees: gridDegrees)
+        }
         var gridTimes: [Double] = []
         var gridMatches = 0
         for _ in 0..<max(1, runs / 2) {
@@ -106,7 +117,10 @@ struct GeoBench: ParsableCommand {
                 })
         }
         let gridRate = Double(ps.count) / Measure.median(gridTimes)
-        print(String(format: "plain grid (%.3f° cells): build %.3f s; %.0f points/s", gridDegrees, gridBuild, gridRate))
+        print(
+            String(
+                format: "plain grid (%.3f° cells): build %.3f s; %.0f points/s", gridDegrees,
+                gridBuild, gridRate))
         print(String(format: "ratio FenceIndex / plain grid: %.1f×", rate / gridRate))
         // The two must agree exactly.
         var mismatches = 0
@@ -117,7 +131,9 @@ struct GeoBench: ParsableCommand {
             grid.containing(p, into: &b)
             if a.sorted() != b.sorted() { mismatches += 1 }
         }
-        print("agreement with the plain grid: \(mismatches == 0 ? "all \(ps.count) points identical" : "\(mismatches) POINTS DIFFER")")
+        print(
+            "agreement with the plain grid: \(mismatches == 0 ? "all \(ps.count) points identical" : "\(mismatches) POINTS DIFFER")"
+        )
         return r
     }
 }

@@ -12,7 +12,8 @@ import Foundation
 /// only after commit) counted: receive → decode → track → commit → reply.
 struct IngestBench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ingest", abstract: "End-to-end ingest through the real daemon on loopback, at offered rates.")
+        commandName: "ingest",
+        abstract: "End-to-end ingest through the real daemon on loopback, at offered rates.")
 
     @Option(help: "The fleetd binary.")
     var fleetd: String
@@ -38,7 +39,8 @@ struct IngestBench: ParsableCommand {
     }
 
     func once(rate: Int) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fleetbench-\(UUID().uuidString.prefix(8))")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fleetbench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let notify = dir.appendingPathComponent("notify").path
@@ -46,9 +48,13 @@ struct IngestBench: ParsableCommand {
         defer { close(fd) }
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in notify.utf8.enumerated() { raw[i] = b } }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in notify.utf8.enumerated() { raw[i] = b }
+        }
         _ = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         let config = dir.appendingPathComponent("f.toml").path
         try """
@@ -77,7 +83,9 @@ struct IngestBench: ParsableCommand {
         while port == 0, poll(&pfd, 1, 20_000) > 0 {
             let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             let msg = String(decoding: buf[0..<max(n, 0)], as: UTF8.self)
-            if let r = msg.range(of: "\(proto) 127.0.0.1:") { port = Int(msg[r.upperBound...].prefix { $0.isNumber }) ?? 0 }
+            if let r = msg.range(of: "\(proto) 127.0.0.1:") {
+                port = Int(msg[r.upperBound...].prefix { $0.isNumber }) ?? 0
+            }
         }
         guard port > 0 else { throw ValidationError("fleetd did not report ready") }
 
@@ -90,7 +98,9 @@ struct IngestBench: ParsableCommand {
         var seq: Int64 = 0
         func drain(_ timeout: Int32) {
             while let reply = client.receive(timeoutMs: timeout) {
-                if proto == "teltonika" { acked += reply.count == 7 ? Int(reply[6]) : 0 } else {
+                if proto == "teltonika" {
+                    acked += reply.count == 7 ? Int(reply[6]) : 0
+                } else {
                     acked += JSONReply.parse(reply)?.acked.count ?? 0
                 }
                 if timeout > 0 { break }
@@ -104,14 +114,22 @@ struct IngestBench: ParsableCommand {
                 let time = t0 + Int64(sent / devices) * 1000
                 if proto == "teltonika" {
                     let recs = (0..<records).map { k in
-                        var r = TeltonikaEncoder.Record(time: time * 10 + Int64(k), lat: 48.85 + Double(device) * 1e-4, lon: 2.35)
+                        var r = TeltonikaEncoder.Record(
+                            time: time * 10 + Int64(k), lat: 48.85 + Double(device) * 1e-4,
+                            lon: 2.35)
                         r.io = [(239, 1, 1), (66, 2, 12_600), (16, 4, UInt64(sent))]
                         return r
                     }
-                    client.send(TeltonikaEncoder.udp(avlPacketId: UInt8(truncatingIfNeeded: sent), imei: String(350_000_000_000_000 + device), records: recs))
+                    client.send(
+                        TeltonikaEncoder.udp(
+                            avlPacketId: UInt8(truncatingIfNeeded: sent),
+                            imei: String(350_000_000_000_000 + device), records: recs))
                 } else {
                     seq += 1
-                    client.send(Array(#"{"device":"d\#(device)","time":\#(time),"lat":48.85,"lon":2.35,"seq":\#(seq)}"#.utf8))
+                    client.send(
+                        Array(
+                            #"{"device":"d\#(device)","time":\#(time),"lat":48.85,"lon":2.35,"seq":\#(seq)}"#
+                                .utf8))
                 }
                 sent += 1
             }
@@ -125,7 +143,8 @@ struct IngestBench: ParsableCommand {
         let fixes = sent * (proto == "teltonika" ? records : 1)
         print(
             String(
-                format: "%@\t%d\t%d\t%d\t%d\t%.0f\t%d", proto, proto == "teltonika" ? records : 1, rate, sent, acked,
+                format: "%@\t%d\t%d\t%d\t%d\t%.0f\t%d", proto, proto == "teltonika" ? records : 1,
+                rate, sent, acked,
                 Double(acked) / elapsed, fixes - acked))
     }
 }

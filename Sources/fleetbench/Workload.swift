@@ -17,7 +17,8 @@ enum Workload {
     }
 
     static func fences(_ path: String) throws -> [Fence] {
-        try GeoJSONFenceLoader.load(Array(try Data(contentsOf: URL(fileURLWithPath: path))), file: path)
+        try GeoJSONFenceLoader.load(
+            Array(try Data(contentsOf: URL(fileURLWithPath: path))), file: path)
     }
 
     /// `count` fences like the standard workload's (half 32-gon circles, a
@@ -29,7 +30,9 @@ enum Workload {
         let half = 50_000.0 * (Double(count) / 10_000).squareRoot()
         let mLat = Haversine.earthRadius * Double.pi / 180
         let mLon = mLat * cos(48.85 * Double.pi / 180)
-        func ll(_ x: Double, _ y: Double) -> Coordinate { Coordinate(lat: 48.85 + y / mLat, lon: 2.35 + x / mLon) }
+        func ll(_ x: Double, _ y: Double) -> Coordinate {
+            Coordinate(lat: 48.85 + y / mLat, lon: 2.35 + x / mLon)
+        }
         var fences: [Fence] = []
         for i in 0..<count {
             let cx = Double.random(in: -half...half, using: &rng)
@@ -47,24 +50,38 @@ enum Workload {
                 let n = Int.random(in: 6...60, using: &rng)
                 let aspect = Double.random(in: 0.4...1, using: &rng)
                 for j in 0..<n {
-                    let a = 2 * Double.pi * (Double(j) + Double.random(in: 0.1...0.9, using: &rng)) / Double(n)
+                    let a =
+                        2 * Double.pi * (Double(j) + Double.random(in: 0.1...0.9, using: &rng))
+                        / Double(n)
                     let ex = r * cos(a)
                     let ey = r * aspect * sin(a)
-                    pts.append(ll(cx + ex * cos(rot) - ey * sin(rot), cy + ex * sin(rot) + ey * cos(rot)))
+                    pts.append(
+                        ll(cx + ex * cos(rot) - ey * sin(rot), cy + ex * sin(rot) + ey * cos(rot)))
                 }
             default:
                 let n = Int.random(in: 6...60, using: &rng)
                 for j in 0..<n {
-                    let a = rot + 2 * Double.pi * (Double(j) + Double.random(in: 0.1...0.9, using: &rng)) / Double(n)
-                    let rr = r * (j % 2 == 0 ? Double.random(in: 0.75...1, using: &rng) : Double.random(in: 0.3...0.6, using: &rng))
+                    let a =
+                        rot + 2 * Double.pi
+                        * (Double(j) + Double.random(in: 0.1...0.9, using: &rng)) / Double(n)
+                    let rr =
+                        r
+                        * (j % 2 == 0
+                            ? Double.random(in: 0.75...1, using: &rng)
+                            : Double.random(in: 0.3...0.6, using: &rng))
                     pts.append(ll(cx + rr * cos(a), cy + rr * sin(a)))
                 }
             }
             pts.append(pts[0])
-            fences.append(Fence(id: "f\(i)", name: "f\(i)", shape: .polygons([Polygon(shell: Ring(pts), holes: [])])))
+            fences.append(
+                Fence(
+                    id: "f\(i)", name: "f\(i)",
+                    shape: .polygons([Polygon(shell: Ring(pts), holes: [])])))
         }
         let ps = (0..<points).map { _ in
-            ll(Double.random(in: -half...half, using: &rng), Double.random(in: -half...half, using: &rng))
+            ll(
+                Double.random(in: -half...half, using: &rng),
+                Double.random(in: -half...half, using: &rng))
         }
         return (fences, ps)
     }

@@ -5,14 +5,16 @@ import FleetStore
 /// `fleetctl devices [list|add|remove]`: the device registry.
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "devices", abstract: "List, add or remove devices (the vehicle each tracker is fitted to).",
+        commandName: "devices",
+        abstract: "List, add or remove devices (the vehicle each tracker is fitted to).",
         subcommands: [DevicesListCommand.self, DevicesAddCommand.self, DevicesRemoveCommand.self],
         defaultSubcommand: DevicesListCommand.self)
 }
 
 struct DevicesListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "Every device fleetd knows: registered ones and ones only seen in traffic.")
+        commandName: "list",
+        abstract: "Every device fleetd knows: registered ones and ones only seen in traffic.")
 
     @OptionGroup var database: DatabaseOptions
 
@@ -22,22 +24,37 @@ struct DevicesListCommand: ParsableCommand {
     func run() throws {
         let devices = try Output.open(database.db, waitForIt: false).devices()
         let widths = [18, 18, 12, 18, 11, 10, 24]
-        if !json { print(Output.row(["DEVICE", "NAME", "PLATE", "VIN", "REGISTERED", "POSITIONS", "LAST FIX (UTC)"], widths)) }
+        if !json {
+            print(
+                Output.row(
+                    [
+                        "DEVICE", "NAME", "PLATE", "VIN", "REGISTERED", "POSITIONS",
+                        "LAST FIX (UTC)",
+                    ], widths))
+        }
         for d in devices {
             if json {
                 print(
                     Output.object([
-                        ("device", Output.quote(d.ident)), ("name", d.name.map(Output.quote) ?? "null"),
-                        ("plate", d.plate.map(Output.quote) ?? "null"), ("vin", d.vin.map(Output.quote) ?? "null"),
-                        ("registered", d.registered ? "true" : "false"), ("positions", String(d.positions)),
-                        ("last_fix", d.lastFix.map { Output.quote(RFC3339.format(millis: $0)) } ?? "null"),
+                        ("device", Output.quote(d.ident)),
+                        ("name", d.name.map(Output.quote) ?? "null"),
+                        ("plate", d.plate.map(Output.quote) ?? "null"),
+                        ("vin", d.vin.map(Output.quote) ?? "null"),
+                        ("registered", d.registered ? "true" : "false"),
+                        ("positions", String(d.positions)),
+                        (
+                            "last_fix",
+                            d.lastFix.map { Output.quote(RFC3339.format(millis: $0)) } ?? "null"
+                        ),
                     ]))
             } else {
                 print(
                     Output.row(
                         [
-                            d.ident, d.name ?? "-", d.plate ?? "-", d.vin ?? "-", d.registered ? "yes" : "no",
-                            String(d.positions), d.lastFix.map { RFC3339.format(millis: $0) } ?? "-",
+                            d.ident, d.name ?? "-", d.plate ?? "-", d.vin ?? "-",
+                            d.registered ? "yes" : "no",
+                            String(d.positions),
+                            d.lastFix.map { RFC3339.format(millis: $0) } ?? "-",
                         ], widths))
             }
         }
@@ -59,7 +76,8 @@ struct DevicesAddCommand: ParsableCommand {
 
     func validate() throws {
         guard JSONFixDecoder.isValidDevice(id) else {
-            throw ValidationError("\"\(id)\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
+            throw ValidationError(
+                "\"\(id)\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
         }
     }
 
@@ -75,7 +93,8 @@ struct DevicesAddCommand: ParsableCommand {
 
 struct DevicesRemoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "remove", abstract: "Unregister a device; its positions, alerts and trips stay.")
+        commandName: "remove",
+        abstract: "Unregister a device; its positions, alerts and trips stay.")
 
     @OptionGroup var database: DatabaseOptions
 

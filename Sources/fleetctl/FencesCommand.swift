@@ -28,7 +28,9 @@ func loadFences(_ path: String) throws -> [Fence] {
 struct FencesCheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Validate a GeoJSON fences file: list every problem, or print a summary. Exit 0 only when valid.")
+        abstract:
+            "Validate a GeoJSON fences file: list every problem, or print a summary. Exit 0 only when valid."
+    )
 
     @Argument(help: "The GeoJSON FeatureCollection.")
     var file: String
@@ -52,13 +54,16 @@ struct FencesCheckCommand: ParsableCommand {
         if !box.isEmpty {
             print(
                 String(
-                    format: "  bounding box: lon %.6f … %.6f, lat %.6f … %.6f", box.minX, box.maxX, box.minY, box.maxY))
+                    format: "  bounding box: lon %.6f … %.6f, lat %.6f … %.6f", box.minX, box.maxX,
+                    box.minY, box.maxY))
         }
         let s = index.stats
         print(
             String(
-                format: "  index: %d cells in %d grid(s), %d interior and %d boundary entries, %.1f MiB, built in %.2f s",
-                s.cells, s.cellSizes.count, s.interiorEntries, s.boundaryEntries, Double(s.bytes) / 1_048_576, build))
+                format:
+                    "  index: %d cells in %d grid(s), %d interior and %d boundary entries, %.1f MiB, built in %.2f s",
+                s.cells, s.cellSizes.count, s.interiorEntries, s.boundaryEntries,
+                Double(s.bytes) / 1_048_576, build))
     }
 }
 
@@ -85,7 +90,9 @@ struct FencesLocateCommand: ParsableCommand {
         let index = FenceIndex(fences: fs)
         let handle: FileHandle
         if let input {
-            guard let h = FileHandle(forReadingAtPath: input) else { throw Output.fail("\(input): cannot open") }
+            guard let h = FileHandle(forReadingAtPath: input) else {
+                throw Output.fail("\(input): cannot open")
+            }
             handle = h
         } else {
             handle = FileHandle.standardInput
@@ -94,7 +101,9 @@ struct FencesLocateCommand: ParsableCommand {
         let source = input ?? "stdin"
         var ids: [Substring] = []
         var points: [Coordinate] = []
-        for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            .enumerated()
+        {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map {
@@ -102,10 +111,12 @@ struct FencesLocateCommand: ParsableCommand {
             }
             guard f.count == 3, let lon = Double(f[1]), let lat = Double(f[2]) else {
                 if ids.isEmpty, points.isEmpty, f.count == 3 { continue }  // a header row
-                throw Output.fail("\(source):\(n + 1): expected id,lon,lat, found \"\(line.prefix(80))\"")
+                throw Output.fail(
+                    "\(source):\(n + 1): expected id,lon,lat, found \"\(line.prefix(80))\"")
             }
             guard lon.isFinite, lat.isFinite, abs(lon) <= 180, abs(lat) <= 90 else {
-                throw Output.fail("\(source):\(n + 1): coordinates out of range: lon \(f[1]), lat \(f[2])")
+                throw Output.fail(
+                    "\(source):\(n + 1): coordinates out of range: lon \(f[1]), lat \(f[2])")
             }
             ids.append(Substring(f[0]))
             points.append(Coordinate(lat: lat, lon: lon))

@@ -6,7 +6,10 @@ struct FleetctlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetctl",
         abstract: "Read fleetd's alerts and positions; check and query fences files.",
-        subcommands: [AlertsCommand.self, PositionsCommand.self, SummaryCommand.self, FencesCommand.self, DevicesCommand.self])
+        subcommands: [
+            AlertsCommand.self, PositionsCommand.self, SummaryCommand.self, FencesCommand.self,
+            DevicesCommand.self,
+        ])
 }
 
 /// Options every database-reading subcommand takes.

@@ -28,9 +28,10 @@ struct PositionsCommand: ParsableCommand {
                     ["TIME (UTC)", "LAT", "LON", "KM/H", "COURSE", "ALT M", "VALID", "FLAG"], widths
                 ))
         }
-        for p in rows {
+        for row in rows {
+            let p = row.fix
             if json {
-                print(Self.jsonLine(p))
+                print(Self.jsonLine(row))
             } else {
                 print(
                     Output.row(
@@ -40,7 +41,7 @@ struct PositionsCommand: ParsableCommand {
                             p.speedKmh.map { Output.fixed($0, 1) } ?? "-",
                             p.course.map { Output.fixed($0, 0) } ?? "-",
                             p.altM.map { Output.fixed($0, 0) } ?? "-", p.valid ? "yes" : "no",
-                            Self.flag(p.disposition),
+                            Self.flag(row.disposition),
                         ], widths))
             }
         }
@@ -55,28 +56,27 @@ struct PositionsCommand: ParsableCommand {
     }
 
     /// Field names are a contract: add freely, never rename.
-    static func jsonLine(_ p: PositionRecord) -> String {
-        Output.object([
+    static func jsonLine(_ row: PositionRecord) -> String {
+        let p = row.fix
+        let x = p.extra
+        func int(_ v: Int?) -> String { v.map(String.init) ?? "null" }
+        func bool(_ v: Bool?) -> String { v.map { $0 ? "true" : "false" } ?? "null" }
+        func num(_ v: Double?) -> String { v.map(Output.number) ?? "null" }
+        return Output.object([
             ("device", Output.quote(p.device)),
             ("time", Output.quote(RFC3339.format(millis: p.time))),
             ("lat", Output.number(p.lat)), ("lon", Output.number(p.lon)),
-            ("speed_kmh", p.speedKmh.map(Output.number) ?? "null"),
-            ("course", p.course.map(Output.number) ?? "null"),
-            ("alt_m", p.altM.map(Output.number) ?? "null"),
-            ("accuracy_m", p.accuracyM.map(Output.number) ?? "null"),
-            ("sats", p.sats.map(String.init) ?? "null"),
-            ("ignition", p.ignition.map { $0 ? "true" : "false" } ?? "null"),
-            ("valid", p.valid ? "true" : "false"),
-            ("flag", Output.quote(flag(p.disposition))),
-            ("priority", p.priority.map(String.init) ?? "null"),
-            ("movement", p.movement.map { $0 ? "true" : "false" } ?? "null"),
-            ("gsm_signal", p.gsmSignal.map(String.init) ?? "null"),
-            ("ext_voltage_mv", p.externalVoltageMv.map(String.init) ?? "null"),
-            ("odometer_m", p.odometerM.map(String.init) ?? "null"),
-            ("gnss_status", p.gnssStatus.map(String.init) ?? "null"),
-            ("fix_quality", p.fixQuality.map(String.init) ?? "null"),
-            ("hdop", p.hdop.map(Output.number) ?? "null"),
-            ("io", p.ioRaw.map { TeltonikaIO.json($0, codec: UInt8(truncatingIfNeeded: p.ioCodec ?? 0)) } ?? "null"),
+            ("speed_kmh", num(p.speedKmh)),
+            ("course", num(p.course)), ("alt_m", num(p.altM)), ("accuracy_m", num(p.accuracyM)),
+            ("sats", int(p.sats)),
+            ("ignition", bool(p.ignition)), ("valid", bool(p.valid)),
+            ("flag", Output.quote(flag(row.disposition))),
+            ("priority", int(x?.priority)), ("movement", bool(x?.movement)),
+            ("gsm_signal", int(x?.gsmSignal)),
+            ("ext_voltage_mv", int(x?.externalVoltageMv)), ("odometer_m", int(x?.odometerM)),
+            ("gnss_status", int(x?.gnssStatus)), ("fix_quality", int(x?.fixQuality)),
+            ("hdop", num(x?.hdop)),
+            ("io", x?.ioRaw.map { TeltonikaIO.json($0, codec: x?.ioCodec ?? 0) } ?? "null"),
         ])
     }
 }

@@ -114,11 +114,15 @@ final class DaemonProcess {
         }
         // "STATUS=ready; listening on json 127.0.0.1:P1, teltonika 127.0.0.1:P2, nmea 127.0.0.1:P3"
         for name in ["json", "teltonika", "nmea"] {
-            if let r = ready.range(of: "\(name) 127.0.0.1:"), let p = Int(ready[r.upperBound...].prefix { $0.isNumber }) {
+            if let r = ready.range(of: "\(name) 127.0.0.1:"),
+                let p = Int(ready[r.upperBound...].prefix { $0.isNumber })
+            {
                 ports[name] = p
             }
         }
-        guard let p = ports["json"] else { throw E2EError("READY message names no JSON port: \(ready)") }
+        guard let p = ports["json"] else {
+            throw E2EError("READY message names no JSON port: \(ready)")
+        }
         port = p
     }
 

@@ -4,7 +4,9 @@ import Foundation
 import Testing
 
 /// Waits (bounded) until `fleetctl positions` shows `count` rows for `device`.
-func waitForPositions(_ d: DaemonProcess, _ device: String, count: Int, timeout: Double = 10) throws -> [[String: Any]] {
+func waitForPositions(_ d: DaemonProcess, _ device: String, count: Int, timeout: Double = 10) throws
+    -> [[String: Any]]
+{
     let deadline = Date().addingTimeInterval(timeout)
     while true {
         let rows = try d.fleetctl("positions", ["--device", device])
@@ -23,12 +25,16 @@ func waitForPositions(_ d: DaemonProcess, _ device: String, count: Int, timeout:
         r1.angle = 270
         r1.altM = -4
         r1.sats = 12
-        r1.io = [(239, 1, 1), (240, 1, 1), (21, 1, 4), (66, 2, 12_600), (16, 4, 98_765), (69, 1, 1), (1, 1, 0)]
+        r1.io = [
+            (239, 1, 1), (240, 1, 1), (21, 1, 4), (66, 2, 12_600), (16, 4, 98_765), (69, 1, 1),
+            (1, 1, 0),
+        ]
         r1.nx = [(256, Array("VIN1234".utf8))]
         var r2 = TeltonikaEncoder.Record(time: now + 1000, lat: 0, lon: 0)
         r2.sats = 0
         let imei = "352093081452251"
-        let packet = TeltonikaEncoder.udp(packetId: 0xBEEF, avlPacketId: 0x2A, imei: imei, codec: 0x8E, records: [r1, r2])
+        let packet = TeltonikaEncoder.udp(
+            packetId: 0xBEEF, avlPacketId: 0x2A, imei: imei, codec: 0x8E, records: [r1, r2])
         client.send(packet)
         #expect(client.receive(timeoutMs: 5000) == [0x00, 0x05, 0xBE, 0xEF, 0x01, 0x2A, 0x02])
         // The reply came after the commit: the rows are there.
@@ -36,12 +42,20 @@ func waitForPositions(_ d: DaemonProcess, _ device: String, count: Int, timeout:
         #expect(rows.count == 2)
         let p = rows[0]
         #expect(p["lat"] as? Double == 48.05 && p["lon"] as? Double == 11.05)
-        #expect(p["speed_kmh"] as? Double == 42 && p["course"] as? Double == 270 && p["alt_m"] as? Double == -4)
-        #expect(p["sats"] as? Int == 12 && p["ignition"] as? Bool == true && p["movement"] as? Bool == true)
+        #expect(
+            p["speed_kmh"] as? Double == 42 && p["course"] as? Double == 270
+                && p["alt_m"] as? Double == -4)
+        #expect(
+            p["sats"] as? Int == 12 && p["ignition"] as? Bool == true
+                && p["movement"] as? Bool == true)
         #expect(p["gsm_signal"] as? Int == 4 && p["ext_voltage_mv"] as? Int == 12_600)
-        #expect(p["odometer_m"] as? Int == 98_765 && p["gnss_status"] as? Int == 1 && p["priority"] as? Int == 0)
+        #expect(
+            p["odometer_m"] as? Int == 98_765 && p["gnss_status"] as? Int == 1
+                && p["priority"] as? Int == 0)
         let io = p["io"] as? [String: Any]
-        #expect(io?["239"] as? Int == 1 && io?["66"] as? Int == 12_600 && io?["256"] as? String == "56494e31323334")
+        #expect(
+            io?["239"] as? Int == 1 && io?["66"] as? Int == 12_600
+                && io?["256"] as? String == "56494e31323334")
         #expect(rows[1]["valid"] as? Bool == false)
         // The first record entered the depot; the no-fix record moved nothing.
         #expect(try d.fleetctl("alerts").map { $0["type"] as? String } == ["geofence_enter"])
@@ -67,7 +81,8 @@ func waitForPositions(_ d: DaemonProcess, _ device: String, count: Int, timeout:
     }
 
     @Test func nmeaWithIdentitySentenceOrConfiguredAddress() throws {
-        let d = try DaemonProcess(fences: depotFences, extraConfig: "[nmea.devices]\n\"127.0.0.1\" = \"gps-mapped\"\n")
+        let d = try DaemonProcess(
+            fences: depotFences, extraConfig: "[nmea.devices]\n\"127.0.0.1\" = \"gps-mapped\"\n")
         let port = d.ports["nmea"]!
         // One datagram: identity, RMC and GGA of the same second, and a corrupted sentence beside them.
         let day = "211126"
@@ -88,7 +103,8 @@ func waitForPositions(_ d: DaemonProcess, _ device: String, count: Int, timeout:
 
         // gps2udp's way: one sentence per datagram, from an ephemeral port, identified by address.
         let c2 = try UDPClient(host: "127.0.0.1", port: port)
-        c2.send(Array(nmea("$GNGGA,101600.00,4806.000,N,01106.000,E,1,12,0.6,500.0,M,47.0,M,,").utf8))
+        c2.send(
+            Array(nmea("$GNGGA,101600.00,4806.000,N,01106.000,E,1,12,0.6,500.0,M,47.0,M,,").utf8))
         c2.send(Array(nmea("$GNRMC,101600.00,A,4806.000,N,01106.000,E,000.5,,\(day),,,A,V").utf8))
         c2.send(Array(nmea("$GNRMC,101601.00,V,4806.000,N,01106.000,E,000.5,,\(day),,,N,V").utf8))
         let mapped = try waitForPositions(d, "gps-mapped", count: 2)

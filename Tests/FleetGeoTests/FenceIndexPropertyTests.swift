@@ -15,14 +15,16 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
 @Suite struct FenceIndexPropertyTests {
     static let naturalEarth: [Fence] = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../shared/data/fences/natural_earth_110m_countries.geojson")
+            .appendingPathComponent(
+                "../../../shared/data/fences/natural_earth_110m_countries.geojson")
         guard let data = try? Data(contentsOf: url) else { return [] }
         return (try? GeoJSONFenceLoader.load(Array(data), file: url.path)) ?? []
     }()
 
     @Test func naturalEarthCountriesAgreeWithTheOracleWorldwide() throws {
         let fences = Self.naturalEarth
-        try #require(fences.count == 177, "needs ../shared/data/fences/natural_earth_110m_countries.geojson")
+        try #require(
+            fences.count == 177, "needs ../shared/data/fences/natural_earth_110m_countries.geojson")
         let index = FenceIndex(fences: fences)
         var rng = SplitMix(seed: 110)
         var inside = 0
@@ -34,15 +36,21 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
         }
         for _ in 0..<600 {
             points.append(
-                Coordinate(lat: Double.random(in: -90 ... -60, using: &rng), lon: Double.random(in: -180...180, using: &rng)))
+                Coordinate(
+                    lat: Double.random(in: -90 ... -60, using: &rng),
+                    lon: Double.random(in: -180...180, using: &rng)))
             points.append(
                 Coordinate(
                     lat: Double.random(in: -25...75, using: &rng),
-                    lon: Bool.random(using: &rng) ? Double.random(in: 175...180, using: &rng) : Double.random(in: -180 ... -175, using: &rng)))
+                    lon: Bool.random(using: &rng)
+                        ? Double.random(in: 175...180, using: &rng)
+                        : Double.random(in: -180 ... -175, using: &rng)))
         }
         points += [
-            Coordinate(lat: -90, lon: 0), Coordinate(lat: -90, lon: 180), Coordinate(lat: -89.999, lon: -179.999),
-            Coordinate(lat: -17.8, lon: 178.5), Coordinate(lat: 65, lon: 180), Coordinate(lat: 65, lon: -180),
+            Coordinate(lat: -90, lon: 0), Coordinate(lat: -90, lon: 180),
+            Coordinate(lat: -89.999, lon: -179.999),
+            Coordinate(lat: -17.8, lon: 178.5), Coordinate(lat: 65, lon: 180),
+            Coordinate(lat: 65, lon: -180),
         ]
         var mismatches: [String] = []
         for p in points {
@@ -62,7 +70,10 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
 
     @Test func everyVertexAndEdgeMidpointCountsAsInside() {
         var rng = SplitMix(seed: 3)
-        let fences = Self.naturalEarth + randomFences(count: 60, around: Coordinate(lat: 10, lon: 10), spreadDeg: 0.2, rng: &rng)
+        let fences =
+            Self.naturalEarth
+            + randomFences(
+                count: 60, around: Coordinate(lat: 10, lon: 10), spreadDeg: 0.2, rng: &rng)
         let index = FenceIndex(fences: fences)
         var checked = 0
         for (i, f) in fences.enumerated() {
@@ -71,7 +82,9 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
                 for ring in [p.shell] + p.holes {
                     for k in stride(from: 0, to: ring.edgeCount, by: max(1, ring.edgeCount / 3)) {
                         let v = Coordinate(lat: ring.ys[k], lon: ring.xs[k])
-                        let m = Coordinate(lat: (ring.ys[k] + ring.ys[k + 1]) / 2, lon: (ring.xs[k] + ring.xs[k + 1]) / 2)
+                        let m = Coordinate(
+                            lat: (ring.ys[k] + ring.ys[k + 1]) / 2,
+                            lon: (ring.xs[k] + ring.xs[k + 1]) / 2)
                         for q in [v, m] where abs(q.lon) <= 180 {
                             #expect(index.containing(q).contains(Int32(i)), "\(f.id) at \(q)")
                             #expect(index.containing(q) == Oracle.containing(fences, q))
@@ -95,23 +108,47 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
             case 0:  // multipolygon: two squares side by side sharing an edge, one with a hole
                 fences.append(
                     Fence(
-                        id: "m\(i)", name: "", shape: .polygons([
-                            polygon([(cx, cy), (cx + s, cy), (cx + s, cy + s), (cx, cy + s)],
-                                holes: [[(cx + s / 4, cy + s / 4), (cx + s / 2, cy + s / 4), (cx + s / 2, cy + s / 2), (cx + s / 4, cy + s / 2)]]),
-                            polygon([(cx + s, cy), (cx + 2 * s, cy), (cx + 2 * s, cy + s), (cx + s, cy + s)]),
+                        id: "m\(i)", name: "",
+                        shape: .polygons([
+                            polygon(
+                                [(cx, cy), (cx + s, cy), (cx + s, cy + s), (cx, cy + s)],
+                                holes: [
+                                    [
+                                        (cx + s / 4, cy + s / 4), (cx + s / 2, cy + s / 4),
+                                        (cx + s / 2, cy + s / 2), (cx + s / 4, cy + s / 2),
+                                    ]
+                                ]),
+                            polygon([
+                                (cx + s, cy), (cx + 2 * s, cy), (cx + 2 * s, cy + s),
+                                (cx + s, cy + s),
+                            ]),
                         ])))
             case 1:  // a sliver a millionth of its length wide
                 fences.append(
-                    Fence(id: "s\(i)", name: "", shape: .polygons([polygon([(cx, cy), (cx + s, cy + s), (cx + s, cy + s + s * 1e-6)])])))
+                    Fence(
+                        id: "s\(i)", name: "",
+                        shape: .polygons([
+                            polygon([(cx, cy), (cx + s, cy + s), (cx + s, cy + s + s * 1e-6)])
+                        ])))
             case 2:  // repeated and collinear vertices
                 fences.append(
                     Fence(
                         id: "d\(i)", name: "",
-                        shape: .polygons([polygon([(cx, cy), (cx, cy), (cx + s / 2, cy), (cx + s, cy), (cx + s, cy + s), (cx + s, cy + s), (cx, cy + s)])])))
+                        shape: .polygons([
+                            polygon([
+                                (cx, cy), (cx, cy), (cx + s / 2, cy), (cx + s, cy),
+                                (cx + s, cy + s), (cx + s, cy + s), (cx, cy + s),
+                            ])
+                        ])))
             case 3:  // axis-aligned box whose edges fall on round coordinates
                 let x = (cx * 100).rounded() / 100
                 let y = (cy * 100).rounded() / 100
-                fences.append(Fence(id: "b\(i)", name: "", shape: .polygons([polygon([(x, y), (x + 0.05, y), (x + 0.05, y + 0.05), (x, y + 0.05)])])))
+                fences.append(
+                    Fence(
+                        id: "b\(i)", name: "",
+                        shape: .polygons([
+                            polygon([(x, y), (x + 0.05, y), (x + 0.05, y + 0.05), (x, y + 0.05)])
+                        ])))
             default:  // a concave comb
                 var pts: [(Double, Double)] = [(cx, cy)]
                 for k in 0..<6 {
@@ -126,11 +163,16 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
         let index = FenceIndex(fences: fences)
         var points: [Coordinate] = []
         for _ in 0..<8000 {
-            points.append(Coordinate(lat: Double.random(in: -1.1...1.5, using: &rng), lon: Double.random(in: -1.1...1.5, using: &rng)))
+            points.append(
+                Coordinate(
+                    lat: Double.random(in: -1.1...1.5, using: &rng),
+                    lon: Double.random(in: -1.1...1.5, using: &rng)))
         }
         // Points on the round grid hit box edges and corners exactly.
         for gx in stride(from: -100, through: 150, by: 1) {
-            for gy in stride(from: -100, through: 150, by: 5) { points.append(Coordinate(lat: Double(gy) / 100, lon: Double(gx) / 100)) }
+            for gy in stride(from: -100, through: 150, by: 5) {
+                points.append(Coordinate(lat: Double(gy) / 100, lon: Double(gx) / 100))
+            }
         }
         var bad = 0
         for p in points where index.containing(p) != Oracle.containing(fences, p) { bad += 1 }
@@ -147,12 +189,19 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
 
     @Test func circlesAndCorridorsNearTheAntimeridianAndThePoles() {
         let fences = [
-            Fence(id: "c1", name: "", shape: .circle(center: Coordinate(lat: -17, lon: 179.95), radiusM: 20_000)),
-            Fence(id: "c2", name: "", shape: .circle(center: Coordinate(lat: 89.9, lon: 0), radiusM: 30_000)),
+            Fence(
+                id: "c1", name: "",
+                shape: .circle(center: Coordinate(lat: -17, lon: 179.95), radiusM: 20_000)),
+            Fence(
+                id: "c2", name: "",
+                shape: .circle(center: Coordinate(lat: 89.9, lon: 0), radiusM: 30_000)),
             Fence(
                 id: "k1", name: "",
                 shape: .corridor(
-                    line: [Coordinate(lat: 60, lon: 179.8), Coordinate(lat: 60.1, lon: -179.9), Coordinate(lat: 60.3, lon: -179.7)],
+                    line: [
+                        Coordinate(lat: 60, lon: 179.8), Coordinate(lat: 60.1, lon: -179.9),
+                        Coordinate(lat: 60.3, lon: -179.7),
+                    ],
                     halfWidthM: 2000)),
         ]
         let index = FenceIndex(fences: fences)
@@ -162,14 +211,34 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
             let which = Int.random(in: 0...2, using: &rng)
             let p: Coordinate
             switch which {
-            case 0: p = Coordinate(lat: -17 + Double.random(in: -0.3...0.3, using: &rng), lon: wrap(179.95 + Double.random(in: -0.3...0.3, using: &rng)))
-            case 1: p = Coordinate(lat: Double.random(in: 89.5...90, using: &rng), lon: Double.random(in: -180...180, using: &rng))
-            default: p = Coordinate(lat: Double.random(in: 59.9...60.4, using: &rng), lon: wrap(179.8 + Double.random(in: -0.2...0.8, using: &rng)))
+            case 0:
+                p = Coordinate(
+                    lat: -17 + Double.random(in: -0.3...0.3, using: &rng),
+                    lon: wrap(179.95 + Double.random(in: -0.3...0.3, using: &rng)))
+            case 1:
+                p = Coordinate(
+                    lat: Double.random(in: 89.5...90, using: &rng),
+                    lon: Double.random(in: -180...180, using: &rng))
+            default:
+                p = Coordinate(
+                    lat: Double.random(in: 59.9...60.4, using: &rng),
+                    lon: wrap(179.8 + Double.random(in: -0.2...0.8, using: &rng)))
             }
             let got = index.containing(p)
             // The corridor's distances are local-projection metres: compare away from its edge.
             let expected = Oracle.containing(fences, p)
-            if which == 2, abs(Fence.distance(from: p, toLine: { if case .corridor(let l, _) = fences[2].shape { return l } else { return [] } }()) - 2000) < 5 {
+            if which == 2,
+                abs(
+                    Fence.distance(
+                        from: p,
+                        toLine: {
+                            if case .corridor(let l, _) = fences[2].shape {
+                                return l
+                            } else {
+                                return []
+                            }
+                        }()) - 2000) < 5
+            {
                 continue
             }
             #expect(got == expected, "\(p)")
@@ -180,19 +249,40 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
 
     @Test func segmentsThatCutAFenceAreFound() {
         // A 1 km box; a sparse track cuts its corner between two outside fixes.
-        let box = Fence(id: "yard", name: "", shape: .polygons([polygon([(11.0, 48.0), (11.0135, 48.0), (11.0135, 48.009), (11.0, 48.009)])]))
-        let far = Fence(id: "far", name: "", shape: .circle(center: Coordinate(lat: 48.5, lon: 11.5), radiusM: 100))
+        let box = Fence(
+            id: "yard", name: "",
+            shape: .polygons([
+                polygon([(11.0, 48.0), (11.0135, 48.0), (11.0135, 48.009), (11.0, 48.009)])
+            ]))
+        let far = Fence(
+            id: "far", name: "",
+            shape: .circle(center: Coordinate(lat: 48.5, lon: 11.5), radiusM: 100))
         let index = FenceIndex(fences: [box, far])
-        #expect(index.touched(from: Coordinate(lat: 47.999, lon: 11.012), to: Coordinate(lat: 48.002, lon: 11.016)) == [0])
-        #expect(index.touched(from: Coordinate(lat: 47.999, lon: 11.014), to: Coordinate(lat: 48.001, lon: 11.016)) == [])
-        #expect(index.touched(from: Coordinate(lat: 48.5, lon: 11.49), to: Coordinate(lat: 48.5, lon: 11.51)) == [1])
+        #expect(
+            index.touched(
+                from: Coordinate(lat: 47.999, lon: 11.012), to: Coordinate(lat: 48.002, lon: 11.016)
+            ) == [0])
+        #expect(
+            index.touched(
+                from: Coordinate(lat: 47.999, lon: 11.014), to: Coordinate(lat: 48.001, lon: 11.016)
+            ) == [])
+        #expect(
+            index.touched(
+                from: Coordinate(lat: 48.5, lon: 11.49), to: Coordinate(lat: 48.5, lon: 11.51)) == [
+                    1
+                ])
         // Random segments against every fence.
         var rng = SplitMix(seed: 8)
-        let fences = randomFences(count: 200, around: Coordinate(lat: 48, lon: 11), spreadDeg: 0.3, rng: &rng)
+        let fences = randomFences(
+            count: 200, around: Coordinate(lat: 48, lon: 11), spreadDeg: 0.3, rng: &rng)
         let idx = FenceIndex(fences: fences)
         for _ in 0..<2000 {
-            let a = Coordinate(lat: 48 + Double.random(in: -0.3...0.3, using: &rng), lon: 11 + Double.random(in: -0.3...0.3, using: &rng))
-            let b = Coordinate(lat: a.lat + Double.random(in: -0.05...0.05, using: &rng), lon: a.lon + Double.random(in: -0.05...0.05, using: &rng))
+            let a = Coordinate(
+                lat: 48 + Double.random(in: -0.3...0.3, using: &rng),
+                lon: 11 + Double.random(in: -0.3...0.3, using: &rng))
+            let b = Coordinate(
+                lat: a.lat + Double.random(in: -0.05...0.05, using: &rng),
+                lon: a.lon + Double.random(in: -0.05...0.05, using: &rng))
             let expected = fences.indices.filter { fences[$0].intersects(a, b) }.map { Int32($0) }
             #expect(idx.touched(from: a, to: b) == expected)
         }
@@ -200,14 +290,20 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
 
     @Test func aFenceFarLargerThanTheRestGoesToACoarserGrid() {
         var rng = SplitMix(seed: 12)
-        var fences = randomFences(count: 100, around: Coordinate(lat: 0, lon: 0), spreadDeg: 1, rng: &rng)
-        fences.append(Fence(id: "big", name: "", shape: .polygons([polygon([(-60, -40), (60, -40), (60, 40), (-60, 40)])])))
+        var fences = randomFences(
+            count: 100, around: Coordinate(lat: 0, lon: 0), spreadDeg: 1, rng: &rng)
+        fences.append(
+            Fence(
+                id: "big", name: "",
+                shape: .polygons([polygon([(-60, -40), (60, -40), (60, 40), (-60, 40)])])))
         let index = FenceIndex(fences: fences)
         #expect(index.stats.cellSizes.count == 2)
         #expect(index.stats.bytes < 50 << 20)
         #expect(index.containing(Coordinate(lat: 30, lon: 50)) == [100])
         for _ in 0..<3000 {
-            let p = Coordinate(lat: Double.random(in: -2...2, using: &rng), lon: Double.random(in: -2...2, using: &rng))
+            let p = Coordinate(
+                lat: Double.random(in: -2...2, using: &rng),
+                lon: Double.random(in: -2...2, using: &rng))
             #expect(index.containing(p) == Oracle.containing(fences, p))
         }
     }

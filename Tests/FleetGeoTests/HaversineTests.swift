@@ -25,17 +25,25 @@ import Testing
             id: "b", name: "b",
             shape: .polygons([
                 Polygon(
-                    shell: Ring([(11.0, 48.0), (11.1, 48.0), (11.1, 48.1), (11.0, 48.1), (11.0, 48.0)].map { Coordinate(lat: $0.1, lon: $0.0) }),
+                    shell: Ring(
+                        [(11.0, 48.0), (11.1, 48.0), (11.1, 48.1), (11.0, 48.1), (11.0, 48.0)].map {
+                            Coordinate(lat: $0.1, lon: $0.0)
+                        }),
                     holes: [])
             ]))
         #expect(abs(box.distanceToBoundary(Coordinate(lat: 48.101, lon: 11.05)) - 111.195) < 0.2)
         #expect(abs(box.distanceToBoundary(Coordinate(lat: 48.099, lon: 11.05)) - 111.195) < 0.2)
         #expect(box.distanceToBoundary(Coordinate(lat: 48.1, lon: 11.05)) < 1e-6)
-        let circle = Fence(id: "c", name: "c", shape: .circle(center: Coordinate(lat: 48, lon: 11), radiusM: 500))
+        let circle = Fence(
+            id: "c", name: "c", shape: .circle(center: Coordinate(lat: 48, lon: 11), radiusM: 500))
         let p = Coordinate(lat: 48.01, lon: 11)  // 1111.95 m north of the centre
         #expect(abs(circle.distanceToBoundary(p) - 611.95) < 0.1)
         let corridor = Fence(
-            id: "k", name: "k", shape: .corridor(line: [Coordinate(lat: 48, lon: 11), Coordinate(lat: 48, lon: 11.1)], halfWidthM: 50))
-        #expect(abs(corridor.distanceToBoundary(Coordinate(lat: 48.001, lon: 11.05)) - 61.195) < 0.2)
+            id: "k", name: "k",
+            shape: .corridor(
+                line: [Coordinate(lat: 48, lon: 11), Coordinate(lat: 48, lon: 11.1)], halfWidthM: 50
+            ))
+        #expect(
+            abs(corridor.distanceToBoundary(Coordinate(lat: 48.001, lon: 11.05)) - 61.195) < 0.2)
     }
 }

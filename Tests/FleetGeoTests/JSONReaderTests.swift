@@ -56,7 +56,10 @@ import Testing
             let intPart = Int(truncatingIfNeeded: state >> 40) % 200 - 100
             let frac = String(state % 10_000_000_000)
             let exp = Int(truncatingIfNeeded: (state >> 20) % 9) - 4
-            for text in ["\(intPart).\(frac)", "\(intPart).\(frac)e\(exp)", "-0.\(frac)", "\(frac)E-\(abs(exp))"] {
+            for text in [
+                "\(intPart).\(frac)", "\(intPart).\(frac)e\(exp)", "-0.\(frac)",
+                "\(frac)E-\(abs(exp))",
+            ] {
                 let v = try JSONReader.parseDocument(Array(text.utf8))
                 #expect(v == .number(Double(text)!), "\(text)")
             }

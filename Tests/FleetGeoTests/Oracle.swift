@@ -19,8 +19,12 @@ enum Oracle {
                     var edge = false
                     for ring in [poly.shell] + poly.holes {
                         for i in 0..<(ring.xs.count - 1) {
-                            let (x1, y1, x2, y2) = (ring.xs[i], ring.ys[i], ring.xs[i + 1], ring.ys[i + 1])
-                            if (y1 > p.lat) != (y2 > p.lat), x < x1 + (p.lat - y1) * (x2 - x1) / (y2 - y1) {
+                            let (x1, y1, x2, y2) = (
+                                ring.xs[i], ring.ys[i], ring.xs[i + 1], ring.ys[i + 1]
+                            )
+                            if (y1 > p.lat) != (y2 > p.lat),
+                                x < x1 + (p.lat - y1) * (x2 - x1) / (y2 - y1)
+                            {
                                 inside.toggle()
                             }
                             if onSegment(x, p.lat, x1, y1, x2, y2) { edge = true }
@@ -44,7 +48,9 @@ enum Oracle {
                     if dl > 180 { dl -= 360 }
                     if dl < -180 { dl += 360 }
                     return haversine(
-                        Coordinate(lat: line[i].lat + t * (line[i + 1].lat - line[i].lat), lon: line[i].lon + t * dl), p)
+                        Coordinate(
+                            lat: line[i].lat + t * (line[i + 1].lat - line[i].lat),
+                            lon: line[i].lon + t * dl), p)
                 }
                 for _ in 0..<100 {
                     let m1 = lo + (hi - lo) / 3
@@ -57,18 +63,23 @@ enum Oracle {
         }
     }
 
-    static func onSegment(_ x: Double, _ y: Double, _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) -> Bool {
+    static func onSegment(
+        _ x: Double, _ y: Double, _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double
+    ) -> Bool {
         let t = 1e-12
-        guard x >= min(x1, x2) - t, x <= max(x1, x2) + t, y >= min(y1, y2) - t, y <= max(y1, y2) + t else {
+        guard x >= min(x1, x2) - t, x <= max(x1, x2) + t, y >= min(y1, y2) - t, y <= max(y1, y2) + t
+        else {
             return false
         }
-        return abs((x2 - x1) * (y - y1) - (y2 - y1) * (x - x1)) <= t * max(abs(x2 - x1), abs(y2 - y1), 1)
+        return abs((x2 - x1) * (y - y1) - (y2 - y1) * (x - x1)) <= t
+            * max(abs(x2 - x1), abs(y2 - y1), 1)
     }
 
     static func haversine(_ a: Coordinate, _ b: Coordinate) -> Double {
         let r = Double.pi / 180
         let h =
-            pow(sin((b.lat - a.lat) * r / 2), 2) + cos(a.lat * r) * cos(b.lat * r) * pow(sin((b.lon - a.lon) * r / 2), 2)
+            pow(sin((b.lat - a.lat) * r / 2), 2) + cos(a.lat * r) * cos(b.lat * r)
+            * pow(sin((b.lon - a.lon) * r / 2), 2)
         return 2 * 6_371_008.8 * asin(min(1, sqrt(h)))
     }
 }

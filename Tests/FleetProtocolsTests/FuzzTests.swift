@@ -38,7 +38,8 @@ func mutate(_ seed: [UInt8], _ rng: inout FuzzRNG, into b: inout [UInt8]) {
         case 4:
             let i = rng.below(b.count)
             b.removeSubrange(i..<min(b.count, i + 1 + rng.below(8)))
-        default: b[rng.below(b.count)] = [0x00, 0xFF, 0x7F, 0x80, 0x2C, 0x2A, 0x24, 0x0A][rng.below(8)]
+        default:
+            b[rng.below(b.count)] = [0x00, 0xFF, 0x7F, 0x80, 0x2C, 0x2A, 0x24, 0x0A][rng.below(8)]
         }
     }
 }
@@ -53,7 +54,9 @@ let fuzzCount = Int(ProcessInfo.processInfo.environment["FLEETD_FUZZ_COUNT"] ?? 
             var r = TeltonikaEncoder.Record(time: 1_700_000_000_000, lat: 54.7, lon: 25.3)
             r.io = [(239, 1, 1), (21, 1, 3), (66, 2, 12000), (16, 4, 5000), (78, 8, 0)]
             if codec == 0x8E { r.nx = [(300, [1, 2, 3])] }
-            seeds.append(TeltonikaEncoder.udp(avlPacketId: 1, imei: "352093081452251", codec: codec, records: [r, r]))
+            seeds.append(
+                TeltonikaEncoder.udp(
+                    avlPacketId: 1, imei: "352093081452251", codec: codec, records: [r, r]))
         }
         var rng = FuzzRNG(s: 0x7E17_0A1C_A5E5_0001)
         var b: [UInt8] = []
@@ -64,10 +67,12 @@ let fuzzCount = Int(ProcessInfo.processInfo.environment["FLEETD_FUZZ_COUNT"] ?? 
             // Lying length fields and huge counts, on purpose.
             if b.count > 24, rng.below(8) == 0 { b[24] = 0xFF }
             if b.count > 2, rng.below(8) == 0 { b[0] = 0xFF }
-            guard case .success(let p) = b.withUnsafeBufferPointer({ TeltonikaDecoder.decode($0) }) else { continue }
+            guard case .success(let p) = b.withUnsafeBufferPointer({ TeltonikaDecoder.decode($0) })
+            else { continue }
             accepted += 1
             // What is accepted is structurally whole.
-            let ok = Int(b[0]) << 8 | Int(b[1]) == b.count - 2 && Int(b[b.count - 1]) == p.fixes.count
+            let ok =
+                Int(b[0]) << 8 | Int(b[1]) == b.count - 2 && Int(b[b.count - 1]) == p.fixes.count
                 && p.imei.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
                 && p.fixes.allSatisfy { abs($0.lat) <= 90 && abs($0.lon) <= 180 }
             if !ok { Issue.record("accepted an invalid packet: \(b)") }
@@ -89,8 +94,11 @@ let fuzzCount = Int(ProcessInfo.processInfo.environment["FLEETD_FUZZ_COUNT"] ?? 
             for item in out.items {
                 accepted += 1
                 let f = item.fix
-                if !(JSONFixDecoder.isValidDevice(f.device) && abs(f.lat) <= 90 && abs(f.lon) <= 180) {
-                    Issue.record("accepted an invalid fix from \(String(decoding: b, as: UTF8.self))")
+                if !(JSONFixDecoder.isValidDevice(f.device) && abs(f.lat) <= 90
+                    && abs(f.lon) <= 180)
+                {
+                    Issue.record(
+                        "accepted an invalid fix from \(String(decoding: b, as: UTF8.self))")
                 }
             }
         }
@@ -120,7 +128,9 @@ let fuzzCount = Int(ProcessInfo.processInfo.environment["FLEETD_FUZZ_COUNT"] ?? 
                 if UInt8(String(decoding: piece[(star + 1)...], as: UTF8.self), radix: 16) != sum {
                     Issue.record("accepted a bad checksum")
                 }
-                if case .rmc(let r) = s, let lat = r.lat, let lon = r.lon, abs(lat) > 90 || abs(lon) > 180 {
+                if case .rmc(let r) = s, let lat = r.lat, let lon = r.lon,
+                    abs(lat) > 90 || abs(lon) > 180
+                {
                     Issue.record("accepted an out-of-range position")
                 }
             }

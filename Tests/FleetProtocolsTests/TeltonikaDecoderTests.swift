@@ -41,9 +41,15 @@ let wikiExample =
         #expect(f.extra?.externalVoltageMv == 11931)
         #expect(f.extra?.priority == 0)
         let io = TeltonikaIO.json(f.extra!.ioRaw!, codec: f.extra!.ioCodec)
-        #expect(io.hasPrefix(#"{"1":0,"2":0,"3":0,"4":0,"22":1,"71":3,"240":0,"21":4,"200":0,"9":145,"#))
-        #expect(io.contains(#""66":11931"#) && io.contains(#""241":24602"#) && io.hasSuffix(#""78":0,"207":0}"#))
-        #expect(TeltonikaPacket.reply(packetId: p.packetId, avlPacketId: p.avlPacketId, accepted: 1) == hex("0005CAFE011B01"))
+        #expect(
+            io.hasPrefix(#"{"1":0,"2":0,"3":0,"4":0,"22":1,"71":3,"240":0,"21":4,"200":0,"9":145,"#)
+        )
+        #expect(
+            io.contains(#""66":11931"#) && io.contains(#""241":24602"#)
+                && io.hasSuffix(#""78":0,"207":0}"#))
+        #expect(
+            TeltonikaPacket.reply(packetId: p.packetId, avlPacketId: p.avlPacketId, accepted: 1)
+                == hex("0005CAFE011B01"))
     }
 
     @Test func theWikiExampleAsWrittenIsRejected() {
@@ -56,24 +62,31 @@ let wikiExample =
 
     @Test(arguments: [UInt8(0x08), 0x8E, 0x10])
     func everyCodecRoundTrips(_ codec: UInt8) throws {
-        var r1 = TeltonikaEncoder.Record(time: 1_700_000_000_123, lat: -33.8688197, lon: 151.2092955)
+        var r1 = TeltonikaEncoder.Record(
+            time: 1_700_000_000_123, lat: -33.8688197, lon: 151.2092955)
         r1.altM = -6
         r1.angle = 359
         r1.sats = 11
         r1.speedKmh = 87
         r1.priority = 1
-        r1.io = [(239, 1, 1), (240, 1, 1), (21, 1, 5), (66, 2, 12_850), (16, 4, 123_456), (69, 1, 1), (11, 8, 1 << 40)]
+        r1.io = [
+            (239, 1, 1), (240, 1, 1), (21, 1, 5), (66, 2, 12_850), (16, 4, 123_456), (69, 1, 1),
+            (11, 8, 1 << 40),
+        ]
         if codec == 0x8E { r1.nx = [(300, [0xDE, 0xAD, 0xBE, 0xEF])] }
         var r2 = TeltonikaEncoder.Record(time: 1_700_000_001_123, lat: 0, lon: 0)
         r2.sats = 0
-        let bytes = TeltonikaEncoder.udp(avlPacketId: 7, imei: "352093081452251", codec: codec, records: [r1, r2])
+        let bytes = TeltonikaEncoder.udp(
+            avlPacketId: 7, imei: "352093081452251", codec: codec, records: [r1, r2])
         let p = try TeltonikaDecoder.decode(bytes).get()
         #expect(p.fixes.count == 2)
         let f = p.fixes[0]
         #expect(f.lat == -33.8688197 && f.lon == 151.2092955)
         #expect(f.altM == -6 && f.course == 359 && f.sats == 11 && f.speedKmh == 87)
         #expect(f.ignition == true)
-        #expect(f.extra?.movement == true && f.extra?.gsmSignal == 5 && f.extra?.externalVoltageMv == 12_850)
+        #expect(
+            f.extra?.movement == true && f.extra?.gsmSignal == 5
+                && f.extra?.externalVoltageMv == 12_850)
         #expect(f.extra?.odometerM == 123_456 && f.extra?.gnssStatus == 1 && f.extra?.priority == 1)
         let io = TeltonikaIO.json(f.extra!.ioRaw!, codec: codec)
         #expect(io.contains(#""11":1099511627776"#))
@@ -83,7 +96,9 @@ let wikiExample =
     }
 
     @Test func strictness() {
-        let good = TeltonikaEncoder.udp(avlPacketId: 1, imei: "352093081452251", records: [.init(time: 1_700_000_000_000, lat: 1, lon: 2)])
+        let good = TeltonikaEncoder.udp(
+            avlPacketId: 1, imei: "352093081452251",
+            records: [.init(time: 1_700_000_000_000, lat: 1, lon: 2)])
         func reason(_ b: [UInt8]) -> RejectReason? {
             if case .failure(let e) = TeltonikaDecoder.decode(b) { return e.reason }
             return nil
@@ -103,7 +118,8 @@ let wikiExample =
         var codec = good
         codec[23] = 0x0C
         #expect(reason(codec) == .unsupportedCodec)
-        let farLat = TeltonikaEncoder.udp(avlPacketId: 1, imei: "1", records: [.init(time: 1, lat: 91, lon: 2)])
+        let farLat = TeltonikaEncoder.udp(
+            avlPacketId: 1, imei: "1", records: [.init(time: 1, lat: 91, lon: 2)])
         #expect(reason(farLat) == .latOutOfRange)
         // Truncated anywhere: rejected, never a trap.
         for n in 0..<good.count {

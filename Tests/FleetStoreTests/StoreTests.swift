@@ -35,8 +35,10 @@ func temporaryDatabase() -> String {
 
         let r = try StoreReader(path: path)
         let ps = try r.positions(device: "a")
-        #expect(ps.map(\.time) == [1000, 2000])
-        #expect(ps[0].speedKmh == 50 && ps[0].sats == 7 && ps[0].ignition == true && ps[0].valid)
+        #expect(ps.map(\.fix.time) == [1000, 2000])
+        #expect(
+            ps[0].fix.speedKmh == 50 && ps[0].fix.sats == 7 && ps[0].fix.ignition == true
+                && ps[0].fix.valid)
         let alerts = try r.alerts()
         #expect(alerts.map(\.id) == [1])
         #expect(

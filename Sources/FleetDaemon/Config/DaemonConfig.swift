@@ -78,7 +78,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Reads config text; `file` labels errors.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
         let root = try TOMLParser.parse(text, file: file)
-        let known = ["storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices"]
+        let known = [
+            "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices",
+        ]
         for key in root.keys where !known.contains(key) {
             throw ConfigError(
                 file: file, line: root.line(of: key), key: key, message: "unknown key")
@@ -132,20 +134,27 @@ public struct DaemonConfig: Sendable, Equatable {
             for key in t.keys {
                 let line = t.line(of: key)
                 guard case .string(let id)? = t[key] else {
-                    throw ConfigError(file: file, line: line, key: "nmea.devices.\(key)", message: "must be a device id string")
+                    throw ConfigError(
+                        file: file, line: line, key: "nmea.devices.\(key)",
+                        message: "must be a device id string")
                 }
                 guard JSONFixDecoder.isValidDevice(id) else {
                     throw ConfigError(
                         file: file, line: line, key: "nmea.devices.\(key)",
-                        message: "\"\(id)\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
+                        message: "\"\(id)\" is not a device id (1–64 characters of [A-Za-z0-9._:-])"
+                    )
                 }
                 guard key.contains(".") || key.contains(":") else {
-                    throw ConfigError(file: file, line: line, key: "nmea.devices.\(key)", message: "the key must be an IP address or IP:port")
+                    throw ConfigError(
+                        file: file, line: line, key: "nmea.devices.\(key)",
+                        message: "the key must be an IP address or IP:port")
                 }
                 c.nmeaDevices[key] = id
             }
         case let other?:
-            throw nm.error("devices", "must be a table of \"address\" = \"device id\", found \(other.typeName)")
+            throw nm.error(
+                "devices", "must be a table of \"address\" = \"device id\", found \(other.typeName)"
+            )
         }
         try nm.finish()
 

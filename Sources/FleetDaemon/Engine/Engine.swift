@@ -137,7 +137,8 @@ final class Engine: @unchecked Sendable {
         var byChannel: [ObjectIdentifier: (any Channel, [AddressedEnvelope<ByteBuffer>])] = [:]
         for d in items {
             guard let route = d.replyTo, let bytes = d.replyBytes() else { continue }
-            let env = AddressedEnvelope(remoteAddress: route.address, data: ByteBuffer(bytes: bytes))
+            let env = AddressedEnvelope(
+                remoteAddress: route.address, data: ByteBuffer(bytes: bytes))
             byChannel[ObjectIdentifier(route.channel), default: (route.channel, [])].1.append(env)
         }
         for (_, (channel, envelopes)) in byChannel {

@@ -21,7 +21,8 @@ extension InboundDatagram {
     /// The bytes to send once this datagram's fixes are committed, if any.
     func replyBytes() -> [UInt8]? {
         if let t = teltonikaAck {
-            return TeltonikaPacket.reply(packetId: t.packetId, avlPacketId: t.avlPacketId, accepted: t.records)
+            return TeltonikaPacket.reply(
+                packetId: t.packetId, avlPacketId: t.avlPacketId, accepted: t.records)
         }
         var reply = JSONReply(acked: seqs.compactMap { $0 }, rejected: rejected)
         reply.rejected.sort { $0.seq < $1.seq }

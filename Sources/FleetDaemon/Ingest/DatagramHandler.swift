@@ -21,7 +21,8 @@ final class DatagramHandler: ChannelInboundHandler {
     private var fixes = 0
     private var replied = false
     /// NMEA: one assembler per sender, with the device it speaks for.
-    private var assemblers: [String: (device: String, assembler: NMEAAssembler, seenMs: Int64)] = [:]
+    private var assemblers: [String: (device: String, assembler: NMEAAssembler, seenMs: Int64)] =
+        [:]
 
     init(door: Door, kind: WireProtocol) {
         self.door = door
@@ -32,7 +33,8 @@ final class DatagramHandler: ChannelInboundHandler {
         guard kind == .nmea else { return }
         // Release RMCs whose GGA did not come within a second; forget idle senders.
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .milliseconds(500)) { _ in
+        context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .milliseconds(500))
+        { _ in
             let (handler, context) = loopBound.value
             handler.flushNMEA(context: context)
         }
@@ -47,12 +49,16 @@ final class DatagramHandler: ChannelInboundHandler {
         switch kind {
         case .json:
             let d = envelope.data.withUnsafeReadableBytes { raw in
-                door.json(raw.bindMemory(to: UInt8.self), from: envelope.remoteAddress, channel: channel, receivedMs: now)
+                door.json(
+                    raw.bindMemory(to: UInt8.self), from: envelope.remoteAddress, channel: channel,
+                    receivedMs: now)
             }
             take(d, context: context)
         case .teltonika:
             let d = envelope.data.withUnsafeReadableBytes { raw in
-                door.teltonika(raw.bindMemory(to: UInt8.self), from: envelope.remoteAddress, channel: channel, receivedMs: now)
+                door.teltonika(
+                    raw.bindMemory(to: UInt8.self), from: envelope.remoteAddress, channel: channel,
+                    receivedMs: now)
             }
             if let d { take(d, context: context) }
         case .nmea:
@@ -66,7 +72,9 @@ final class DatagramHandler: ChannelInboundHandler {
         if d.fixes.isEmpty {
             if let route = d.replyTo, let bytes = d.replyBytes() {
                 context.write(
-                    wrapOutboundOut(AddressedEnvelope(remoteAddress: route.address, data: ByteBuffer(bytes: bytes))),
+                    wrapOutboundOut(
+                        AddressedEnvelope(
+                            remoteAddress: route.address, data: ByteBuffer(bytes: bytes))),
                     promise: nil)
                 replied = true
             }
@@ -82,10 +90,14 @@ final class DatagramHandler: ChannelInboundHandler {
             switch NMEAParser.parse(piece) {
             case .success(let s): sentences.append(s)
             case .failure(let f):
-                bytes.withUnsafeBufferPointer { door.refuse("nmea", f.reason, f.detail, $0, envelope.remoteAddress) }
+                bytes.withUnsafeBufferPointer {
+                    door.refuse("nmea", f.reason, f.detail, $0, envelope.remoteAddress)
+                }
             }
         }
-        guard sentences.contains(where: { if case .other = $0 { return false } else { return true } }) else { return }
+        guard
+            sentences.contains(where: { if case .other = $0 { return false } else { return true } })
+        else { return }
         let key = "\(envelope.remoteAddress)"
         var entry = assemblers[key]
         if let device = door.nmeaDevice(sentences, from: envelope.remoteAddress) {
@@ -94,7 +106,8 @@ final class DatagramHandler: ChannelInboundHandler {
         guard var e = entry else {
             bytes.withUnsafeBufferPointer {
                 door.refuse(
-                    "nmea", .unknownDevice, "no $PFLID sentence and \(envelope.remoteAddress) is not in [nmea.devices]",
+                    "nmea", .unknownDevice,
+                    "no $PFLID sentence and \(envelope.remoteAddress) is not in [nmea.devices]",
                     $0, envelope.remoteAddress)
             }
             return

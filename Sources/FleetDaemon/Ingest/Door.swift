@@ -24,7 +24,8 @@ final class Door: Sendable {
     }
 
     init(
-        queue: InboundQueue, metrics: Metrics, screen: ScreenPolicy, logger: Logger, rejectLogPerSecond: Int,
+        queue: InboundQueue, metrics: Metrics, screen: ScreenPolicy, logger: Logger,
+        rejectLogPerSecond: Int,
         nmeaDevices: [String: String] = [:], registered: Set<String>? = nil
     ) {
         self.registered = registered.map(DeviceRegistry.init)
@@ -40,7 +41,8 @@ final class Door: Sendable {
     /// refused whole (no reply: the device resends). Records screened out are
     /// counted and dropped; the packet is still acknowledged in full.
     func teltonika(
-        _ bytes: UnsafeBufferPointer<UInt8>, from address: SocketAddress, channel: any Channel, receivedMs: Int64
+        _ bytes: UnsafeBufferPointer<UInt8>, from address: SocketAddress, channel: any Channel,
+        receivedMs: Int64
     ) -> InboundDatagram? {
         switch TeltonikaDecoder.decode(bytes) {
         case .failure(let f):
@@ -49,17 +51,22 @@ final class Door: Sendable {
         case .success(let packet):
             guard known(packet.imei) else {
                 // Not answered: once the device is registered, its resends are taken.
-                refuse("teltonika", .unknownDevice, "IMEI \(packet.imei) is not registered", bytes, address)
+                refuse(
+                    "teltonika", .unknownDevice, "IMEI \(packet.imei) is not registered", bytes,
+                    address)
                 return nil
             }
             var d = InboundDatagram(
-                fixes: [], seqs: [], rejected: [], replyTo: ReplyRoute(channel: channel, address: address),
+                fixes: [], seqs: [], rejected: [],
+                replyTo: ReplyRoute(channel: channel, address: address),
                 receivedMs: receivedMs)
             d.teltonikaAck = (packet.packetId, packet.avlPacketId, UInt8(packet.fixes.count))
             d.fixes.reserveCapacity(packet.fixes.count)
             for (i, fix) in packet.fixes.enumerated() {
                 if let (reason, detail) = screen.check(fix, receivedAtMs: receivedMs) {
-                    refuse("teltonika", reason, "IMEI \(packet.imei) record \(i): \(detail)", bytes, address)
+                    refuse(
+                        "teltonika", reason, "IMEI \(packet.imei) record \(i): \(detail)", bytes,
+                        address)
                     continue
                 }
                 d.fixes.append(fix)
@@ -81,7 +88,8 @@ final class Door: Sendable {
 
     /// Screens NMEA fixes of one device into a datagram for the engine (no reply).
     func screened(_ fixes: [Fix], proto: String, receivedMs: Int64) -> InboundDatagram {
-        var d = InboundDatagram(fixes: [], seqs: [], rejected: [], replyTo: nil, receivedMs: receivedMs)
+        var d = InboundDatagram(
+            fixes: [], seqs: [], rejected: [], replyTo: nil, receivedMs: receivedMs)
         for fix in fixes {
             if !known(fix.device) {
                 metrics.rejected(proto, .unknownDevice)
@@ -109,7 +117,10 @@ final class Door: Sendable {
         var wantsReply = false
         for item in out.items {
             if !known(item.fix.device) {
-                refuse("json", .unknownDevice, "line \(item.line): device \(item.fix.device) is not registered", bytes, address)
+                refuse(
+                    "json", .unknownDevice,
+                    "line \(item.line): device \(item.fix.device) is not registered", bytes, address
+                )
                 if let seq = item.seq {
                     d.rejected.append((seq, .unknownDevice))
                     wantsReply = true

@@ -43,13 +43,15 @@ public final class Daemon: Sendable {
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
             rejectLogPerSecond: config.rejectLogPerSecond, nmeaDevices: config.nmeaDevices,
-            registered: config.acceptUnknown ? nil : try StoreReader(path: config.database).registeredDevices())
+            registered: config.acceptUnknown
+                ? nil : try StoreReader(path: config.database).registeredDevices())
         // The registry changes under `fleetctl devices`: re-read it every 2 s.
         // (Created only when used: libdispatch traps on releasing a source never resumed.)
         var registryTimer: (any DispatchSourceTimer)?
         if !config.acceptUnknown, let registered = door.registered {
             let reader = try StoreReader(path: config.database)
-            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "fleetd.registry"))
+            let timer = DispatchSource.makeTimerSource(
+                queue: DispatchQueue(label: "fleetd.registry"))
             registryTimer = timer
             timer.setEventHandler {
                 if let fresh = try? reader.registeredDevices() { registered.replace(fresh) }
@@ -62,9 +64,12 @@ public final class Daemon: Sendable {
         var channels: [(WireProtocol, any Channel)] = []
         do {
             for (kind, address) in [
-                (WireProtocol.json, config.listenJSON), (.teltonika, config.listenTeltonika), (.nmea, config.listenNMEA),
+                (WireProtocol.json, config.listenJSON), (.teltonika, config.listenTeltonika),
+                (.nmea, config.listenNMEA),
             ] {
-                if let address { channels.append((kind, try bind(address, kind: kind, door: door, group: group))) }
+                if let address {
+                    channels.append((kind, try bind(address, kind: kind, door: door, group: group)))
+                }
             }
         } catch {
             engine.finish()
@@ -103,10 +108,14 @@ public final class Daemon: Sendable {
         let status = StatusReporter(
             metrics: metrics, engine: engine, notifier: notifier, logger: logger)
         status.start()
-        let listening = channels.compactMap { kind, c in c.localAddress.map { "\(kind.rawValue) \(Self.describe($0))" } }
-            .joined(separator: ", ")
+        let listening = channels.compactMap { kind, c in
+            c.localAddress.map { "\(kind.rawValue) \(Self.describe($0))" }
+        }
+        .joined(separator: ", ")
         notifier.ready(status: "ready; listening on \(listening.isEmpty ? "nothing" : listening)")
-        logger.notice("ready: \(fences.fences.count) fences; listening on \(listening.isEmpty ? "nothing" : listening)")
+        logger.notice(
+            "ready: \(fences.fences.count) fences; listening on \(listening.isEmpty ? "nothing" : listening)"
+        )
 
         stop.wait()
 
@@ -149,7 +158,9 @@ public final class Daemon: Sendable {
         return index
     }
 
-    private func bind(_ address: ListenAddress, kind: WireProtocol, door: Door, group: MultiThreadedEventLoopGroup)
+    private func bind(
+        _ address: ListenAddress, kind: WireProtocol, door: Door, group: MultiThreadedEventLoopGroup
+    )
         throws -> any Channel
     {
         let bootstrap = DatagramBootstrap(group: group)
@@ -165,7 +176,8 @@ public final class Daemon: Sendable {
             )
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(DatagramHandler(door: door, kind: kind))
+                    try channel.pipeline.syncOperations.addHandler(
+                        DatagramHandler(door: door, kind: kind))
                 }
             }
         let channel: any Channel
