@@ -9,4 +9,6 @@ public struct AlertRecord: Sendable, Equatable {
     public var fence: String?
     public var lat: Double?
     public var lon: Double?
+    /// Details as a JSON object text (`duration_s`, `crossed`), or nil.
+    public var details: String?
 }

@@ -60,6 +60,10 @@ public enum Schema {
             try db.execute(
                 sql: "ALTER TABLE devices ADD COLUMN registered INTEGER NOT NULL DEFAULT 0")
         }
+        m.registerMigration("v4: alert details, time of the state's position") { db in
+            try db.execute(sql: "ALTER TABLE alerts ADD COLUMN details TEXT")
+            try db.execute(sql: "ALTER TABLE device_state ADD COLUMN position_time_ms INTEGER")
+        }
         return m
     }
 }

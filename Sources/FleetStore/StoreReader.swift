@@ -42,14 +42,14 @@ public final class StoreReader: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT a.id, a.time_ms, d.ident, a.type, a.fence, a.lat, a.lon
+                    SELECT a.id, a.time_ms, d.ident, a.type, a.fence, a.lat, a.lon, a.details
                     FROM alerts a JOIN devices d ON d.id = a.device_id
                     WHERE a.id > ? ORDER BY a.id LIMIT ?
                     """, arguments: [afterId, limit]
             ).map {
                 AlertRecord(
                     id: $0[0], time: $0[1], device: $0[2], type: $0[3], fence: $0[4], lat: $0[5],
-                    lon: $0[6])
+                    lon: $0[6], details: $0[7])
             }
         }
     }

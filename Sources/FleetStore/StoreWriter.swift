@@ -53,14 +53,15 @@ public final class StoreWriter {
                 let rows = try Row.fetchCursor(
                     db,
                     sql: """
-                        SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.fences
+                        SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.fences, s.position_time_ms
                         FROM device_state s JOIN devices d ON d.id = s.device_id
                         """)
                 while let row = try rows.next() {
                     let fences: String = row[4]
+                    let last: Int64 = row[1]
                     states[row[0]] = DeviceState(
-                        lastTime: row[1], lat: row[2] ?? .nan, lon: row[3] ?? .nan,
-                        fences: fences.isEmpty ? [] : fences.components(separatedBy: "\n"))
+                        lastTime: last, lat: row[2] ?? .nan, lon: row[3] ?? .nan, positionTime: row[5] ?? last,
+                        fences: DeviceState.fences(fromText: fences, lastTime: last))
                 }
                 return states
             }
@@ -125,31 +126,32 @@ public final class StoreWriter {
                 if !batch.alerts.isEmpty {
                     let insertAlert = try db.cachedStatement(
                         sql: """
-                            INSERT INTO alerts (time_ms, device_id, type, fence, lat, lon, committed_ms)
-                            VALUES (?,?,?,?,?,?,?)
+                            INSERT INTO alerts (time_ms, device_id, type, fence, lat, lon, committed_ms, details)
+                            VALUES (?,?,?,?,?,?,?,?)
                             """)
                     for a in batch.alerts {
                         try insertAlert.execute(arguments: [
                             a.time, try deviceId(a.device, db: db, added: &added), a.type.rawValue,
                             a.fence,
-                            a.lat, a.lon, committedMs,
+                            a.lat, a.lon, committedMs, a.detailsJSON,
                         ])
                     }
                 }
                 if !batch.states.isEmpty {
                     let upsert = try db.cachedStatement(
                         sql: """
-                            INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences)
-                            VALUES (?,?,?,?,?)
+                            INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences, position_time_ms)
+                            VALUES (?,?,?,?,?,?)
                             ON CONFLICT(device_id) DO UPDATE SET
                               last_time_ms = excluded.last_time_ms, lat = excluded.lat,
-                              lon = excluded.lon, fences = excluded.fences
+                              lon = excluded.lon, fences = excluded.fences,
+                              position_time_ms = excluded.position_time_ms
                             """)
                     for (device, st) in batch.states {
                         try upsert.execute(arguments: [
                             try deviceId(device, db: db, added: &added), st.lastTime,
                             st.lat.isNaN ? nil : st.lat, st.lon.isNaN ? nil : st.lon,
-                            st.fences.joined(separator: "\n"),
+                            st.fencesText, st.positionTime,
                         ])
                     }
                 }

@@ -9,9 +9,14 @@ public struct Alert: Sendable, Equatable {
     /// Where the device was, degrees.
     public var lat: Double
     public var lon: Double
+    /// Exit alerts: how long the vehicle was inside, seconds.
+    public var durationS: Double?
+    /// Enter and exit both inferred from a segment that cut the fence between two fixes.
+    public var crossed: Bool
 
     public init(
-        type: AlertType, device: String, time: Int64, fence: String?, lat: Double, lon: Double
+        type: AlertType, device: String, time: Int64, fence: String?, lat: Double, lon: Double,
+        durationS: Double? = nil, crossed: Bool = false
     ) {
         self.type = type
         self.device = device
@@ -19,5 +24,15 @@ public struct Alert: Sendable, Equatable {
         self.fence = fence
         self.lat = lat
         self.lon = lon
+        self.durationS = durationS
+        self.crossed = crossed
+    }
+
+    /// The details as a JSON object text, or nil when there are none.
+    public var detailsJSON: String? {
+        var parts: [String] = []
+        if let d = durationS { parts.append("\"duration_s\":\(d == d.rounded() ? String(Int64(d)) : String(d))") }
+        if crossed { parts.append("\"crossed\":true") }
+        return parts.isEmpty ? nil : "{" + parts.joined(separator: ",") + "}"
     }
 }

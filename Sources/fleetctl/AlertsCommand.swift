@@ -65,6 +65,9 @@ struct AlertsCommand: ParsableCommand {
         ]
         fields.append(("lat", a.lat.map(Output.number) ?? "null"))
         fields.append(("lon", a.lon.map(Output.number) ?? "null"))
-        return Output.object(fields)
+        var line = Output.object(fields)
+        // Details (duration_s, crossed) join the object as fields of their own.
+        if let d = a.details, d.hasPrefix("{"), d.count > 2 { line = String(line.dropLast()) + "," + d.dropFirst() }
+        return line
     }
 }

@@ -30,7 +30,12 @@ func temporaryDatabase() -> String {
                 type: .geofenceEnter, device: "a", time: 2000, fence: "depot", lat: 48.1, lon: 11.5)
         ]
         b.states["a"] = DeviceState(
-            lastTime: 2000, lat: 48.1, lon: 11.5, fences: ["depot", "zone 2"])
+            lastTime: 2000, lat: 48.1, lon: 11.5, positionTime: 1500,
+            fences: [
+                FenceMembership(fence: "depot", phase: .inside(since: 1000)),
+                FenceMembership(fence: "zone 2", phase: .exiting(enteredAt: 500, since: 1900)),
+                FenceMembership(fence: "zone 3", phase: .entering(since: 2000)),
+            ])
         try w.commit(b, committedMs: 3000)
 
         let r = try StoreReader(path: path)
@@ -54,9 +59,8 @@ func temporaryDatabase() -> String {
 
         // State survives reopening.
         let w2 = try StoreWriter(path: path)
-        #expect(
-            try w2.loadStates()["a"]
-                == DeviceState(lastTime: 2000, lat: 48.1, lon: 11.5, fences: ["depot", "zone 2"]))
+        let reloaded = try w2.loadStates()
+        #expect(reloaded["a"] == b.states["a"])
     }
 
     @Test func alertIdsIncreaseAcrossCommits() throws {

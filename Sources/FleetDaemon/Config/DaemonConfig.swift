@@ -44,6 +44,10 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Most fixes waiting for the writer; beyond it datagrams are shed (reason `overload`).
     public var queueMaxFixes = 200_000
 
+    // [tracking]
+    /// Default exit hysteresis and dwell for fences that do not set theirs.
+    public var tracking = TrackerSettings()
+
     // [devices]
     /// Take fixes from devices not in the registry (`fleetctl devices add`).
     public var acceptUnknown = true
@@ -79,7 +83,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
         let root = try TOMLParser.parse(text, file: file)
         let known = [
-            "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices",
+            "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices", "tracking",
         ]
         for key in root.keys where !known.contains(key) {
             throw ConfigError(
@@ -157,6 +161,11 @@ public struct DaemonConfig: Sendable, Equatable {
             )
         }
         try nm.finish()
+
+        var tr = try ConfigSection(root, "tracking", file: file)
+        c.tracking.marginM = try tr.double("margin_m", default: c.tracking.marginM, range: 0...100_000)
+        c.tracking.dwellS = try tr.double("dwell_s", default: c.tracking.dwellS, range: 0...604_800)
+        try tr.finish()
 
         var dv = try ConfigSection(root, "devices", file: file)
         c.acceptUnknown = try dv.bool("accept_unknown", default: c.acceptUnknown)

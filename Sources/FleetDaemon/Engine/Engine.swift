@@ -37,7 +37,7 @@ final class Engine: @unchecked Sendable {
     ) {
         self.queue = queue
         self.writer = writer
-        self.tracker = Tracker(fences: fences)
+        self.tracker = Tracker(fences: fences, settings: config.tracking)
         self.states = states
         self.metrics = metrics
         self.logger = logger
@@ -75,7 +75,7 @@ final class Engine: @unchecked Sendable {
                 defer { f = nil }
                 return f
             }) {
-                tracker = Tracker(fences: fresh)
+                tracker = Tracker(fences: fresh, settings: tracker.settings)
             }
             if items.isEmpty { continue }
             var batch = WriteBatch()

@@ -1,0 +1,53 @@
+/// Where a device stands with one fence, between fixes.
+///
+/// A fence the device is plainly outside of has no membership. Dwell and
+/// hysteresis live here: an enter waits `dwell_s` in `.entering`, an exit
+/// waits in `.exiting`, and a device `.inside` exits only once it is more than
+/// `margin_m` outside the boundary.
+public struct FenceMembership: Sendable, Equatable {
+    public enum Phase: Sendable, Equatable {
+        /// Inside since `since` (ms), waiting for the dwell before the enter alert.
+        case entering(since: Int64)
+        /// Inside, the enter alert raised; entered at `since`.
+        case inside(since: Int64)
+        /// Entered at `enteredAt`; outside beyond the margin since `since`, waiting for the dwell.
+        case exiting(enteredAt: Int64, since: Int64)
+    }
+
+    public var fence: String
+    public var phase: Phase
+
+    public init(fence: String, phase: Phase) {
+        self.fence = fence
+        self.phase = phase
+    }
+
+    /// One line of the persisted form: `id \t kind \t t1 [\t t2]`.
+    var line: String {
+        switch phase {
+        case .entering(let s): "\(fence)\te\t\(s)"
+        case .inside(let s): "\(fence)\ti\t\(s)"
+        case .exiting(let e, let s): "\(fence)\tx\t\(e)\t\(s)"
+        }
+    }
+
+    /// Reads `line`; a bare id (the first schema's form) is inside since `fallback`.
+    init?(line: Substring, fallback: Int64) {
+        let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+        guard let id = f.first, !id.isEmpty else { return nil }
+        fence = String(id)
+        if f.count == 1 {
+            phase = .inside(since: fallback)
+            return
+        }
+        guard f.count >= 3, let t1 = Int64(f[2]) else { return nil }
+        switch f[1] {
+        case "e": phase = .entering(since: t1)
+        case "i": phase = .inside(since: t1)
+        case "x":
+            guard f.count == 4, let t2 = Int64(f[3]) else { return nil }
+            phase = .exiting(enteredAt: t1, since: t2)
+        default: return nil
+        }
+    }
+}
