@@ -60,7 +60,8 @@ public final class StoreWriter {
                     let fences: String = row[4]
                     let last: Int64 = row[1]
                     states[row[0]] = DeviceState(
-                        lastTime: last, lat: row[2] ?? .nan, lon: row[3] ?? .nan, positionTime: row[5] ?? last,
+                        lastTime: last, lat: row[2] ?? .nan, lon: row[3] ?? .nan,
+                        positionTime: row[5] ?? last,
                         fences: DeviceState.fences(fromText: fences, lastTime: last))
                 }
                 return states

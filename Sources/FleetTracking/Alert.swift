@@ -31,7 +31,9 @@ public struct Alert: Sendable, Equatable {
     /// The details as a JSON object text, or nil when there are none.
     public var detailsJSON: String? {
         var parts: [String] = []
-        if let d = durationS { parts.append("\"duration_s\":\(d == d.rounded() ? String(Int64(d)) : String(d))") }
+        if let d = durationS {
+            parts.append("\"duration_s\":\(d == d.rounded() ? String(Int64(d)) : String(d))")
+        }
         if crossed { parts.append("\"crossed\":true") }
         return parts.isEmpty ? nil : "{" + parts.joined(separator: ",") + "}"
     }

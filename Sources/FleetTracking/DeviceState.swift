@@ -13,7 +13,10 @@ public struct DeviceState: Sendable, Equatable {
     /// The fences the device is in, entering or leaving, by fence id, ascending.
     public var fences: [FenceMembership]
 
-    public init(lastTime: Int64, lat: Double, lon: Double, positionTime: Int64? = nil, fences: [FenceMembership]) {
+    public init(
+        lastTime: Int64, lat: Double, lon: Double, positionTime: Int64? = nil,
+        fences: [FenceMembership]
+    ) {
         self.lastTime = lastTime
         self.lat = lat
         self.lon = lon

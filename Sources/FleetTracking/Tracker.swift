@@ -36,13 +36,19 @@ public struct Tracker: Sendable {
     }
 
     private func margin(_ f: Fence) -> Double { f.marginM ?? settings.marginM }
-    private func dwellMs(_ f: Fence) -> Int64 { Int64(((f.dwellS ?? settings.dwellS) * 1000).rounded()) }
+    private func dwellMs(_ f: Fence) -> Int64 {
+        Int64(((f.dwellS ?? settings.dwellS) * 1000).rounded())
+    }
 
     /// Processes `fix` for a device whose state is `state` (nil: never seen).
     public mutating func process(_ fix: Fix, state: DeviceState?) -> Outcome {
         if let state {
-            if fix.time == state.lastTime { return Outcome(disposition: .duplicate, alerts: [], state: state) }
-            if fix.time < state.lastTime { return Outcome(disposition: .late, alerts: [], state: state) }
+            if fix.time == state.lastTime {
+                return Outcome(disposition: .duplicate, alerts: [], state: state)
+            }
+            if fix.time < state.lastTime {
+                return Outcome(disposition: .late, alerts: [], state: state)
+            }
         }
         guard fix.valid else {
             var next = state ?? DeviceState(lastTime: fix.time, lat: .nan, lon: .nan, fences: [])
@@ -57,10 +63,14 @@ public struct Tracker: Sendable {
         var alerts: [Alert] = []
         var next: [FenceMembership] = []
         let before = state?.fences ?? []
-        func alert(_ type: AlertType, _ fence: String, at time: Int64, duration: Int64? = nil, crossed: Bool = false) {
+        func alert(
+            _ type: AlertType, _ fence: String, at time: Int64, duration: Int64? = nil,
+            crossed: Bool = false
+        ) {
             alerts.append(
                 Alert(
-                    type: type, device: fix.device, time: time, fence: fence, lat: fix.lat, lon: fix.lon,
+                    type: type, device: fix.device, time: time, fence: fence, lat: fix.lat,
+                    lon: fix.lon,
                     durationS: duration.map { Double($0) / 1000 }, crossed: crossed))
         }
         // Fences the device had a membership in.
@@ -85,7 +95,9 @@ public struct Tracker: Sendable {
                 } else if dwellMs(fence) == 0 {
                     alert(.geofenceExit, m.fence, at: fix.time, duration: fix.time - since)
                 } else {
-                    next.append(FenceMembership(fence: m.fence, phase: .exiting(enteredAt: since, since: fix.time)))
+                    next.append(
+                        FenceMembership(
+                            fence: m.fence, phase: .exiting(enteredAt: since, since: fix.time)))
                 }
             case .exiting(let enteredAt, let since):
                 if inside || !beyondMargin(fence, p) {
@@ -113,17 +125,22 @@ public struct Tracker: Sendable {
             let mid = state.positionTime + (fix.time - state.positionTime) / 2
             for i in fences.touched(from: from, to: p) {
                 let fence = fences.fences[Int(i)]
-                guard !known.contains(fence.id), !containing.contains(fence.id), dwellMs(fence) == 0 else { continue }
-                alerts.append(
-                    Alert(type: .geofenceEnter, device: fix.device, time: mid, fence: fence.id, lat: fix.lat, lon: fix.lon, crossed: true))
+                guard !known.contains(fence.id), !containing.contains(fence.id), dwellMs(fence) == 0
+                else { continue }
                 alerts.append(
                     Alert(
-                        type: .geofenceExit, device: fix.device, time: mid, fence: fence.id, lat: fix.lat, lon: fix.lon,
+                        type: .geofenceEnter, device: fix.device, time: mid, fence: fence.id,
+                        lat: fix.lat, lon: fix.lon, crossed: true))
+                alerts.append(
+                    Alert(
+                        type: .geofenceExit, device: fix.device, time: mid, fence: fence.id,
+                        lat: fix.lat, lon: fix.lon,
                         durationS: 0, crossed: true))
             }
         }
         next.sort { $0.fence < $1.fence }
-        let nextState = DeviceState(lastTime: fix.time, lat: fix.lat, lon: fix.lon, positionTime: fix.time, fences: next)
+        let nextState = DeviceState(
+            lastTime: fix.time, lat: fix.lat, lon: fix.lon, positionTime: fix.time, fences: next)
         return Outcome(disposition: .accepted, alerts: alerts, state: nextState)
     }
 

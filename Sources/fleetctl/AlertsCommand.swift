@@ -67,7 +67,9 @@ struct AlertsCommand: ParsableCommand {
         fields.append(("lon", a.lon.map(Output.number) ?? "null"))
         var line = Output.object(fields)
         // Details (duration_s, crossed) join the object as fields of their own.
-        if let d = a.details, d.hasPrefix("{"), d.count > 2 { line = String(line.dropLast()) + "," + d.dropFirst() }
+        if let d = a.details, d.hasPrefix("{"), d.count > 2 {
+            line = String(line.dropLast()) + "," + d.dropFirst()
+        }
         return line
     }
 }

@@ -19,7 +19,8 @@ func yard(margin: Double? = nil, dwell: Double? = nil) -> Fence {
     if let margin { props.append(("margin_m", .number(margin))) }
     return Fence(
         id: "yard", name: "Yard",
-        shape: .polygons([box(x0, y0, x1, y1)]), marginM: margin, dwellS: dwell, properties: .object(props))
+        shape: .polygons([box(x0, y0, x1, y1)]), marginM: margin, dwellS: dwell,
+        properties: .object(props))
 }
 
 /// A deterministic normal generator (Box–Muller over SplitMix64).
@@ -38,14 +39,18 @@ struct Gaussian {
 }
 
 @Suite struct GeofenceBehaviourTests {
-    func run(_ fences: [Fence], _ points: [(t: Int64, lat: Double, lon: Double)], settings: TrackerSettings = .init())
+    func run(
+        _ fences: [Fence], _ points: [(t: Int64, lat: Double, lon: Double)],
+        settings: TrackerSettings = .init()
+    )
         -> [Alert]
     {
         var tracker = Tracker(fences: FenceIndex(fences: fences), settings: settings)
         var state: DeviceState?
         var alerts: [Alert] = []
         for p in points {
-            let o = tracker.process(Fix(device: "v", time: p.t * 1000, lat: p.lat, lon: p.lon), state: state)
+            let o = tracker.process(
+                Fix(device: "v", time: p.t * 1000, lat: p.lat, lon: p.lon), state: state)
             state = o.state
             alerts += o.alerts
         }
@@ -57,7 +62,8 @@ struct Gaussian {
         let inside = 11.0 + 100 * mLon
         let just = 11.0 - 10 * mLon  // 10 m west of the west edge
         let far = 11.0 - 30 * mLon  // 30 m west
-        let alerts = run([yard()], [(0, y, inside), (60, y, just), (120, y, inside), (180, y, far)])
+        let alerts = run(
+            [yard()], [(0, y, inside), (60, y, just), (120, y, inside), (180, y, far)])
         #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
         #expect(alerts[1].time == 180_000 && alerts[1].durationS == 180)
         // Margin 0 turns hysteresis off: 10 m out is out.
@@ -84,7 +90,9 @@ struct Gaussian {
         var g = Gaussian(state: 9)
         var points: [(Int64, Double, Double)] = []
         for k in 0..<(24 * 360) {  // one fix per 10 s for 24 h, parked on the west edge
-            points.append((Int64(k * 10), 48.0 + 100 * mLat + 5 * g.next() * mLat, 11.0 + 5 * g.next() * mLon))
+            points.append(
+                (Int64(k * 10), 48.0 + 100 * mLat + 5 * g.next() * mLat, 11.0 + 5 * g.next() * mLon)
+            )
         }
         let alerts = run([yard()], points)
         #expect(alerts.filter { $0.type == .geofenceExit }.isEmpty)
@@ -98,11 +106,15 @@ struct Gaussian {
         let inside = 11.0 + 100 * mLon
         let outside = 11.0 - 500 * mLon
         // A 30 s visit: no alert with a 60 s dwell.
-        #expect(run([yard(dwell: 60)], [(0, y, outside), (10, y, inside), (40, y, outside)]).isEmpty)
+        #expect(
+            run([yard(dwell: 60)], [(0, y, outside), (10, y, inside), (40, y, outside)]).isEmpty)
         // A long stay: enter dated when it began; exit likewise, after the dwell outside.
         let alerts = run(
             [yard(dwell: 60)],
-            [(0, y, outside), (10, y, inside), (40, y, inside), (80, y, inside), (100, y, outside), (130, y, outside), (170, y, outside)])
+            [
+                (0, y, outside), (10, y, inside), (40, y, inside), (80, y, inside),
+                (100, y, outside), (130, y, outside), (170, y, outside),
+            ])
         #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
         #expect(alerts.map(\.time) == [10_000, 100_000])
         #expect(alerts[1].durationS == 90)
@@ -133,6 +145,9 @@ struct Gaussian {
             ])
         #expect(DeviceState.fences(fromText: s.fencesText, lastTime: 5) == s.fences)
         // The first schema stored bare ids: inside since the last fix.
-        #expect(DeviceState.fences(fromText: "x\ny", lastTime: 7).map(\.phase) == [.inside(since: 7), .inside(since: 7)])
+        #expect(
+            DeviceState.fences(fromText: "x\ny", lastTime: 7).map(\.phase) == [
+                .inside(since: 7), .inside(since: 7),
+            ])
     }
 }

@@ -83,7 +83,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
         let root = try TOMLParser.parse(text, file: file)
         let known = [
-            "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices", "tracking",
+            "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices",
+            "tracking",
         ]
         for key in root.keys where !known.contains(key) {
             throw ConfigError(
@@ -163,7 +164,8 @@ public struct DaemonConfig: Sendable, Equatable {
         try nm.finish()
 
         var tr = try ConfigSection(root, "tracking", file: file)
-        c.tracking.marginM = try tr.double("margin_m", default: c.tracking.marginM, range: 0...100_000)
+        c.tracking.marginM = try tr.double(
+            "margin_m", default: c.tracking.marginM, range: 0...100_000)
         c.tracking.dwellS = try tr.double("dwell_s", default: c.tracking.dwellS, range: 0...604_800)
         try tr.finish()
 
