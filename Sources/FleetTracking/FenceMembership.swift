@@ -10,8 +10,9 @@ public struct FenceMembership: Sendable, Equatable {
         case entering(since: Int64)
         /// Inside, the enter alert raised; entered at `since`.
         case inside(since: Int64)
-        /// Entered at `enteredAt`; outside beyond the margin since `since`, waiting for the dwell.
-        case exiting(enteredAt: Int64, since: Int64)
+        /// Entered at `enteredAt`; outside beyond the margin since `since` for
+        /// `fixes` consecutive fixes, waiting for the confirmation and the dwell.
+        case exiting(enteredAt: Int64, since: Int64, fixes: Int)
     }
 
     public var fence: String
@@ -27,7 +28,7 @@ public struct FenceMembership: Sendable, Equatable {
         switch phase {
         case .entering(let s): "\(fence)\te\t\(s)"
         case .inside(let s): "\(fence)\ti\t\(s)"
-        case .exiting(let e, let s): "\(fence)\tx\t\(e)\t\(s)"
+        case .exiting(let e, let s, let n): "\(fence)\tx\t\(e)\t\(s)\t\(n)"
         }
     }
 
@@ -45,8 +46,8 @@ public struct FenceMembership: Sendable, Equatable {
         case "e": phase = .entering(since: t1)
         case "i": phase = .inside(since: t1)
         case "x":
-            guard f.count == 4, let t2 = Int64(f[3]) else { return nil }
-            phase = .exiting(enteredAt: t1, since: t2)
+            guard f.count >= 4, let t2 = Int64(f[3]) else { return nil }
+            phase = .exiting(enteredAt: t1, since: t2, fixes: f.count >= 5 ? Int(f[4]) ?? 1 : 1)
         default: return nil
         }
     }

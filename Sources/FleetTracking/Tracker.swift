@@ -8,8 +8,9 @@ import FleetProtocols
 ///
 /// Geofences: a fence containing the fix is entered (after its dwell, the
 /// alert dated when the stay began); a device inside exits only once it is
-/// more than the fence's margin outside the boundary (hysteresis), after its
-/// dwell, and the exit says how long it was inside. When two consecutive
+/// more than the fence's margin outside the boundary (hysteresis) for
+/// `exitConfirmFixes` fixes in a row and its dwell; the exit is dated from the
+/// first of them and says how long the device was inside. When two consecutive
 /// fixes are both outside a fence but the straight segment between them
 /// passes through it, an enter and an exit are raised, flagged `crossed`
 /// (fences with a dwell are exempt: a pass-through cannot satisfy it).
@@ -92,20 +93,26 @@ public struct Tracker: Sendable {
             case .inside(let since):
                 if inside || !beyondMargin(fence, p) {
                     next.append(m)
-                } else if dwellMs(fence) == 0 {
+                } else if settings.exitConfirmFixes <= 1 && dwellMs(fence) == 0 {
                     alert(.geofenceExit, m.fence, at: fix.time, duration: fix.time - since)
                 } else {
                     next.append(
                         FenceMembership(
-                            fence: m.fence, phase: .exiting(enteredAt: since, since: fix.time)))
+                            fence: m.fence,
+                            phase: .exiting(enteredAt: since, since: fix.time, fixes: 1)))
                 }
-            case .exiting(let enteredAt, let since):
+            case .exiting(let enteredAt, let since, let fixes):
                 if inside || !beyondMargin(fence, p) {
                     next.append(FenceMembership(fence: m.fence, phase: .inside(since: enteredAt)))
-                } else if fix.time - since >= dwellMs(fence) {
+                } else if fixes + 1 >= settings.exitConfirmFixes
+                    && fix.time - since >= dwellMs(fence)
+                {
                     alert(.geofenceExit, m.fence, at: since, duration: since - enteredAt)
                 } else {
-                    next.append(m)
+                    next.append(
+                        FenceMembership(
+                            fence: m.fence,
+                            phase: .exiting(enteredAt: enteredAt, since: since, fixes: fixes + 1)))
                 }
             }
         }

@@ -27,7 +27,9 @@ func fixLine(
     let t0: Int64 = 1_700_000_000_000
 
     @Test func storesAcknowledgesAndAlertsThenStopsCleanly() throws {
-        let d = try DaemonProcess(fences: depotFences)
+        // The first fix beyond the margin confirms an exit here (the default waits for three).
+        let d = try DaemonProcess(
+            fences: depotFences, extraConfig: "[tracking]\nexit_confirm_fixes = 1\n")
         let client = try UDPClient(host: "127.0.0.1", port: d.port)
 
         // Outside, inside, outside: one datagram per fix, each acknowledged after commit.
@@ -105,18 +107,24 @@ func fixLine(
         let first = try DaemonProcess(fences: depotFences)
         var client = try UDPClient(host: "127.0.0.1", port: first.port)
         #expect(exchange(client, [fixLine(1, t0, lat: 48.05, lon: 11.05)]) == JSONReply(acked: [1]))
+        // Out beyond the margin: an exit begins, to be confirmed by two more fixes.
+        #expect(
+            exchange(client, [fixLine(2, t0 + 1000, lat: 47.0, lon: 11.05)])
+                == JSONReply(acked: [2]))
         first.crash()
-        // Same database, new process: no second enter, and the exit still comes.
+        // Same database, new process: no second enter, and the exit begun before the crash completes.
         let second = try DaemonProcess(fences: depotFences, dir: first.dir)
         client = try UDPClient(host: "127.0.0.1", port: second.port)
         #expect(
-            exchange(client, [fixLine(2, t0 + 1000, lat: 48.06, lon: 11.05)])
-                == JSONReply(acked: [2]))
-        #expect(
-            exchange(client, [fixLine(3, t0 + 2000, lat: 47.0, lon: 11.05)])
+            exchange(client, [fixLine(3, t0 + 2000, lat: 47.0, lon: 11.06)])
                 == JSONReply(acked: [3]))
+        #expect(
+            exchange(client, [fixLine(4, t0 + 3000, lat: 47.0, lon: 11.07)])
+                == JSONReply(acked: [4]))
         let alerts = try second.fleetctl("alerts")
         #expect(alerts.map { $0["type"] as? String } == ["geofence_enter", "geofence_exit"])
+        #expect(alerts.last?["time"] as? String == "2023-11-14T22:13:21.000Z")
+        #expect(alerts.last?["duration_s"] as? Int == 1)
         #expect(second.stop() == 0)
     }
 

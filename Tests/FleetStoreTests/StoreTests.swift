@@ -33,7 +33,8 @@ func temporaryDatabase() -> String {
             lastTime: 2000, lat: 48.1, lon: 11.5, positionTime: 1500,
             fences: [
                 FenceMembership(fence: "depot", phase: .inside(since: 1000)),
-                FenceMembership(fence: "zone 2", phase: .exiting(enteredAt: 500, since: 1900)),
+                FenceMembership(
+                    fence: "zone 2", phase: .exiting(enteredAt: 500, since: 1900, fixes: 2)),
                 FenceMembership(fence: "zone 3", phase: .entering(since: 2000)),
             ])
         try w.commit(b, committedMs: 3000)

@@ -62,12 +62,21 @@ struct Gaussian {
         let inside = 11.0 + 100 * mLon
         let just = 11.0 - 10 * mLon  // 10 m west of the west edge
         let far = 11.0 - 30 * mLon  // 30 m west
-        let alerts = run(
-            [yard()], [(0, y, inside), (60, y, just), (120, y, inside), (180, y, far)])
+        let track: [(t: Int64, lat: Double, lon: Double)] = [
+            (0, y, inside), (60, y, just), (120, y, inside), (180, y, far), (190, y, far),
+        ]
+        // Two fixes beyond the margin do not confirm an exit; the third does, dated from the first.
+        #expect(run([yard()], track).map(\.type) == [.geofenceEnter])
+        let alerts = run([yard()], track + [(200, y, far)])
         #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
         #expect(alerts[1].time == 180_000 && alerts[1].durationS == 180)
+        // A fix back within the margin resets the count.
+        #expect(
+            run([yard()], track + [(195, y, just), (200, y, far)]).map(\.type) == [.geofenceEnter])
         // Margin 0 turns hysteresis off: 10 m out is out.
-        let strict = run([yard(margin: 0)], [(0, y, inside), (60, y, just)])
+        let strict = run(
+            [yard(margin: 0)], [(0, y, inside), (60, y, just)], settings: .init(exitConfirmFixes: 1)
+        )
         #expect(strict.map(\.type) == [.geofenceEnter, .geofenceExit])
     }
 
@@ -83,22 +92,24 @@ struct Gaussian {
         #expect(alerts.count <= 2, "\(alerts.map(\.type))")
     }
 
-    /// Parked on the edge for a day with 5 m σ of jitter: the 20 m margin (4σ)
-    /// keeps it in. (At 10 m σ the margin is only 2σ and a parked vehicle still
-    /// flaps; that needs the stationary anchor of the trip logic, not yet built.)
+    /// Parked on the edge for a day with 10 m σ of jitter: the margin plus
+    /// the three-fix confirmation keep it in (one fix in 40 lands beyond 20 m).
     @Test func parkedOnAnEdgeForADayDoesNotFlap() {
         var g = Gaussian(state: 9)
         var points: [(Int64, Double, Double)] = []
         for k in 0..<(24 * 360) {  // one fix per 10 s for 24 h, parked on the west edge
             points.append(
-                (Int64(k * 10), 48.0 + 100 * mLat + 5 * g.next() * mLat, 11.0 + 5 * g.next() * mLon)
-            )
+                (
+                    Int64(k * 10), 48.0 + 100 * mLat + 10 * g.next() * mLat,
+                    11.0 + 10 * g.next() * mLon
+                ))
         }
         let alerts = run([yard()], points)
         #expect(alerts.filter { $0.type == .geofenceExit }.isEmpty)
         #expect(alerts.filter { $0.type == .geofenceEnter }.count <= 1)
-        // Without hysteresis the same data flaps all day: the margin is what stops it.
+        // Either defence alone is not enough for this scatter.
         #expect(run([yard(margin: 0)], points).count > 100)
+        #expect(run([yard()], points, settings: .init(exitConfirmFixes: 1)).count > 100)
     }
 
     @Test func dwellHoldsTheAlertAndDatesItFromTheStart() {
@@ -141,7 +152,7 @@ struct Gaussian {
             fences: [
                 FenceMembership(fence: "a b", phase: .inside(since: 1)),
                 FenceMembership(fence: "c", phase: .entering(since: 2)),
-                FenceMembership(fence: "d", phase: .exiting(enteredAt: 1, since: 3)),
+                FenceMembership(fence: "d", phase: .exiting(enteredAt: 1, since: 3, fixes: 2)),
             ])
         #expect(DeviceState.fences(fromText: s.fencesText, lastTime: 5) == s.fences)
         // The first schema stored bare ids: inside since the last fix.

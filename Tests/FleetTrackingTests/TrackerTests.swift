@@ -28,7 +28,8 @@ func fix(_ t: Int64, _ lon: Double, _ lat: Double = 0.5, valid: Bool = true) -> 
     func run(_ fixes: [Fix], state: DeviceState? = nil) -> (
         [String], DeviceState?, [FixDisposition]
     ) {
-        var tracker = Tracker(fences: twoBoxes)
+        // Exits at the first fix beyond the margin: these tests are about the basic semantics.
+        var tracker = Tracker(fences: twoBoxes, settings: TrackerSettings(exitConfirmFixes: 1))
         var st = state
         var alerts: [String] = []
         var dispositions: [FixDisposition] = []

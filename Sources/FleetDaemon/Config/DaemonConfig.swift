@@ -167,6 +167,8 @@ public struct DaemonConfig: Sendable, Equatable {
         c.tracking.marginM = try tr.double(
             "margin_m", default: c.tracking.marginM, range: 0...100_000)
         c.tracking.dwellS = try tr.double("dwell_s", default: c.tracking.dwellS, range: 0...604_800)
+        c.tracking.exitConfirmFixes = try tr.int(
+            "exit_confirm_fixes", default: c.tracking.exitConfirmFixes, range: 1...100)
         try tr.finish()
 
         var dv = try ConfigSection(root, "devices", file: file)
