@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "fleetctl",
             dependencies: [
-                "FleetGeo", "FleetStore",
+                "FleetGeo", "FleetStore", "FleetTracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

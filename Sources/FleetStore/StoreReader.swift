@@ -36,7 +36,8 @@ public final class StoreReader: Sendable {
     }
 
     /// Alerts with id greater than `afterId`, oldest first, at most `limit`.
-    public func alerts(afterId: Int64 = 0, limit: Int = 10_000) throws(StoreError) -> [AlertRecord]
+    public func alerts(afterId: Int64 = 0, limit: Int = 10_000, filter: AlertFilter = AlertFilter())
+        throws(StoreError) -> [AlertRecord]
     {
         try read("cannot read alerts") { db in
             try Row.fetchAll(
@@ -44,8 +45,10 @@ public final class StoreReader: Sendable {
                 sql: """
                     SELECT a.id, a.time_ms, d.ident, a.type, a.fence, a.lat, a.lon, a.details
                     FROM alerts a JOIN devices d ON d.id = a.device_id
-                    WHERE a.id > ? ORDER BY a.id LIMIT ?
-                    """, arguments: [afterId, limit]
+                    WHERE a.id > ? AND (?2 IS NULL OR d.ident = ?2) AND (?3 IS NULL OR a.type = ?3)
+                      AND (?4 IS NULL OR a.time_ms >= ?4)
+                    ORDER BY a.id LIMIT ?5
+                    """, arguments: [afterId, filter.device, filter.type, filter.sinceMs, limit]
             ).map {
                 AlertRecord(
                     id: $0[0], time: $0[1], device: $0[2], type: $0[3], fence: $0[4], lat: $0[5],

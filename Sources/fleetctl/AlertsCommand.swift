@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetProtocols
 import FleetStore
+import FleetTracking
 import Foundation
 
 /// `fleetctl alerts [--follow] [--json]`: committed alerts, oldest first.
@@ -22,13 +23,43 @@ struct AlertsCommand: ParsableCommand {
     @Option(name: .long, help: "Poll interval for --follow, milliseconds.")
     var pollMs = 50
 
+    @Option(
+        name: .long, help: "Only alerts after this alert id, or at or after this RFC 3339 time.")
+    var since: String?
+
+    @Option(name: .long, help: "Only this device's alerts.")
+    var device: String?
+
+    @Option(name: .long, help: "Only alerts of this type (geofence_enter, geofence_exit).")
+    var type: String?
+
+    func validate() throws {
+        if let since, Int64(since) == nil, RFC3339.parse(Array(since.utf8)) == nil {
+            throw ValidationError(
+                "--since must be an alert id or an RFC 3339 time with a zone, found \"\(since)\"")
+        }
+        if let type, AlertType(rawValue: type) == nil {
+            throw ValidationError(
+                "--type \"\(type)\" is not an alert type (\(AlertType.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
+        }
+    }
+
     func run() throws {
         let reader = try Output.open(database.db, waitForIt: follow)
         var last: Int64 = 0
+        var filter = AlertFilter(device: device, type: type)
+        if let since {
+            if let id = Int64(since) {
+                last = id
+            } else {
+                filter.sinceMs = RFC3339.parse(Array(since.utf8))
+            }
+        }
         var printedHeader = false
         signal(SIGPIPE, SIG_DFL)
         while true {
-            let batch = try reader.alerts(afterId: last, limit: 10_000)
+            let batch = try reader.alerts(afterId: last, limit: 10_000, filter: filter)
             if !json, !printedHeader, !batch.isEmpty || !follow {
                 print(
                     Output.row(

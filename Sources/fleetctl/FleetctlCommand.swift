@@ -8,7 +8,7 @@ struct FleetctlCommand: ParsableCommand {
         abstract: "Read fleetd's alerts and positions; check and query fences files.",
         subcommands: [
             AlertsCommand.self, PositionsCommand.self, SummaryCommand.self, FencesCommand.self,
-            DevicesCommand.self,
+            DevicesCommand.self, StatusCommand.self,
         ])
 }
 

@@ -106,12 +106,14 @@ public final class Daemon: Sendable {
         sources.append(hup)
 
         let status = StatusReporter(
-            metrics: metrics, engine: engine, notifier: notifier, logger: logger)
-        status.start()
+            metrics: metrics, engine: engine, notifier: notifier, logger: logger,
+            database: config.database)
         let listening = channels.compactMap { kind, c in
             c.localAddress.map { "\(kind.rawValue) \(Self.describe($0))" }
         }
         .joined(separator: ", ")
+        status.listening = listening
+        status.start()
         notifier.ready(status: "ready; listening on \(listening.isEmpty ? "nothing" : listening)")
         logger.notice(
             "ready: \(fences.fences.count) fences; listening on \(listening.isEmpty ? "nothing" : listening)"

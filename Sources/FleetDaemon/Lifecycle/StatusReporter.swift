@@ -1,9 +1,11 @@
+import FleetGeo
 import FleetSystemd
 import Foundation
 import Logging
 
-/// Every second: a `STATUS=` line for systemd, and `WATCHDOG=1` while the
-/// engine loop is alive (when systemd asked for a watchdog).
+/// Every second: a `STATUS=` line for systemd, `WATCHDOG=1` while the engine
+/// loop is alive (when systemd asked for a watchdog), and the status file
+/// `fleetctl status` reads (`<database>.status.json`, replaced atomically).
 /// `@unchecked`: the timer is created once and only started and cancelled by
 /// the daemon thread; its handler runs on its own serial queue.
 final class StatusReporter: @unchecked Sendable {
@@ -12,12 +14,20 @@ final class StatusReporter: @unchecked Sendable {
     private let notifier: SystemdNotifier
     private let logger: Logger
     private let timer: any DispatchSourceTimer
+    private let statusPath: String
+    private let started = Date()
+    /// What the daemon listens on, for the status file.
+    var listening = ""
 
-    init(metrics: Metrics, engine: Engine, notifier: SystemdNotifier, logger: Logger) {
+    init(
+        metrics: Metrics, engine: Engine, notifier: SystemdNotifier, logger: Logger,
+        database: String
+    ) {
         self.metrics = metrics
         self.engine = engine
         self.notifier = notifier
         self.logger = logger
+        self.statusPath = database + ".status.json"
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "fleetd.status"))
     }
 
@@ -33,6 +43,7 @@ final class StatusReporter: @unchecked Sendable {
             last = m
             lastTime = now
             notifier.status(Self.line(m, rate: rate))
+            writeFile(m, rate: rate, state: m.writerError == nil ? "running" : "storage failing")
             if let watchdog {
                 let beat = engine.heartbeat.load(ordering: .relaxed)
                 let age = Int64(now.timeIntervalSince1970 * 1000) - beat
@@ -43,7 +54,31 @@ final class StatusReporter: @unchecked Sendable {
         timer.resume()
     }
 
-    func stop() { timer.cancel() }
+    /// Stops the timer; the status file then says the daemon stopped.
+    func stop() {
+        timer.cancel()
+        writeFile(metrics.snapshot(), rate: 0, state: "stopped")
+    }
+
+    /// Writes the status file (temporary file + rename: readers never see half of it).
+    private func writeFile(_ m: Metrics.Snapshot, rate: Double, state: String) {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let rejects = m.rejects.sorted { $0.key < $1.key }.map {
+            "\(JSONValue.quote($0.key)):\($0.value)"
+        }
+        let text = """
+            {"pid":\(getpid()),"state":\(JSONValue.quote(state)),"time_ms":\(now),\
+            "started_ms":\(Int64(started.timeIntervalSince1970 * 1000)),"listening":\(JSONValue.quote(listening)),\
+            "fixes_per_s":\(Int(rate.rounded())),"datagrams":\(m.datagrams),"fixes_in":\(m.fixesIn),\
+            "fixes_stored":\(m.fixesStored),"alerts":\(m.alerts),"commits":\(m.commits),"queue_fixes":\(m.queueFixes),\
+            "last_commit_ms":\(m.lastCommitMs),"storage_error":\(m.writerError.map(JSONValue.quote) ?? "null"),\
+            "rejected":{\(rejects.joined(separator: ","))}}
+
+            """
+        let tmp = statusPath + ".tmp"
+        guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else { return }
+        _ = rename(tmp, statusPath)
+    }
 
     /// The one-line status: what the daemon is doing now.
     static func line(_ m: Metrics.Snapshot, rate: Double) -> String {

@@ -1,0 +1,15 @@
+/// Which alerts a reader wants; nil fields do not filter.
+public struct AlertFilter: Sendable, Equatable {
+    /// Only this device's alerts.
+    public var device: String?
+    /// Only alerts of this type (`geofence_enter`, …).
+    public var type: String?
+    /// Only alerts whose time is at or after this, Unix ms.
+    public var sinceMs: Int64?
+
+    public init(device: String? = nil, type: String? = nil, sinceMs: Int64? = nil) {
+        self.device = device
+        self.type = type
+        self.sinceMs = sinceMs
+    }
+}
