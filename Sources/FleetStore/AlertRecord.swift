@@ -1,3 +1,6 @@
+import FleetGeo
+import FleetProtocols
+
 /// A stored alert, as readers see it.
 public struct AlertRecord: Sendable, Equatable {
     /// Increasing id: a later commit never gets a smaller one.
@@ -11,4 +14,19 @@ public struct AlertRecord: Sendable, Equatable {
     public var lon: Double?
     /// Details as a JSON object text (`duration_s`, `crossed`), or nil.
     public var details: String?
+}
+
+extension AlertRecord {
+    /// The alert as one JSON object (no newline). Field names are a contract:
+    /// `id`, `time` (RFC 3339 UTC, ms), `device`, `type`, `fence`, `lat`, `lon`,
+    /// then the details (`duration_s`, `crossed`) when present. Add, never rename.
+    public var jsonLine: String {
+        func num(_ v: Double?) -> String { v.map { JSONValue.number($0).jsonText } ?? "null" }
+        var s = "{\"id\":\(id),\"time\":\(JSONValue.quote(RFC3339.format(millis: time))),"
+        s += "\"device\":\(JSONValue.quote(device)),\"type\":\(JSONValue.quote(type)),"
+        s +=
+            "\"fence\":\(fence.map(JSONValue.quote) ?? "null"),\"lat\":\(num(lat)),\"lon\":\(num(lon))"
+        if let d = details, d.hasPrefix("{"), d.count > 2 { s += "," + d.dropFirst().dropLast() }
+        return s + "}"
+    }
 }

@@ -71,10 +71,14 @@ public final class StoreWriter {
         }
     }
 
-    /// Writes `batch` in one transaction. On failure nothing of it is stored
+    /// Writes `batch` in one transaction and returns its alerts as stored
+    /// (with their ids). On failure nothing of it is stored
     /// and the error says why; the caller keeps the batch and retries.
-    public func commit(_ batch: WriteBatch, committedMs: Int64) throws(StoreError) {
+    @discardableResult
+    public func commit(_ batch: WriteBatch, committedMs: Int64) throws(StoreError) -> [AlertRecord]
+    {
         var added: [String] = []
+        var committed: [AlertRecord] = []
         do {
             try queue.inTransaction(.immediate) { db in
                 let insertPosition = try db.cachedStatement(
@@ -136,6 +140,11 @@ public final class StoreWriter {
                             a.fence,
                             a.lat, a.lon, committedMs, a.detailsJSON,
                         ])
+                        committed.append(
+                            AlertRecord(
+                                id: db.lastInsertedRowID, time: a.time, device: a.device,
+                                type: a.type.rawValue,
+                                fence: a.fence, lat: a.lat, lon: a.lon, details: a.detailsJSON))
                     }
                 }
                 if !batch.states.isEmpty {
@@ -162,6 +171,7 @@ public final class StoreWriter {
             for ident in added { deviceIds[ident] = nil }
             throw StoreError(path: path, action: "commit failed", underlying: error)
         }
+        return committed
     }
 
     private func deviceId(_ ident: String, db: Database, added: inout [String]) throws -> Int64 {

@@ -87,20 +87,5 @@ struct AlertsCommand: ParsableCommand {
             ], widths)
     }
 
-    /// Field names are a contract: add freely, never rename.
-    static func jsonLine(_ a: AlertRecord) -> String {
-        var fields: [(String, String)] = [
-            ("id", String(a.id)), ("time", Output.quote(RFC3339.format(millis: a.time))),
-            ("device", Output.quote(a.device)), ("type", Output.quote(a.type)),
-            ("fence", a.fence.map(Output.quote) ?? "null"),
-        ]
-        fields.append(("lat", a.lat.map(Output.number) ?? "null"))
-        fields.append(("lon", a.lon.map(Output.number) ?? "null"))
-        var line = Output.object(fields)
-        // Details (duration_s, crossed) join the object as fields of their own.
-        if let d = a.details, d.hasPrefix("{"), d.count > 2 {
-            line = String(line.dropLast()) + "," + d.dropFirst()
-        }
-        return line
-    }
+    static func jsonLine(_ a: AlertRecord) -> String { a.jsonLine }
 }

@@ -53,4 +53,36 @@ import Testing
         let after = try runTool(try Binaries.path("fleetctl"), ["status", "--db", d.database])
         #expect(after.out.contains("fleetd stopped"))
     }
+
+    @Test func alertLogIsAppendedAfterCommitAndReopenedOnSIGHUP() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fleetd-e2e-log-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let log = dir.appendingPathComponent("alerts.jsonl").path
+        let d = try DaemonProcess(
+            fences: depotFences,
+            extraConfig: "[alerts]\nlog_file = \"\(log)\"\n[tracking]\nexit_confirm_fixes = 1\n",
+            dir: dir)
+        let client = try UDPClient(host: "127.0.0.1", port: d.port)
+        func lines(_ path: String) -> [[String: Any]] {
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
+                .compactMap {
+                    try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                }
+        }
+        #expect(exchange(client, [fixLine(1, t0, lat: 48.05, lon: 11.05)])?.acked == [1])
+        #expect(exchange(client, [fixLine(2, t0 + 10_000, lat: 48.3, lon: 11.05)])?.acked == [2])
+        // The lines are written right after the commit that made the reply possible.
+        #expect(lines(log).map { $0["type"] as? String } == ["geofence_enter", "geofence_exit"])
+        #expect(lines(log).map { $0["id"] as? Int } == [1, 2])
+        #expect(lines(log).last?["duration_s"] as? Int == 10)
+        // logrotate: move the file away, SIGHUP, and new alerts go to a new file.
+        try FileManager.default.moveItem(atPath: log, toPath: log + ".1")
+        kill(d.process.processIdentifier, SIGHUP)
+        #expect(d.notify.waitFor("READY=1", timeout: 5) != nil)
+        #expect(exchange(client, [fixLine(3, t0 + 20_000, lat: 48.05, lon: 11.05)])?.acked == [3])
+        #expect(lines(log).map { $0["id"] as? Int } == [3])
+        #expect(lines(log + ".1").count == 2)
+        #expect(d.stop() == 0)
+    }
 }

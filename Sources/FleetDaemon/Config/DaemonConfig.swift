@@ -44,6 +44,10 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Most fixes waiting for the writer; beyond it datagrams are shed (reason `overload`).
     public var queueMaxFixes = 200_000
 
+    // [alerts]
+    /// JSON Lines file every committed alert is appended to; "" = none.
+    public var alertLogFile = ""
+
     // [tracking]
     /// Default exit hysteresis and dwell for fences that do not set theirs.
     public var tracking = TrackerSettings()
@@ -84,7 +88,7 @@ public struct DaemonConfig: Sendable, Equatable {
         let root = try TOMLParser.parse(text, file: file)
         let known = [
             "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices",
-            "tracking",
+            "tracking", "alerts",
         ]
         for key in root.keys where !known.contains(key) {
             throw ConfigError(
@@ -162,6 +166,10 @@ public struct DaemonConfig: Sendable, Equatable {
             )
         }
         try nm.finish()
+
+        var al = try ConfigSection(root, "alerts", file: file)
+        c.alertLogFile = try al.string("log_file", default: c.alertLogFile)
+        try al.finish()
 
         var tr = try ConfigSection(root, "tracking", file: file)
         c.tracking.marginM = try tr.double(

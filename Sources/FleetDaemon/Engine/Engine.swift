@@ -23,6 +23,7 @@ final class Engine: @unchecked Sendable {
     private let metrics: Metrics
     private let logger: Logger
     private let maxFixes: Int
+    private let alertLog: AlertLog?
     private let maxDelay: TimeInterval
     private let done = DispatchSemaphore(value: 0)
     private let pendingFences = Mutex<FenceIndex?>(nil)
@@ -33,8 +34,9 @@ final class Engine: @unchecked Sendable {
 
     init(
         queue: InboundQueue, writer: StoreWriter, fences: FenceIndex, states: [String: DeviceState],
-        metrics: Metrics, config: DaemonConfig, logger: Logger
+        metrics: Metrics, config: DaemonConfig, logger: Logger, alertLog: AlertLog? = nil
     ) {
+        self.alertLog = alertLog
         self.queue = queue
         self.writer = writer
         self.tracker = Tracker(fences: fences, settings: config.tracking)
@@ -109,7 +111,8 @@ final class Engine: @unchecked Sendable {
         var failingSince: Date?
         while true {
             do {
-                try writer.commit(batch, committedMs: now())
+                let committed = try writer.commit(batch, committedMs: now())
+                alertLog?.append(committed)
                 let stored = batch.positions.count { $0.disposition != .duplicate }
                 metrics.committed(fixes: stored, alerts: batch.alerts.count, atMs: now())
                 if failingSince != nil { logger.notice("storage recovered; commits resumed") }

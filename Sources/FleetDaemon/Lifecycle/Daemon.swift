@@ -35,10 +35,10 @@ public final class Daemon: Sendable {
 
         let metrics = Metrics()
         let queue = InboundQueue(capacity: config.queueMaxFixes)
+        let alertLog = config.alertLogFile.isEmpty ? nil : try AlertLog(path: config.alertLogFile)
         let engine = Engine(
             queue: queue, writer: writer, fences: fences, states: states, metrics: metrics,
-            config: config,
-            logger: logger)
+            config: config, logger: logger, alertLog: alertLog)
         engine.start()
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
@@ -93,6 +93,13 @@ public final class Daemon: Sendable {
         let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: signalQueue)
         hup.setEventHandler { [self] in
             notifier.reloading(status: "reloading fences from \(config.geofencesFile)")
+            if let alertLog {
+                do {
+                    try alertLog.reopen()
+                } catch {
+                    logger.error("alert log not reopened, writing to the old file: \(error)")
+                }
+            }
             do {
                 let fresh = try FenceFile.load(config.geofencesFile)
                 engine.replaceFences(fresh)
