@@ -11,16 +11,7 @@ public final class Registry {
     public init(path: String) throws(StoreError) {
         self.path = path
         do {
-            let dir = (path as NSString).deletingLastPathComponent
-            if !dir.isEmpty {
-                try FileManager.default.createDirectory(
-                    atPath: dir, withIntermediateDirectories: true)
-            }
-            var config = Configuration()
-            config.busyMode = .timeout(5)
-            config.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
-            queue = try DatabaseQueue(path: path, configuration: config)
-            try Schema.migrator.migrate(queue)
+            queue = try Schema.openWritable(path: path, synchronous: nil)
         } catch {
             throw StoreError(path: path, action: "cannot open the database", underlying: error)
         }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The database schema, as versioned migrations (GRDB `DatabaseMigrator`).
@@ -5,6 +6,27 @@ import GRDB
 /// Migrations only ever append: a database written by an older fleetd is
 /// brought up to date on open, and never rewritten backwards.
 public enum Schema {
+    /// Opens (creating its folder and the file when missing) a read-write
+    /// connection in WAL mode with a 5 s busy timeout, and runs pending
+    /// migrations. `synchronous` nil keeps SQLite's default for the connection.
+    static func openWritable(path: String, synchronous: SynchronousMode?) throws -> DatabaseQueue {
+        let dir = (path as NSString).deletingLastPathComponent
+        if !dir.isEmpty {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        }
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            if let synchronous {
+                try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+            }
+        }
+        let queue = try DatabaseQueue(path: path, configuration: config)
+        try migrator.migrate(queue)
+        return queue
+    }
+
     public static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
         m.registerMigration("v1: devices, positions, alerts, device state") { db in

@@ -21,19 +21,7 @@ public final class StoreWriter {
     public init(path: String, synchronous: SynchronousMode = .normal) throws(StoreError) {
         self.path = path
         do {
-            let dir = (path as NSString).deletingLastPathComponent
-            if !dir.isEmpty {
-                try FileManager.default.createDirectory(
-                    atPath: dir, withIntermediateDirectories: true)
-            }
-            var config = Configuration()
-            config.busyMode = .timeout(5)
-            config.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA journal_mode = WAL")
-                try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
-            }
-            queue = try DatabaseQueue(path: path, configuration: config)
-            try Schema.migrator.migrate(queue)
+            queue = try Schema.openWritable(path: path, synchronous: synchronous)
             deviceIds = try queue.read { db in
                 var ids: [String: Int64] = [:]
                 let rows = try Row.fetchCursor(db, sql: "SELECT id, ident FROM devices")
