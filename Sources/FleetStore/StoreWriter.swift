@@ -59,6 +59,47 @@ public final class StoreWriter {
         }
     }
 
+    /// Deletes positions whose fix time is before `cutoffMs`, at most about
+    /// `maxRows` per call in one short transaction, walking the devices round
+    /// robin (each delete uses the (device, time) key). Returns rows deleted.
+    /// Alerts, trips and state are kept.
+    public func prune(before cutoffMs: Int64, maxRows: Int = 5000) throws(StoreError) -> Int {
+        var deleted = 0
+        do {
+            try queue.inTransaction(.immediate) { db in
+                var wrapped = false
+                while deleted < maxRows {
+                    let ids = try Int64.fetchAll(
+                        db, sql: "SELECT id FROM devices WHERE id > ? ORDER BY id LIMIT 64",
+                        arguments: [pruneCursor])
+                    if ids.isEmpty {
+                        if wrapped || pruneCursor == 0 { break }
+                        pruneCursor = 0
+                        wrapped = true
+                        continue
+                    }
+                    for id in ids {
+                        try db.execute(
+                            sql: """
+                                DELETE FROM positions WHERE device_id = ?1 AND time_ms IN
+                                  (SELECT time_ms FROM positions WHERE device_id = ?1 AND time_ms < ?2 LIMIT ?3)
+                                """, arguments: [id, cutoffMs, maxRows - deleted])
+                        deleted += db.changesCount
+                        pruneCursor = id
+                        if deleted >= maxRows { break }
+                    }
+                }
+                return .commit
+            }
+        } catch {
+            throw StoreError(path: path, action: "retention failed", underlying: error)
+        }
+        return deleted
+    }
+
+    /// The last device id `prune` visited.
+    private var pruneCursor: Int64 = 0
+
     /// Writes `batch` in one transaction and returns its alerts as stored
     /// (with their ids). On failure nothing of it is stored
     /// and the error says why; the caller keeps the batch and retries.

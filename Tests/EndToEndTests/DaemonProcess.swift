@@ -72,7 +72,10 @@ final class DaemonProcess {
 
     /// Starts fleetd with `fences` (GeoJSON text, nil = none) and extra config
     /// lines; waits for READY=1.
-    init(fences: String?, extraConfig: String = "", dir existing: URL? = nil) throws {
+    init(
+        fences: String?, extraConfig: String = "", dir existing: URL? = nil,
+        storageExtra: String = ""
+    ) throws {
         dir =
             existing
             ?? FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -87,6 +90,7 @@ final class DaemonProcess {
         let config = """
             [storage]
             database = "\(database)"
+            \(storageExtra)
             [geofences]
             file = "\(fencesPath)"
             [listen]

@@ -90,8 +90,11 @@ import Testing
         let d = try DaemonProcess(fences: depotFences)
         let client = try UDPClient(host: "127.0.0.1", port: d.port)
         // Break the file, then SIGHUP: the daemon says why and keeps the depot.
-        try #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"x","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0]]]}}]}"#
-            .write(toFile: d.dir.appendingPathComponent("fences.geojson").path, atomically: true, encoding: .utf8)
+        try
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"x","geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0]]]}}]}"#
+            .write(
+                toFile: d.dir.appendingPathComponent("fences.geojson").path, atomically: true,
+                encoding: .utf8)
         kill(d.process.processIdentifier, SIGHUP)
         #expect(d.notify.waitFor("READY=1", timeout: 5) != nil)
         #expect(exchange(client, [fixLine(1, t0, lat: 48.05, lon: 11.05)])?.acked == [1])
@@ -99,12 +102,33 @@ import Testing
         #expect(d.log.contains("fences not reloaded, keeping the old ones"))
         #expect(d.log.contains("a ring needs at least 4 positions"))
         // A valid file on reload replaces them.
-        try #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"yard","geometry":{"type":"Polygon","coordinates":[[[11.0,48.0],[11.1,48.0],[11.1,48.1],[11.0,48.1],[11.0,48.0]]]}}]}"#
-            .write(toFile: d.dir.appendingPathComponent("fences.geojson").path, atomically: true, encoding: .utf8)
+        try
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"yard","geometry":{"type":"Polygon","coordinates":[[[11.0,48.0],[11.1,48.0],[11.1,48.1],[11.0,48.1],[11.0,48.0]]]}}]}"#
+            .write(
+                toFile: d.dir.appendingPathComponent("fences.geojson").path, atomically: true,
+                encoding: .utf8)
         kill(d.process.processIdentifier, SIGHUP)
         #expect(d.notify.waitFor("READY=1", timeout: 5) != nil)
         #expect(exchange(client, [fixLine(2, t0 + 1000, lat: 48.06, lon: 11.05)])?.acked == [2])
         #expect(try d.fleetctl("alerts").map { $0["fence"] as? String } == ["depot", "yard"])
         #expect(d.stop() == 0)
+    }
+
+    @Test func positionsOlderThanTheRetentionAreDeleted() throws {
+        // A one-day window: a fix three days old goes within seconds, a recent one stays.
+        let e = try DaemonProcess(fences: nil, storageExtra: "retain_days = 1")
+        let client = try UDPClient(host: "127.0.0.1", port: e.port)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(
+            exchange(client, [fixLine(1, now - 3 * 86_400_000, lat: 48, lon: 11)])?.acked == [1])
+        #expect(exchange(client, [fixLine(2, now - 60_000, lat: 48, lon: 11)])?.acked == [2])
+        let deadline = Date().addingTimeInterval(10)
+        var rows = try e.fleetctl("positions", ["--device", "truck-1"])
+        while rows.count > 1, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            rows = try e.fleetctl("positions", ["--device", "truck-1"])
+        }
+        #expect(rows.count == 1)
+        #expect(e.stop() == 0)
     }
 }

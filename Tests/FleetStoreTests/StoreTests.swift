@@ -82,4 +82,32 @@ func temporaryDatabase() -> String {
     @Test func readerNamesAMissingDatabase() {
         #expect(throws: StoreError.self) { try StoreReader(path: "/nonexistent/fleetd.db") }
     }
+
+    @Test func retentionDeletesOldPositionsInBoundedRounds() throws {
+        let path = temporaryDatabase()
+        let w = try StoreWriter(path: path)
+        var b = WriteBatch()
+        for device in ["a", "b", "c"] {
+            for t in 0..<10 { b.positions.append(row(device, Int64(t) * 1000)) }
+        }
+        b.alerts = [Alert(type: .geofenceEnter, device: "a", time: 0, fence: "f", lat: 0, lon: 0)]
+        try w.commit(b, committedMs: 0)
+        let r = try StoreReader(path: path)
+        // At most 4 rows a call; fix times before 6 s are expired (6 per device, 18 in all).
+        var rounds = 0
+        var total = 0
+        while true {
+            let n = try w.prune(before: 6000, maxRows: 4)
+            #expect(n <= 4)
+            if n == 0 { break }
+            total += n
+            rounds += 1
+            #expect(rounds < 20)
+        }
+        #expect(total == 18)
+        for device in ["a", "b", "c"] {
+            #expect(try r.positions(device: device).map(\.fix.time) == [6000, 7000, 8000, 9000])
+        }
+        #expect(try r.alerts().count == 1)  // alerts are kept
+    }
 }

@@ -19,6 +19,10 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Longest a fix waits for its batch to fill before commit, ms.
     public var batchMaxDelayMs = 2
 
+    /// Positions whose fix time is older than this many days are deleted in
+    /// the background, in small batches; 0 keeps them forever.
+    public var retainDays = 90.0
+
     // [geofences]
     /// GeoJSON file of fences; "" for none.
     public var geofencesFile = "config/geofences.geojson"
@@ -108,6 +112,7 @@ public struct DaemonConfig: Sendable, Equatable {
             "batch_max_fixes", default: c.batchMaxFixes, range: 1...1_000_000)
         c.batchMaxDelayMs = try s.int(
             "batch_max_delay_ms", default: c.batchMaxDelayMs, range: 0...50)
+        c.retainDays = try s.double("retain_days", default: c.retainDays, range: 0...36_500)
         try s.finish()
 
         var g = try ConfigSection(root, "geofences", file: file)

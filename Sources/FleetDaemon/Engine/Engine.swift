@@ -24,6 +24,9 @@ final class Engine: @unchecked Sendable {
     private let logger: Logger
     private let maxFixes: Int
     private let alertLog: AlertLog?
+    /// Retention window in ms (0: keep forever), and when it last ran.
+    private let retainMs: Int64
+    private var lastPrune: Int64 = 0
     private let maxDelay: TimeInterval
     private let done = DispatchSemaphore(value: 0)
     private let pendingFences = Mutex<FenceIndex?>(nil)
@@ -37,6 +40,7 @@ final class Engine: @unchecked Sendable {
         metrics: Metrics, config: DaemonConfig, logger: Logger, alertLog: AlertLog? = nil
     ) {
         self.alertLog = alertLog
+        self.retainMs = Int64(config.retainDays * 86_400_000)
         self.queue = queue
         self.writer = writer
         self.tracker = Tracker(fences: fences, settings: config.tracking)
@@ -79,6 +83,7 @@ final class Engine: @unchecked Sendable {
             }) {
                 tracker = Tracker(fences: fresh, settings: tracker.settings)
             }
+            pruneIfDue()
             if items.isEmpty { continue }
             var batch = WriteBatch()
             batch.positions.reserveCapacity(items.reduce(0) { $0 + $1.fixes.count })
@@ -100,6 +105,23 @@ final class Engine: @unchecked Sendable {
             if commit(batch) {
                 sendReplies(items)
             }
+        }
+    }
+
+    /// Retention: between batches, at most every 2 s (sooner while a full
+    /// batch was deleted), delete up to 5 000 expired positions in their own
+    /// short transaction, so the writer never stalls on a big delete.
+    private func pruneIfDue() {
+        guard retainMs > 0 else { return }
+        let t = now()
+        guard t - lastPrune >= 2000 else { return }
+        do {
+            let deleted = try writer.prune(before: t - retainMs, maxRows: 5000)
+            lastPrune = deleted == 5000 ? t - 1900 : t
+            if deleted > 0 { logger.debug("retention: deleted \(deleted) positions") }
+        } catch {
+            lastPrune = t
+            logger.error("\(error)")
         }
     }
 
