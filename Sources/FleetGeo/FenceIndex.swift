@@ -209,8 +209,11 @@ public struct FenceIndex: Sendable {
 
     /// Indices of the fences whose area the straight segment a→b (in lon/lat)
     /// touches, ascending. A segment whose longitudes differ by more than
-    /// 180° is taken the short way, across the antimeridian.
-    public func touched(from a: Coordinate, to b: Coordinate) -> [Int32] {
+    /// 180° is taken the short way, across the antimeridian. Fences for which
+    /// `excluding` is true are dropped before the exact (costly) test.
+    public func touched(
+        from a: Coordinate, to b: Coordinate, excluding: (Int32) -> Bool = { _ in false }
+    ) -> [Int32] {
         var candidates = Set<Int32>()
         for (p, q) in FenceIndex.pieces(a, b) {
             for g in grids {
@@ -241,7 +244,7 @@ public struct FenceIndex: Sendable {
                 }
             }
         }
-        return candidates.filter { fences[Int($0)].intersects(a, b) }.sorted()
+        return candidates.filter { !excluding($0) && fences[Int($0)].intersects(a, b) }.sorted()
     }
 
     /// The segment as one or two pieces within −180…180 longitude.

@@ -1,11 +1,12 @@
 /// The IO element section of a Teltonika AVL record (Codec 8, 8E, 16).
 public enum TeltonikaIO {
     /// Walks one record's IO section, calling `element` with each id and
-    /// value (values longer than 8 bytes, NX in Codec 8E, are skipped by the
-    /// callback but walked). Returns nil when the counts agree, else what
+    /// value of up to 8 bytes, and `variable` (when given) with each of Codec
+    /// 8E's NX elements. Returns nil when the counts agree, else what
     /// disagrees; throws where the bytes end.
     static func walk(
-        _ r: inout ByteReader, codec: UInt8, index: Int, _ element: (Int, UInt64) -> Void
+        _ r: inout ByteReader, codec: UInt8, index: Int, _ element: (Int, UInt64) -> Void,
+        variable: ((Int, UnsafeBufferPointer<UInt8>) -> Void)? = nil
     ) -> Result<String?, ByteReader.End> {
         do throws(ByteReader.End) {
             let extended = codec == 0x8E
@@ -39,7 +40,8 @@ public enum TeltonikaIO {
                 for _ in 0..<nx {
                     let id = Int(try r.u16("record \(index) IO id"))
                     let len = Int(try r.u16("record \(index) IO \(id) length"))
-                    _ = try r.bytes(len, "record \(index) IO \(id) value")
+                    let value = try r.bytes(len, "record \(index) IO \(id) value")
+                    variable?(id, value)
                 }
                 seen += nx
             }
@@ -56,36 +58,13 @@ public enum TeltonikaIO {
         raw.withUnsafeBufferPointer { b in
             var r = ByteReader(b)
             var parts: [String] = []
-            _ = walk(&r, codec: codec, index: 0) { id, value in parts.append("\"\(id)\":\(value)") }
-            // NX values: walk again to render them as hex.
-            if codec == 0x8E {
-                var r2 = ByteReader(b)
-                if let nx = try? nxValues(&r2) { parts += nx.map { "\"\($0.id)\":\"\($0.hex)\"" } }
-            }
+            _ = walk(
+                &r, codec: codec, index: 0, { id, value in parts.append("\"\(id)\":\(value)") },
+                variable: { id, bytes in
+                    let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+                    parts.append("\"\(id)\":\"\(hex)\"")
+                })
             return "{" + parts.joined(separator: ",") + "}"
         }
-    }
-
-    private static func nxValues(_ r: inout ByteReader) throws(ByteReader.End) -> [(
-        id: Int, hex: String
-    )] {
-        _ = try r.u16("event")
-        _ = try r.u16("total")
-        for width in [1, 2, 4, 8] {
-            let n = Int(try r.u16("n"))
-            for _ in 0..<n {
-                _ = try r.u16("id")
-                _ = try r.unsigned(width, "value")
-            }
-        }
-        var out: [(Int, String)] = []
-        let nx = Int(try r.u16("nx"))
-        for _ in 0..<nx {
-            let id = Int(try r.u16("id"))
-            let len = Int(try r.u16("len"))
-            let v = try r.bytes(len, "value")
-            out.append((id, v.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()))
-        }
-        return out
     }
 }

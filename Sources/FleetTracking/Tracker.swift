@@ -130,10 +130,14 @@ public struct Tracker: Sendable {
         if let state, !state.lat.isNaN {
             let from = Coordinate(lat: state.lat, lon: state.lon)
             let mid = state.positionTime + (fix.time - state.positionTime) / 2
-            for i in fences.touched(from: from, to: p) {
+            // Fences the device is in or tracked in, and fences with a dwell, cannot be
+            // crossed: skip them before the exact segment test.
+            let cut = fences.touched(from: from, to: p) { i in
+                let f = fences.fences[Int(i)]
+                return known.contains(f.id) || containing.contains(f.id) || dwellMs(f) != 0
+            }
+            for i in cut {
                 let fence = fences.fences[Int(i)]
-                guard !known.contains(fence.id), !containing.contains(fence.id), dwellMs(fence) == 0
-                else { continue }
                 alerts.append(
                     Alert(
                         type: .geofenceEnter, device: fix.device, time: mid, fence: fence.id,

@@ -20,9 +20,7 @@ enum Output {
 
     /// Shortest round-tripping decimal form.
     static func number(_ v: Double) -> String {
-        guard v.isFinite else { return "null" }
-        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
-        return "\(v)"
+        v.isFinite ? JSONValue.number(v).jsonText : "null"
     }
 
     static func object(_ fields: [(String, String)]) -> String {
