@@ -40,7 +40,8 @@ echo "demo: alerts as they are committed (fleetctl alerts --follow):"
 "$bin/fleetctl" alerts --follow &
 follow_pid=$!
 
-"$bin/fleetsim" replay --speedup "$speedup" \
+# --retime: the recordings are years old and fleetd keeps 90 days of positions.
+"$bin/fleetsim" replay --retime --speedup "$speedup" \
   Simulator/routes/t01_munich_car_1hz.csv Simulator/routes/t02_visnjan_car.gpx \
   Simulator/routes/t03_limerick_bus304.gpx > var/fleetsim.out &
 sim_pid=$!

@@ -40,6 +40,13 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .long, help: "Prefix for device ids (the file name follows).")
     var devicePrefix = ""
 
+    @Flag(
+        name: .long,
+        help:
+            "Shift each route's times so it ends when the replay starts (gaps and speeds unchanged)."
+    )
+    var retime = false
+
     func validate() throws {
         guard speedup >= 0 else { throw ValidationError("--speedup must be 0 or more") }
         guard resendMs > 0, attempts > 0, perDatagram > 0 else {
@@ -59,6 +66,10 @@ struct ReplayCommand: ParsableCommand {
             do {
                 var r = try RouteFile.load(f)
                 r.device = devicePrefix + r.device
+                if retime, let last = r.points.last?.time {
+                    let shift = Int64(Date().timeIntervalSince1970 * 1000) - last
+                    for i in r.points.indices { r.points[i].time += shift }
+                }
                 routes.append(r)
             } catch {
                 throw ValidationError("\(error)")
