@@ -9,4 +9,8 @@ public struct DeviceRecord: Sendable, Equatable {
     public var positions: Int
     /// Time of the last stored fix, Unix ms.
     public var lastFix: Int64?
+    /// Gated odometer, metres (0 before the first accepted fix).
+    public var odometerM: Double = 0
+    /// `device_silent` raised and no fix since.
+    public var silent: Bool = false
 }

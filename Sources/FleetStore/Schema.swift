@@ -86,6 +86,28 @@ public enum Schema {
             try db.execute(sql: "ALTER TABLE alerts ADD COLUMN details TEXT")
             try db.execute(sql: "ALTER TABLE device_state ADD COLUMN position_time_ms INTEGER")
         }
+        m.registerMigration("v5: trips, odometer and the rest of the tracking state") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE device_state ADD COLUMN odometer_m REAL NOT NULL DEFAULT 0;
+                    ALTER TABLE device_state ADD COLUMN silent INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE device_state ADD COLUMN tracking TEXT;
+                    CREATE TABLE trips (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        device_id INTEGER NOT NULL,
+                        start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL,
+                        start_lat REAL NOT NULL, start_lon REAL NOT NULL,
+                        end_lat REAL NOT NULL, end_lon REAL NOT NULL,
+                        start_fence TEXT, end_fence TEXT,
+                        distance_m REAL NOT NULL,
+                        max_speed_kmh REAL NOT NULL,
+                        fixes INTEGER NOT NULL,
+                        start_odometer_m REAL NOT NULL, end_odometer_m REAL NOT NULL
+                    );
+                    CREATE INDEX trips_by_device ON trips(device_id, start_ms);
+                    CREATE INDEX trips_by_start ON trips(start_ms);
+                    """)
+        }
         return m
     }
 }

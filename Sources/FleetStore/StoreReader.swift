@@ -94,6 +94,34 @@ public final class StoreReader: Sendable {
         }
     }
 
+    /// Trips overlapping the filter's window, by start time (oldest first).
+    /// Empty for a database written before trips existed.
+    public func trips(filter: TripFilter = TripFilter(), limit: Int = 1_000_000) throws(StoreError)
+        -> [TripRecord]
+    {
+        try read("cannot read trips") { db in
+            guard try db.tableExists("trips") else { return [] }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.id, d.ident, d.name, t.start_ms, t.end_ms, t.start_lat, t.start_lon,
+                           t.end_lat, t.end_lon, t.start_fence, t.end_fence, t.distance_m,
+                           t.max_speed_kmh, t.fixes, t.start_odometer_m, t.end_odometer_m
+                    FROM trips t JOIN devices d ON d.id = t.device_id
+                    WHERE (?1 IS NULL OR d.ident = ?1) AND (?2 IS NULL OR t.end_ms >= ?2)
+                      AND (?3 IS NULL OR t.start_ms < ?3)
+                    ORDER BY t.start_ms, t.id LIMIT ?4
+                    """, arguments: [filter.device, filter.fromMs, filter.toMs, limit]
+            ).map {
+                TripRecord(
+                    id: $0[0], device: $0[1], vehicle: $0[2], startTime: $0[3], endTime: $0[4],
+                    startLat: $0[5], startLon: $0[6], endLat: $0[7], endLon: $0[8],
+                    startFence: $0[9], endFence: $0[10], distanceM: $0[11], maxSpeedKmh: $0[12],
+                    fixes: $0[13], startOdometerM: $0[14], endOdometerM: $0[15])
+            }
+        }
+    }
+
     /// Row counts for summaries: positions and alerts stored.
     public func counts() throws(StoreError) -> (positions: Int, alerts: Int, devices: Int) {
         try read("cannot count rows") { db in
@@ -109,18 +137,23 @@ public final class StoreReader: Sendable {
     public func devices() throws(StoreError) -> [DeviceRecord] {
         try read("cannot read devices") { db in
             let hasRegistry = try db.columns(in: "devices").contains { $0.name == "registered" }
+            let hasOdometer = try db.columns(in: "device_state").contains {
+                $0.name == "odometer_m"
+            }
             return try Row.fetchAll(
                 db,
                 sql: """
                     SELECT d.ident, d.name, d.plate, d.vin, \(hasRegistry ? "d.registered" : "0"),
                       (SELECT count(*) FROM positions p WHERE p.device_id = d.id),
-                      (SELECT max(time_ms) FROM positions p WHERE p.device_id = d.id)
-                    FROM devices d ORDER BY d.ident
+                      (SELECT max(time_ms) FROM positions p WHERE p.device_id = d.id),
+                      \(hasOdometer ? "s.odometer_m" : "NULL"), \(hasOdometer ? "s.silent" : "0")
+                    FROM devices d LEFT JOIN device_state s ON s.device_id = d.id
+                    ORDER BY d.ident
                     """
             ).map {
                 DeviceRecord(
                     ident: $0[0], name: $0[1], plate: $0[2], vin: $0[3], registered: $0[4],
-                    positions: $0[5], lastFix: $0[6])
+                    positions: $0[5], lastFix: $0[6], odometerM: $0[7] ?? 0, silent: $0[8] ?? false)
             }
         }
     }

@@ -41,16 +41,21 @@ public final class StoreWriter {
                 let rows = try Row.fetchCursor(
                     db,
                     sql: """
-                        SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.fences, s.position_time_ms
+                        SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.fences, s.position_time_ms,
+                               s.odometer_m, s.silent, s.tracking
                         FROM device_state s JOIN devices d ON d.id = s.device_id
                         """)
                 while let row = try rows.next() {
                     let fences: String = row[4]
                     let last: Int64 = row[1]
-                    states[row[0]] = DeviceState(
+                    var state = DeviceState(
                         lastTime: last, lat: row[2] ?? .nan, lon: row[3] ?? .nan,
                         positionTime: row[5] ?? last,
                         fences: DeviceState.fences(fromText: fences, lastTime: last))
+                    if let text: String = row[8] { DeviceStateText.decode(text, into: &state) }
+                    state.odometerM = row[6]
+                    state.silent = row[7]
+                    states[row[0]] = state
                 }
                 return states
             }
@@ -179,18 +184,50 @@ public final class StoreWriter {
                 if !batch.states.isEmpty {
                     let upsert = try db.cachedStatement(
                         sql: """
-                            INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences, position_time_ms)
-                            VALUES (?,?,?,?,?,?)
+                            INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences, position_time_ms,
+                              odometer_m, silent, tracking)
+                            VALUES (?,?,?,?,?,?,?,?,?)
                             ON CONFLICT(device_id) DO UPDATE SET
                               last_time_ms = excluded.last_time_ms, lat = excluded.lat,
                               lon = excluded.lon, fences = excluded.fences,
-                              position_time_ms = excluded.position_time_ms
+                              position_time_ms = excluded.position_time_ms,
+                              odometer_m = excluded.odometer_m, silent = excluded.silent,
+                              tracking = excluded.tracking
                             """)
                     for (device, st) in batch.states {
                         try upsert.execute(arguments: [
                             try deviceId(device, db: db, added: &added), st.lastTime,
                             st.lat.isNaN ? nil : st.lat, st.lon.isNaN ? nil : st.lon,
-                            st.fencesText, st.positionTime,
+                            st.fencesText, st.positionTime, st.odometerM, st.silent,
+                            DeviceStateText.encode(st),
+                        ])
+                    }
+                }
+                if !batch.trips.isEmpty {
+                    let insertTrip = try db.cachedStatement(
+                        sql: """
+                            INSERT INTO trips (device_id, start_ms, end_ms, start_lat, start_lon, end_lat, end_lon,
+                              start_fence, end_fence, distance_m, max_speed_kmh, fixes, start_odometer_m,
+                              end_odometer_m)
+                            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+                            """)
+                    for t in batch.trips {
+                        try insertTrip.execute(arguments: [
+                            try deviceId(t.device, db: db, added: &added), t.start.time, t.end.time,
+                            t.start.lat, t.start.lon, t.end.lat, t.end.lon, t.startFence, t.endFence,
+                            t.distanceM, t.maxSpeedKmh, t.fixes, t.start.odometerM, t.end.odometerM,
+                        ])
+                    }
+                }
+                if !batch.confirmed.isEmpty {
+                    let update = try db.cachedStatement(
+                        sql: """
+                            UPDATE positions SET disposition = \(FixDisposition.accepted.rawValue)
+                            WHERE device_id = ? AND time_ms = ? AND disposition = \(FixDisposition.jump.rawValue)
+                            """)
+                    for c in batch.confirmed {
+                        try update.execute(arguments: [
+                            try deviceId(c.device, db: db, added: &added), c.time,
                         ])
                     }
                 }

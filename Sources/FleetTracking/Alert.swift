@@ -2,7 +2,8 @@
 public struct Alert: Sendable, Equatable {
     public var type: AlertType
     public var device: String
-    /// When the state that the alert reports began, Unix milliseconds (from the fixes).
+    /// When the state that the alert reports began, Unix milliseconds (from
+    /// the fixes; `device_silent` is dated by the daemon's clock).
     public var time: Int64
     /// The fence's id, for geofence alerts.
     public var fence: String?
@@ -13,10 +14,12 @@ public struct Alert: Sendable, Equatable {
     public var durationS: Double?
     /// Enter and exit both inferred from a segment that cut the fence between two fixes.
     public var crossed: Bool
+    /// Further details by alert type (speeds, distances, fence names).
+    public var details: [AlertDetail]
 
     public init(
         type: AlertType, device: String, time: Int64, fence: String?, lat: Double, lon: Double,
-        durationS: Double? = nil, crossed: Bool = false
+        durationS: Double? = nil, crossed: Bool = false, details: [AlertDetail] = []
     ) {
         self.type = type
         self.device = device
@@ -26,15 +29,15 @@ public struct Alert: Sendable, Equatable {
         self.lon = lon
         self.durationS = durationS
         self.crossed = crossed
+        self.details = details
     }
 
     /// The details as a JSON object text, or nil when there are none.
     public var detailsJSON: String? {
         var parts: [String] = []
-        if let d = durationS {
-            parts.append("\"duration_s\":\(d == d.rounded() ? String(Int64(d)) : String(d))")
-        }
+        if let d = durationS { parts.append(AlertDetail("duration_s", d).json) }
         if crossed { parts.append("\"crossed\":true") }
+        for d in details { parts.append(d.json) }
         return parts.isEmpty ? nil : "{" + parts.joined(separator: ",") + "}"
     }
 }

@@ -12,6 +12,22 @@ public struct DeviceState: Sendable, Equatable {
     public var positionTime: Int64
     /// The fences the device is in, entering or leaving, by fence id, ascending.
     public var fences: [FenceMembership]
+    /// Odometer, metres: gated distance over accepted fixes (see `Motion`).
+    public var odometerM: Double = 0
+    /// Accepted fixes so far.
+    public var accepted: Int64 = 0
+    /// Valid fixes processed in order so far (accepted and suspects).
+    public var seq: Int64 = 0
+    /// The odometer gate; nil before the first accepted fix.
+    public var motion: Motion?
+    /// Trip detection; nil before the first accepted fix.
+    public var trip: TripPhase?
+    /// Fixes held by the jump filter, oldest first.
+    public var suspects: [Suspect] = []
+    /// The current stretch over the speed limit, if any.
+    public var overspeed: OverspeedEpisode?
+    /// `device_silent` raised and no fix since.
+    public var silent: Bool = false
 
     public init(
         lastTime: Int64, lat: Double, lon: Double, positionTime: Int64? = nil,
@@ -32,6 +48,13 @@ public struct DeviceState: Sendable, Equatable {
             case .entering: nil
             }
         }
+    }
+
+    /// The last accepted fix as a waypoint (nil before the first).
+    var lastWaypoint: Waypoint? {
+        lat.isNaN
+            ? nil
+            : Waypoint(time: positionTime, lat: lat, lon: lon, odometerM: odometerM, fixNo: accepted)
     }
 
     /// The memberships as stored (one line each).

@@ -8,4 +8,9 @@ public enum FixDisposition: Int, Sendable, Equatable {
     case late = 2
     /// No GNSS fix according to the device: stored, never moves the vehicle.
     case invalid = 3
+    /// Implies an impossible speed from the last accepted fix (a jump): held
+    /// as a suspect, stored flagged. Turned into `accepted` when later fixes
+    /// confirm the new place.
+    case jump = 4
+
 }

@@ -1,10 +1,19 @@
 import FleetGeo
 import FleetProtocols
 
-/// Per-device tracking: fixes in, alerts and new state out.
+/// Per-device tracking: fixes in, alerts, trips and new state out.
 ///
 /// Pure and deterministic: time comes from the fixes, never from a clock, so
-/// the same fixes in the same order give the same alerts and state.
+/// the same fixes in the same order give the same alerts, trips and state
+/// (and a state persisted and read back continues exactly).
+///
+/// In order per device: a resend of the last fix time is a duplicate; an
+/// older fix is late (stored, nothing else); an invalid fix only advances the
+/// clock. A fix implying more than `jumpSpeedKmh` from the last accepted one
+/// is held as a jump suspect; once `jumpConfirmFixes` suspects among the last
+/// `jumpWindowFixes` valid fixes agree with one another, the vehicle is moved
+/// there (the path through them counts; the jump does not), so one real jump
+/// never locks a device out.
 ///
 /// Geofences: a fence containing the fix is entered (after its dwell, the
 /// alert dated when the stay began); a device inside exits only once it is
@@ -14,6 +23,13 @@ import FleetProtocols
 /// fixes are both outside a fence but the straight segment between them
 /// passes through it, an enter and an exit are raised, flagged `crossed`
 /// (fences with a dwell are exempt: a pass-through cannot satisfy it).
+///
+/// Overspeed against the lowest `speed_limit_kmh` of the fences containing the
+/// fix (else `speedLimitKmh`), debounced by `overspeedMinS` both ways. Speed
+/// is the reported one, else computed between accepted fixes (0 while parked).
+///
+/// Odometer and trips: see `Motion` (the gate against parked scatter) and
+/// `TripPhase` (displacement-based trips, ended by a stay, a gap or ignition).
 public struct Tracker: Sendable {
     public let fences: FenceIndex
     public let settings: TrackerSettings
@@ -34,6 +50,22 @@ public struct Tracker: Sendable {
         public var alerts: [Alert]
         /// The device's state after the fix (unchanged for duplicates and late fixes).
         public var state: DeviceState?
+        /// Trips the fix ended.
+        public var trips: [Trip] = []
+        /// Times (ms) of earlier fixes held as jump suspects that this fix
+        /// confirmed: their stored disposition becomes `accepted`.
+        public var confirmed: [Int64] = []
+
+        public init(
+            disposition: FixDisposition, alerts: [Alert], state: DeviceState?, trips: [Trip] = [],
+            confirmed: [Int64] = []
+        ) {
+            self.disposition = disposition
+            self.alerts = alerts
+            self.state = state
+            self.trips = trips
+            self.confirmed = confirmed
+        }
     }
 
     private func margin(_ f: Fence) -> Double { f.marginM ?? settings.marginM }
@@ -51,11 +83,100 @@ public struct Tracker: Sendable {
                 return Outcome(disposition: .late, alerts: [], state: state)
             }
         }
-        guard fix.valid else {
-            var next = state ?? DeviceState(lastTime: fix.time, lat: .nan, lon: .nan, fences: [])
-            next.lastTime = fix.time
-            return Outcome(disposition: .invalid, alerts: [], state: next)
+        var st = state ?? DeviceState(lastTime: fix.time, lat: .nan, lon: .nan, fences: [])
+        var alerts: [Alert] = []
+        if st.silent {
+            alerts.append(
+                Alert(
+                    type: .deviceBack, device: fix.device, time: fix.time, fence: nil,
+                    lat: fix.lat, lon: fix.lon,
+                    details: [AlertDetail("silent_s", Double(fix.time - st.lastTime) / 1000)]))
+            st.silent = false
         }
+        st.lastTime = fix.time
+        guard fix.valid else {
+            return Outcome(disposition: .invalid, alerts: alerts, state: st)
+        }
+        st.seq += 1
+        // The jump filter.
+        var via: [Suspect]?
+        if let last = st.lastWaypoint, settings.jumpSpeedKmh > 0,
+            impliedKmh(last.time, last.lat, last.lon, fix) > settings.jumpSpeedKmh
+        {
+            let n = Int64(max(1, settings.jumpWindowFixes))
+            st.suspects.removeAll { $0.seq <= st.seq - n }
+            let agreeing = st.suspects.filter {
+                impliedKmh($0.time, $0.lat, $0.lon, fix) <= settings.jumpSpeedKmh
+            }
+            if agreeing.count + 1 >= settings.jumpConfirmFixes {
+                via = agreeing
+                st.suspects = []
+            } else {
+                st.suspects.append(Suspect(time: fix.time, lat: fix.lat, lon: fix.lon, seq: st.seq))
+                if st.suspects.count >= n { st.suspects.removeFirst(st.suspects.count - Int(n) + 1) }
+                return Outcome(disposition: .jump, alerts: alerts, state: st)
+            }
+        }
+        var outcome = accept(fix, state: st, relocatedVia: via)
+        outcome.alerts = alerts + outcome.alerts
+        outcome.confirmed = via?.map(\.time) ?? []
+        return outcome
+    }
+
+    /// Speed implied by moving from (`t`, `lat`, `lon`) to `fix`, km/h, after
+    /// forgiving `jumpAllowanceM` of position error.
+    private func impliedKmh(_ t: Int64, _ lat: Double, _ lon: Double, _ fix: Fix) -> Double {
+        let d = Haversine.distance(lat1: lat, lon1: lon, lat2: fix.lat, lon2: fix.lon)
+        let dt = Double(max(1, fix.time - t)) / 1000
+        return max(0, d - settings.jumpAllowanceM) / dt * 3.6
+    }
+
+    /// Names of the fences containing a position, ", " between several; nil when none.
+    public func fenceNames(lat: Double, lon: Double) -> String? {
+        let hits = fences.containing(Coordinate(lat: lat, lon: lon))
+        guard !hits.isEmpty else { return nil }
+        return Set(hits.map { fences.fences[Int($0)].name }).sorted().joined(separator: ", ")
+    }
+
+    /// A fix that passed the filters: moves the vehicle, runs every detector.
+    private mutating func accept(_ fix: Fix, state: DeviceState, relocatedVia via: [Suspect]?)
+        -> Outcome
+    {
+        var st = state
+        let prev = st.lastWaypoint
+        st.accepted += 1
+        let gap = prev.map { Double(fix.time - $0.time) > settings.tripGapS * 1000 } ?? false
+        var here = Waypoint(
+            time: fix.time, lat: fix.lat, lon: fix.lon, odometerM: st.odometerM, fixNo: st.accepted)
+        // Odometer and speed.
+        var from = prev.map { (t: $0.time, lat: $0.lat, lon: $0.lon) }
+        if let via {
+            var path = via.map { (t: $0.time, lat: $0.lat, lon: $0.lon) }
+            path.append((t: fix.time, lat: fix.lat, lon: fix.lon))
+            for k in path.indices.dropFirst() {
+                here.odometerM += Haversine.distance(
+                    lat1: path[k - 1].lat, lon1: path[k - 1].lon, lat2: path[k].lat,
+                    lon2: path[k].lon)
+            }
+            from = path.count > 1 ? path[path.count - 2] : nil
+            st.motion = .moving(rest: here)
+        } else if let prev, !gap, var motion = st.motion {
+            here.odometerM = motion.advance(to: here, from: (prev.lat, prev.lon), settings: settings)
+            st.motion = motion
+        } else {
+            st.motion = .parked(at: here)
+            from = nil
+        }
+        st.odometerM = here.odometerM
+        var speed = 0.0
+        if let s = fix.speedKmh {
+            speed = s
+        } else if let from, st.motion?.isStill == false, fix.time > from.t {
+            speed =
+                Haversine.distance(lat1: from.lat, lon1: from.lon, lat2: fix.lat, lon2: fix.lon)
+                / (Double(fix.time - from.t) / 1000) * 3.6
+        }
+
         let p = Coordinate(lat: fix.lat, lon: fix.lon)
         fences.containing(p, into: &scratch)
         var containing = Set<String>()
@@ -63,7 +184,7 @@ public struct Tracker: Sendable {
 
         var alerts: [Alert] = []
         var next: [FenceMembership] = []
-        let before = state?.fences ?? []
+        let before = st.fences
         func alert(
             _ type: AlertType, _ fence: String, at time: Int64, duration: Int64? = nil,
             crossed: Bool = false
@@ -127,9 +248,9 @@ public struct Tracker: Sendable {
             }
         }
         // Fences cut between the last position and this one.
-        if let state, !state.lat.isNaN {
-            let from = Coordinate(lat: state.lat, lon: state.lon)
-            let mid = state.positionTime + (fix.time - state.positionTime) / 2
+        if let prev, via == nil {
+            let from = Coordinate(lat: prev.lat, lon: prev.lon)
+            let mid = prev.time + (fix.time - prev.time) / 2
             // Fences the device is in or tracked in, and fences with a dwell, cannot be
             // crossed: skip them before the exact segment test.
             let cut = fences.touched(from: from, to: p) { i in
@@ -150,9 +271,167 @@ public struct Tracker: Sendable {
             }
         }
         next.sort { $0.fence < $1.fence }
-        let nextState = DeviceState(
-            lastTime: fix.time, lat: fix.lat, lon: fix.lon, positionTime: fix.time, fences: next)
-        return Outcome(disposition: .accepted, alerts: alerts, state: nextState)
+        st.fences = next
+        st.lat = fix.lat
+        st.lon = fix.lon
+        st.positionTime = fix.time
+        // Speed limit: the lowest among the fences containing the fix, else the default.
+        var limit = settings.speedLimitKmh
+        for i in scratch {
+            if let l = fences.fences[Int(i)].speedLimitKmh, l > 0, limit <= 0 || l < limit {
+                limit = l
+            }
+        }
+        overspeed(fix, speed: speed, limit: limit, state: &st, alerts: &alerts)
+        var trips: [Trip] = []
+        advanceTrip(
+            fix, here: here, prev: prev, gap: gap, speed: speed, state: &st, alerts: &alerts,
+            trips: &trips)
+        return Outcome(disposition: .accepted, alerts: alerts, state: st, trips: trips)
+    }
+
+    /// `overspeed_start` once the speed has been over `limit` for
+    /// `overspeedMinS` (dated from the first fix over), `overspeed_end` once
+    /// it has been back at or under it as long (dated from the first fix under,
+    /// with the maximum and the duration). A limit of 0 means none.
+    private func overspeed(
+        _ fix: Fix, speed: Double, limit: Double, state st: inout DeviceState, alerts: inout [Alert]
+    ) {
+        let minMs = Int64((settings.overspeedMinS * 1000).rounded())
+        if limit > 0, speed > limit {
+            var e =
+                st.overspeed ?? OverspeedEpisode(since: fix.time, maxKmh: speed, limitKmh: limit)
+            e.maxKmh = max(e.maxKmh, speed)
+            e.underSince = nil
+            if !e.announced, fix.time - e.since >= minMs {
+                e.announced = true
+                alerts.append(
+                    Alert(
+                        type: .overspeedStart, device: fix.device, time: e.since, fence: nil,
+                        lat: fix.lat, lon: fix.lon,
+                        details: [
+                            AlertDetail("speed_kmh", e.maxKmh), AlertDetail("limit_kmh", e.limitKmh),
+                        ]))
+            }
+            st.overspeed = e
+        } else if var e = st.overspeed {
+            guard e.announced else {
+                st.overspeed = nil  // too short to count
+                return
+            }
+            let under = e.underSince ?? fix.time
+            if fix.time - under >= minMs {
+                alerts.append(
+                    Alert(
+                        type: .overspeedEnd, device: fix.device, time: under, fence: nil,
+                        lat: fix.lat, lon: fix.lon,
+                        details: [
+                            AlertDetail("max_speed_kmh", e.maxKmh),
+                            AlertDetail("duration_s", Double(under - e.since) / 1000),
+                            AlertDetail("limit_kmh", e.limitKmh),
+                        ]))
+                st.overspeed = nil
+            } else {
+                e.underSince = under
+                st.overspeed = e
+            }
+        }
+    }
+
+    /// Trip detection by displacement (see `TripPhase`).
+    private func advanceTrip(
+        _ fix: Fix, here: Waypoint, prev: Waypoint?, gap: Bool, speed: Double,
+        state st: inout DeviceState, alerts: inout [Alert], trips: inout [Trip]
+    ) {
+        let ignitionOff = settings.ignitionEndsTrip && fix.ignition == false
+        let startM = settings.tripStartDistanceM
+        switch st.trip {
+        case nil:
+            st.trip = .parked(anchor: here, lastNear: here)
+        case .parked(let anchor, let near):
+            if gap || ignitionOff {
+                st.trip = .parked(anchor: here, lastNear: here)
+            } else if anchor.distance(lat: here.lat, lon: here.lon) > startM {
+                let start = Waypoint(
+                    time: near.time, lat: anchor.lat, lon: anchor.lon, odometerM: anchor.odometerM,
+                    fixNo: near.fixNo)
+                var details: [AlertDetail] = []
+                if let f = fenceNames(lat: start.lat, lon: start.lon) {
+                    details.append(AlertDetail("start_fence", f))
+                }
+                alerts.append(
+                    Alert(
+                        type: .tripStart, device: fix.device, time: start.time, fence: nil,
+                        lat: start.lat, lon: start.lon, details: details))
+                st.trip = .driving(start: start, candidate: here, maxSpeedKmh: speed)
+            } else if anchor.distance(lat: here.lat, lon: here.lon) <= settings.stillRadiusM {
+                st.trip = .parked(anchor: anchor, lastNear: here)
+            }
+        case .driving(let start, let candidate, let maxKmh):
+            if gap, let prev {
+                finish(fix.device, start: start, end: prev, maxKmh: maxKmh, alerts: &alerts, trips: &trips)
+                st.trip = .parked(anchor: here, lastNear: here)
+            } else if ignitionOff {
+                finish(
+                    fix.device, start: start, end: here, maxKmh: max(maxKmh, speed), alerts: &alerts,
+                    trips: &trips)
+                st.trip = .parked(anchor: here, lastNear: here)
+            } else if candidate.distance(lat: here.lat, lon: here.lon) > startM {
+                st.trip = .driving(start: start, candidate: here, maxSpeedKmh: max(maxKmh, speed))
+            } else if Double(here.time - candidate.time) >= settings.tripStopDurationS * 1000 {
+                // Arrived: where the odometer gate says it came to rest, else here.
+                var end = here
+                if let m = st.motion, m.isStill, m.rest.fixNo >= start.fixNo, m.rest.time > start.time
+                {
+                    end = m.rest
+                }
+                finish(
+                    fix.device, start: start, end: end, maxKmh: max(maxKmh, speed), alerts: &alerts,
+                    trips: &trips)
+                st.trip = .parked(anchor: end, lastNear: here)
+            } else {
+                st.trip = .driving(start: start, candidate: candidate, maxSpeedKmh: max(maxKmh, speed))
+            }
+        }
+    }
+
+    private func finish(
+        _ device: String, start: Waypoint, end: Waypoint, maxKmh: Double, alerts: inout [Alert],
+        trips: inout [Trip]
+    ) {
+        let trip = Trip(
+            device: device, start: start, end: end,
+            startFence: fenceNames(lat: start.lat, lon: start.lon),
+            endFence: fenceNames(lat: end.lat, lon: end.lon), maxSpeedKmh: maxKmh)
+        trips.append(trip)
+        var details = [
+            AlertDetail("distance_m", (trip.distanceM * 10).rounded() / 10),
+            AlertDetail("duration_s", trip.durationS),
+            AlertDetail("max_speed_kmh", (maxKmh * 10).rounded() / 10),
+        ]
+        if let f = trip.startFence { details.append(AlertDetail("start_fence", f)) }
+        if let f = trip.endFence { details.append(AlertDetail("end_fence", f)) }
+        alerts.append(
+            Alert(
+                type: .tripEnd, device: device, time: end.time, fence: nil, lat: end.lat,
+                lon: end.lon, details: details))
+    }
+
+    /// `device_silent` for a device not heard from since `lastHeardMs`
+    /// (wall clock, from the daemon's timer): the alert, dated `nowMs`, and the
+    /// state marked silent so that the next fix raises `device_back`.
+    public static func silence(_ state: DeviceState, device: String, lastHeardMs: Int64, nowMs: Int64)
+        -> (Alert, DeviceState)
+    {
+        var st = state
+        st.silent = true
+        var details = [AlertDetail("silent_s", Double(nowMs - lastHeardMs) / 1000)]
+        details.append(AlertDetail("last_fix_ms", Double(state.lastTime)))
+        let alert = Alert(
+            type: .deviceSilent, device: device, time: nowMs, fence: nil,
+            lat: state.lat.isNaN ? 0 : state.lat, lon: state.lon.isNaN ? 0 : state.lon,
+            details: details)
+        return (alert, st)
     }
 
     /// True when `p` (outside the fence) is more than the fence's margin from it.

@@ -1,4 +1,5 @@
-/// Defaults the tracker applies where a fence does not say (config `[tracking]`).
+/// Defaults the tracker applies where a fence does not say (config
+/// `[tracking]`, `[overspeed]`, `[trip]`).
 public struct TrackerSettings: Sendable, Equatable {
     /// Exit hysteresis: a vehicle inside exits once more than this many metres
     /// outside the boundary (a fence's `margin_m` overrides; 0 turns it off).
@@ -10,9 +11,49 @@ public struct TrackerSettings: Sendable, Equatable {
     /// 20 m margin one fix in 40 lands beyond, three in a row one in 80 000.
     public var exitConfirmFixes: Int = 3
 
-    public init(marginM: Double = 20, dwellS: Double = 0, exitConfirmFixes: Int = 3) {
+    /// Jump filter: a fix implying more than this speed (km/h) from the last
+    /// accepted one is held as a suspect (0 turns the filter off). The implied
+    /// speed discounts `jumpAllowanceM` of position error.
+    public var jumpSpeedKmh: Double = 300
+    /// Metres of position error forgiven when judging a jump.
+    public var jumpAllowanceM: Double = 100
+    /// k: suspects (counting the newest) that must agree with one another on a
+    /// new place before the vehicle is moved there.
+    public var jumpConfirmFixes: Int = 3
+    /// n: the agreeing suspects must lie among the device's last n valid fixes.
+    public var jumpWindowFixes: Int = 5
+
+    /// Speed limit (km/h) where no fence the vehicle is in sets a lower
+    /// `speed_limit_kmh`; 0 = no limit.
+    public var speedLimitKmh: Double = 0
+    /// Seconds a speed must stay over (and back under) the limit before
+    /// `overspeed_start` (and `overspeed_end`) is raised.
+    public var overspeedMinS: Double = 30
+
+    /// A trip starts once the vehicle is more than this far (m) from where it stopped.
+    public var tripStartDistanceM: Double = 200
+    /// A trip ends once the vehicle has stayed within `tripStartDistanceM` this long (s).
+    public var tripStopDurationS: Double = 180
+    /// A gap in fixes longer than this (s) ends the trip at the last fix before it.
+    public var tripGapS: Double = 3600
+    /// When a device reports ignition off, the trip ends there (and none starts).
+    public var ignitionEndsTrip: Bool = false
+
+    /// Odometer gate: a parked vehicle's fixes scatter within this radius (m)
+    /// of their mean and add no distance.
+    public var stillRadiusM: Double = 50
+    /// Odometer gate: a moving vehicle that stays within `stillRadiusM` of one
+    /// fix this long (s) is parked again, and what its scatter added since that
+    /// fix is taken back.
+    public var stillTimeS: Double = 30
+
+    public init(
+        marginM: Double = 20, dwellS: Double = 0, exitConfirmFixes: Int = 3,
+        jumpSpeedKmh: Double = 300
+    ) {
         self.marginM = marginM
         self.dwellS = dwellS
         self.exitConfirmFixes = exitConfirmFixes
+        self.jumpSpeedKmh = jumpSpeedKmh
     }
 }

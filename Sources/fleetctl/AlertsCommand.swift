@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetGeo
 import FleetProtocols
 import FleetStore
 import FleetTracking
@@ -30,7 +31,11 @@ struct AlertsCommand: ParsableCommand {
     @Option(name: .long, help: "Only this device's alerts.")
     var device: String?
 
-    @Option(name: .long, help: "Only alerts of this type (geofence_enter, geofence_exit).")
+    @Option(
+        name: .long,
+        help:
+            "Only alerts of this type (geofence_enter, geofence_exit, overspeed_start, overspeed_end, trip_start, trip_end, device_silent, device_back)."
+    )
     var type: String?
 
     func validate() throws {
@@ -63,7 +68,8 @@ struct AlertsCommand: ParsableCommand {
             if !json, !printedHeader, !batch.isEmpty || !follow {
                 print(
                     Output.row(
-                        ["ID", "TIME (UTC)", "DEVICE", "TYPE", "FENCE", "LAT", "LON"], Self.widths))
+                        ["ID", "TIME (UTC)", "DEVICE", "TYPE", "FENCE", "LAT", "LON", "DETAILS"],
+                        Self.widths))
                 printedHeader = true
             }
             for a in batch {
@@ -77,14 +83,27 @@ struct AlertsCommand: ParsableCommand {
         }
     }
 
-    static let widths = [6, 24, 20, 16, 20, 11, 12]
+    static let widths = [6, 24, 20, 16, 20, 11, 12, 0]
 
     static func tableLine(_ a: AlertRecord) -> String {
         Output.row(
             [
                 String(a.id), RFC3339.format(millis: a.time), a.device, a.type, a.fence ?? "-",
                 a.lat.map { Output.fixed($0, 6) } ?? "-", a.lon.map { Output.fixed($0, 6) } ?? "-",
+                details(a.details),
             ], widths)
+    }
+
+    /// The details object as `key=value` pairs (text unquoted), "" when none.
+    static func details(_ json: String?) -> String {
+        guard let json, case .object(let members)? = try? JSONReader.parseDocument(Array(json.utf8))
+        else { return "" }
+        return members.map { m in
+            switch m.value {
+            case .string(let s): "\(m.key)=\(s)"
+            default: "\(m.key)=\(m.value.jsonText)"
+            }
+        }.joined(separator: " ")
     }
 
     static func jsonLine(_ a: AlertRecord) -> String { a.jsonLine }

@@ -23,13 +23,13 @@ struct DevicesListCommand: ParsableCommand {
 
     func run() throws {
         let devices = try Output.open(database.db, waitForIt: false).devices()
-        let widths = [18, 18, 12, 18, 11, 10, 24]
+        let widths = [18, 18, 12, 18, 11, 10, 12, 24]
         if !json {
             print(
                 Output.row(
                     [
                         "DEVICE", "NAME", "PLATE", "VIN", "REGISTERED", "POSITIONS",
-                        "LAST FIX (UTC)",
+                        "ODOMETER KM", "LAST FIX (UTC)",
                     ], widths))
         }
         for d in devices {
@@ -42,6 +42,8 @@ struct DevicesListCommand: ParsableCommand {
                         ("vin", d.vin.map(Output.quote) ?? "null"),
                         ("registered", d.registered ? "true" : "false"),
                         ("positions", String(d.positions)),
+                        ("odometer_m", Output.number((d.odometerM * 10).rounded() / 10)),
+                        ("silent", d.silent ? "true" : "false"),
                         (
                             "last_fix",
                             d.lastFix.map { Output.quote(RFC3339.format(millis: $0)) } ?? "null"
@@ -53,7 +55,7 @@ struct DevicesListCommand: ParsableCommand {
                         [
                             d.ident, d.name ?? "-", d.plate ?? "-", d.vin ?? "-",
                             d.registered ? "yes" : "no",
-                            String(d.positions),
+                            String(d.positions), Output.fixed(d.odometerM / 1000, 3),
                             d.lastFix.map { RFC3339.format(millis: $0) } ?? "-",
                         ], widths))
             }

@@ -51,6 +51,7 @@ struct PositionsCommand: ParsableCommand {
         switch disposition {
         case 2: "late"
         case 3: "no-fix"
+        case 4: "jump"
         default: "-"
         }
     }

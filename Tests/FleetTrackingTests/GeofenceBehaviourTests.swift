@@ -52,7 +52,7 @@ struct Gaussian {
             let o = tracker.process(
                 Fix(device: "v", time: p.t * 1000, lat: p.lat, lon: p.lon), state: state)
             state = o.state
-            alerts += o.alerts
+            alerts += o.alerts.filter { $0.type == .geofenceEnter || $0.type == .geofenceExit }
         }
         return alerts
     }

@@ -55,6 +55,8 @@ public struct DaemonConfig: Sendable, Equatable {
     // [tracking]
     /// Default exit hysteresis and dwell for fences that do not set theirs.
     public var tracking = TrackerSettings()
+    /// `device_silent` after this many seconds without a fix (wall clock); 0 = off.
+    public var silentAfterS = 3600.0
 
     // [devices]
     /// Take fixes from devices not in the registry (`fleetctl devices add`).
@@ -92,7 +94,7 @@ public struct DaemonConfig: Sendable, Equatable {
         let root = try TOMLParser.parse(text, file: file)
         let known = [
             "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices",
-            "tracking", "alerts",
+            "tracking", "alerts", "overspeed", "trip",
         ]
         for key in root.keys where !known.contains(key) {
             throw ConfigError(
@@ -182,7 +184,39 @@ public struct DaemonConfig: Sendable, Equatable {
         c.tracking.dwellS = try tr.double("dwell_s", default: c.tracking.dwellS, range: 0...604_800)
         c.tracking.exitConfirmFixes = try tr.int(
             "exit_confirm_fixes", default: c.tracking.exitConfirmFixes, range: 1...100)
+        c.tracking.jumpSpeedKmh = try tr.double(
+            "jump_speed_kmh", default: c.tracking.jumpSpeedKmh, range: 0...100_000)
+        c.tracking.jumpConfirmFixes = try tr.int(
+            "jump_confirm_fixes", default: c.tracking.jumpConfirmFixes, range: 1...100)
+        c.tracking.jumpWindowFixes = try tr.int(
+            "jump_window_fixes", default: c.tracking.jumpWindowFixes, range: 1...100)
+        if c.tracking.jumpWindowFixes < c.tracking.jumpConfirmFixes {
+            throw tr.error(
+                "jump_window_fixes",
+                "must be at least jump_confirm_fixes (\(c.tracking.jumpConfirmFixes)), found \(c.tracking.jumpWindowFixes)"
+            )
+        }
+        c.silentAfterS = try tr.double(
+            "silent_after_s", default: c.silentAfterS, range: 0...31_536_000)
         try tr.finish()
+
+        var os = try ConfigSection(root, "overspeed", file: file)
+        c.tracking.speedLimitKmh = try os.double(
+            "limit_kmh", default: c.tracking.speedLimitKmh, range: 0...1000)
+        c.tracking.overspeedMinS = try os.double(
+            "min_duration_s", default: c.tracking.overspeedMinS, range: 0...86_400)
+        try os.finish()
+
+        var tp = try ConfigSection(root, "trip", file: file)
+        c.tracking.tripStartDistanceM = try tp.double(
+            "start_distance_m", default: c.tracking.tripStartDistanceM, range: 1...1_000_000)
+        c.tracking.tripStopDurationS = try tp.double(
+            "stop_duration_s", default: c.tracking.tripStopDurationS, range: 1...604_800)
+        c.tracking.tripGapS = try tp.double(
+            "gap_s", default: c.tracking.tripGapS, range: 1...31_536_000)
+        c.tracking.ignitionEndsTrip = try tp.bool(
+            "ignition_ends_trip", default: c.tracking.ignitionEndsTrip)
+        try tp.finish()
 
         var dv = try ConfigSection(root, "devices", file: file)
         c.acceptUnknown = try dv.bool("accept_unknown", default: c.acceptUnknown)

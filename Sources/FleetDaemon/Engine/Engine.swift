@@ -28,6 +28,11 @@ final class Engine: @unchecked Sendable {
     private let retainMs: Int64
     private var lastPrune: Int64 = 0
     private let maxDelay: TimeInterval
+    /// `device_silent` threshold, ms (0: off); wall-clock time each device was
+    /// last heard from (or the engine's start), and when silence was last checked.
+    private let silentAfterMs: Int64
+    private var lastHeard: [String: Int64] = [:]
+    private var lastSilenceCheck: Int64 = 0
     private let done = DispatchSemaphore(value: 0)
     private let pendingFences = Mutex<FenceIndex?>(nil)
     /// Wall-clock time of the engine loop's last turn, Unix ms (for the watchdog).
@@ -49,6 +54,11 @@ final class Engine: @unchecked Sendable {
         self.logger = logger
         self.maxFixes = config.batchMaxFixes
         self.maxDelay = Double(config.batchMaxDelayMs) / 1000
+        self.silentAfterMs = Int64(config.silentAfterS * 1000)
+        let start = Int64(Date().timeIntervalSince1970 * 1000)
+        if silentAfterMs > 0 {
+            for (device, state) in states where !state.silent { lastHeard[device] = start }
+        }
     }
 
     func start() {
@@ -84,8 +94,12 @@ final class Engine: @unchecked Sendable {
                 tracker = Tracker(fences: fresh, settings: tracker.settings)
             }
             pruneIfDue()
-            if items.isEmpty { continue }
             var batch = WriteBatch()
+            checkSilence(into: &batch)
+            if items.isEmpty {
+                if !batch.isEmpty { _ = commit(batch) }
+                continue
+            }
             batch.positions.reserveCapacity(items.reduce(0) { $0 + $1.fixes.count })
             for d in items {
                 for fix in d.fixes {
@@ -94,8 +108,11 @@ final class Engine: @unchecked Sendable {
                         PositionRow(
                             fix: fix, disposition: outcome.disposition, receivedMs: d.receivedMs))
                     batch.alerts += outcome.alerts
-                    if let s = outcome.state,
-                        outcome.disposition == .accepted || outcome.disposition == .invalid
+                    batch.trips += outcome.trips
+                    for t in outcome.confirmed { batch.confirmed.append((fix.device, t)) }
+                    if silentAfterMs > 0 { lastHeard[fix.device] = d.receivedMs }
+                    if let s = outcome.state, outcome.disposition != .duplicate,
+                        outcome.disposition != .late
                     {
                         states[fix.device] = s
                         batch.states[fix.device] = s
@@ -105,6 +122,25 @@ final class Engine: @unchecked Sendable {
             if commit(batch) {
                 sendReplies(items)
             }
+        }
+    }
+
+    /// At most once a second: `device_silent` for every device not heard from
+    /// for `silentAfterMs` (wall clock), into `batch` with its new state.
+    private func checkSilence(into batch: inout WriteBatch) {
+        guard silentAfterMs > 0 else { return }
+        let t = now()
+        guard t - lastSilenceCheck >= 1000 else { return }
+        lastSilenceCheck = t
+        var quiet: [String] = []
+        for (device, heard) in lastHeard where t - heard >= silentAfterMs { quiet.append(device) }
+        for device in quiet.sorted() {
+            let heard = lastHeard.removeValue(forKey: device)!
+            guard let state = states[device], !state.silent else { continue }
+            let (alert, next) = Tracker.silence(state, device: device, lastHeardMs: heard, nowMs: t)
+            states[device] = next
+            batch.states[device] = next
+            batch.alerts.append(alert)
         }
     }
 

@@ -1,0 +1,111 @@
+/// The persisted form of the parts of `DeviceState` beyond position and
+/// fences: space-separated `key=v1,v2,…` tokens. Numbers are written in
+/// Swift's shortest round-trip form, so a state read back is bit-identical.
+///
+/// Keys: `odo` (m), `acc` (accepted fixes), `seq` (valid fixes), `still` /
+/// `moving` (the odometer gate, with `rest` and `pend` waypoints), `park` /
+/// `near` / `drive` / `cand` / `max` (trips), `sus` (one per jump suspect),
+/// `os` (overspeed episode). Unknown keys are ignored (later versions add).
+public enum DeviceStateText {
+    /// Writes the tracking parts of `s`.
+    public static func encode(_ s: DeviceState) -> String {
+        var out: [String] = ["odo=\(s.odometerM)", "acc=\(s.accepted)", "seq=\(s.seq)"]
+        func wp(_ w: Waypoint) -> String { "\(w.time),\(w.lat),\(w.lon),\(w.odometerM),\(w.fixNo)" }
+        switch s.motion {
+        case .still(let lat, let lon, let weight, let rest, let pending):
+            out.append("still=\(lat),\(lon),\(weight)")
+            out.append("rest=" + wp(rest))
+            if let p = pending { out.append("pend=" + wp(p)) }
+        case .moving(let rest):
+            out.append("moving=1")
+            out.append("rest=" + wp(rest))
+        case nil: break
+        }
+        switch s.trip {
+        case .parked(let anchor, let near):
+            out.append("park=" + wp(anchor))
+            out.append("near=" + wp(near))
+        case .driving(let start, let candidate, let maxKmh):
+            out.append("drive=" + wp(start))
+            out.append("cand=" + wp(candidate))
+            out.append("max=\(maxKmh)")
+        case nil: break
+        }
+        for x in s.suspects { out.append("sus=\(x.time),\(x.lat),\(x.lon),\(x.seq)") }
+        if let o = s.overspeed {
+            out.append(
+                "os=\(o.since),\(o.maxKmh),\(o.limitKmh),\(o.announced ? 1 : 0),\(o.underSince ?? -1)")
+        }
+        return out.joined(separator: " ")
+    }
+
+    /// Reads `text` into `state` (whose position and fences are already set).
+    /// Malformed tokens are skipped: a state that cannot be read restarts
+    /// that part of tracking rather than stopping the daemon.
+    public static func decode(_ text: String, into state: inout DeviceState) {
+        var still: (Double, Double, Int)?
+        var moving = false
+        var rest: Waypoint?
+        var pending: Waypoint?
+        var park: Waypoint?
+        var near: Waypoint?
+        var drive: Waypoint?
+        var cand: Waypoint?
+        var maxKmh = 0.0
+        for token in text.split(separator: " ") {
+            guard let eq = token.firstIndex(of: "=") else { continue }
+            let key = token[..<eq]
+            let v = token[token.index(after: eq)...].split(separator: ",").map(String.init)
+            func wp() -> Waypoint? {
+                guard v.count == 5, let t = Int64(v[0]), let la = Double(v[1]), let lo = Double(v[2]),
+                    let o = Double(v[3]), let n = Int64(v[4])
+                else { return nil }
+                return Waypoint(time: t, lat: la, lon: lo, odometerM: o, fixNo: n)
+            }
+            switch key {
+            case "odo": state.odometerM = v.first.flatMap { Double($0) } ?? 0
+            case "acc": state.accepted = v.first.flatMap { Int64($0) } ?? 0
+            case "seq": state.seq = v.first.flatMap { Int64($0) } ?? 0
+            case "still":
+                if v.count == 3, let a = Double(v[0]), let b = Double(v[1]), let w = Int(v[2]) {
+                    still = (a, b, w)
+                }
+            case "moving": moving = true
+            case "rest": rest = wp()
+            case "pend": pending = wp()
+            case "park": park = wp()
+            case "near": near = wp()
+            case "drive": drive = wp()
+            case "cand": cand = wp()
+            case "max": maxKmh = v.first.flatMap { Double($0) } ?? 0
+            case "sus":
+                if v.count == 4, let t = Int64(v[0]), let a = Double(v[1]), let b = Double(v[2]),
+                    let q = Int64(v[3])
+                {
+                    state.suspects.append(Suspect(time: t, lat: a, lon: b, seq: q))
+                }
+            case "os":
+                if v.count == 5, let since = Int64(v[0]), let m = Double(v[1]), let l = Double(v[2]),
+                    let a = Int(v[3]), let u = Int64(v[4])
+                {
+                    state.overspeed = OverspeedEpisode(
+                        since: since, maxKmh: m, limitKmh: l, announced: a == 1,
+                        underSince: u < 0 ? nil : u)
+                }
+            default: break
+            }
+        }
+        if let rest {
+            if let (a, b, w) = still {
+                state.motion = .still(lat: a, lon: b, weight: w, rest: rest, pending: pending)
+            } else if moving {
+                state.motion = .moving(rest: rest)
+            }
+        }
+        if let park, let near {
+            state.trip = .parked(anchor: park, lastNear: near)
+        } else if let drive, let cand {
+            state.trip = .driving(start: drive, candidate: cand, maxSpeedKmh: maxKmh)
+        }
+    }
+}

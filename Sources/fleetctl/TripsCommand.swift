@@ -1,0 +1,84 @@
+import ArgumentParser
+import FleetProtocols
+import FleetStore
+
+/// `fleetctl trips [--device ID] [--from T] [--to T] [--json]`: finished trips.
+struct TripsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trips",
+        abstract:
+            "Print finished trips by start time: where from and to (fences), distance, duration, speeds."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(name: .long, help: "Only this device's trips.")
+    var device: String?
+
+    @Option(name: .long, help: "Only trips ending at or after this RFC 3339 time.")
+    var from: String?
+
+    @Option(name: .long, help: "Only trips starting before this RFC 3339 time.")
+    var to: String?
+
+    @Flag(name: .long, help: "One JSON object per line.")
+    var json = false
+
+    func validate() throws {
+        for (flag, value) in [("--from", from), ("--to", to)] {
+            if let value, RFC3339.parse(Array(value.utf8)) == nil {
+                throw ValidationError(
+                    "\(flag) must be an RFC 3339 time with a zone (2026-11-21T08:00:00Z), found \"\(value)\""
+                )
+            }
+        }
+    }
+
+    func run() throws {
+        let reader = try Output.open(database.db, waitForIt: false)
+        let filter = TripFilter(
+            device: device, fromMs: from.flatMap { RFC3339.parse(Array($0.utf8)) },
+            toMs: to.flatMap { RFC3339.parse(Array($0.utf8)) })
+        let trips = try reader.trips(filter: filter)
+        let widths = [20, 22, 22, 40, 9, 10, 8]
+        if !json {
+            print(
+                Output.row(
+                    ["DEVICE", "START (UTC)", "END (UTC)", "FROM → TO", "KM", "DURATION", "MAX KM/H"],
+                    widths))
+        }
+        for t in trips {
+            if json {
+                print(t.jsonLine)
+            } else {
+                let device = t.vehicle.map { "\(t.device) (\($0))" } ?? t.device
+                print(
+                    Output.row(
+                        [
+                            device, Self.time(t.startTime), Self.time(t.endTime),
+                            "\(t.startFence ?? "-") → \(t.endFence ?? "-")",
+                            Output.fixed(t.distanceM / 1000, 2), Self.duration(t.durationS),
+                            Output.fixed(t.maxSpeedKmh, 0),
+                        ], widths))
+            }
+        }
+    }
+
+    /// RFC 3339 to the second, for the table.
+    static func time(_ ms: Int64) -> String {
+        let s = RFC3339.format(millis: ms)
+        return s.hasSuffix(".000Z") ? String(s.dropLast(5)) + "Z" : s
+    }
+
+    /// `1h02m03s` / `4m05s` / `6s`.
+    static func duration(_ seconds: Double) -> String {
+        let t = Int(seconds.rounded())
+        let h = t / 3600
+        let m = t % 3600 / 60
+        let s = t % 60
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        if h > 0 { return "\(h)h\(two(m))m\(two(s))s" }
+        if m > 0 { return "\(m)m\(two(s))s" }
+        return "\(s)s"
+    }
+}
