@@ -16,8 +16,8 @@ public enum DeviceStateText {
             out.append("still=\(lat),\(lon),\(weight)")
             out.append("rest=" + wp(rest))
             if let p = pending { out.append("pend=" + wp(p)) }
-        case .moving(let rest):
-            out.append("moving=1")
+        case .moving(let rest, let stay):
+            out.append("moving=\(stay.dLat),\(stay.dLon),\(stay.count)")
             out.append("rest=" + wp(rest))
         case nil: break
         }
@@ -44,7 +44,7 @@ public enum DeviceStateText {
     /// that part of tracking rather than stopping the daemon.
     public static func decode(_ text: String, into state: inout DeviceState) {
         var still: (Double, Double, Int)?
-        var moving = false
+        var moving: Motion.Stay?
         var rest: Waypoint?
         var pending: Waypoint?
         var park: Waypoint?
@@ -70,7 +70,10 @@ public enum DeviceStateText {
                 if v.count == 3, let a = Double(v[0]), let b = Double(v[1]), let w = Int(v[2]) {
                     still = (a, b, w)
                 }
-            case "moving": moving = true
+            case "moving":
+                if v.count == 3, let a = Double(v[0]), let b = Double(v[1]), let n = Int(v[2]) {
+                    moving = Motion.Stay(dLat: a, dLon: b, count: n)
+                }
             case "rest": rest = wp()
             case "pend": pending = wp()
             case "park": park = wp()
@@ -98,8 +101,8 @@ public enum DeviceStateText {
         if let rest {
             if let (a, b, w) = still {
                 state.motion = .still(lat: a, lon: b, weight: w, rest: rest, pending: pending)
-            } else if moving {
-                state.motion = .moving(rest: rest)
+            } else if let moving {
+                state.motion = .moving(rest: rest, stay: moving)
             }
         }
         if let park, let near {

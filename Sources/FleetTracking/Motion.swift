@@ -4,24 +4,40 @@ import FleetGeo
 /// the scatter of its fixes rather than from a speed threshold.
 ///
 /// Parked, fixes scatter around their mean; one fix beyond `stillRadiusM`
-/// is held (`pending`), a second one in a row starts moving and counts the
-/// distance from the mean through both. Moving, every segment counts; once
-/// the vehicle has stayed within `stillRadiusM` of one fix (`rest`) for
-/// `stillTimeS`, it is parked again and the odometer goes back to its value
-/// at `rest`, so the scatter of a stop adds nothing.
+/// of it is held (`pending`), a second one in a row starts moving and counts
+/// the distance from where the vehicle came to rest through both. Moving,
+/// every segment counts; once the vehicle has stayed within `stillRadiusM` of
+/// one fix (`rest`) for `stillTimeS`, it is parked again at the mean of the
+/// stay, and the odometer becomes its value at `rest` plus the distance from
+/// `rest` to that mean: the scatter of a stop adds nothing, the approach to
+/// it is kept.
 public enum Motion: Sendable, Equatable {
     /// Parked around (`lat`, `lon`), the mean of the last `weight` (≤ 100)
     /// fixes; `rest` is where and when it came to rest.
     case still(lat: Double, lon: Double, weight: Int, rest: Waypoint, pending: Waypoint?)
     /// Moving; `rest` is the first fix of the current stay (every fix since
-    /// within `stillRadiusM` of it).
-    case moving(rest: Waypoint)
+    /// within `stillRadiusM` of it); `stay` sums the offsets (degrees) of the
+    /// fixes since then from it, and counts them.
+    case moving(rest: Waypoint, stay: Stay)
+
+    /// Offsets of a stay's fixes from its first one.
+    public struct Stay: Sendable, Equatable {
+        public var dLat = 0.0
+        public var dLon = 0.0
+        public var count = 0
+
+        public init(dLat: Double = 0, dLon: Double = 0, count: Int = 0) {
+            self.dLat = dLat
+            self.dLon = dLon
+            self.count = count
+        }
+    }
 
     /// Where and when the vehicle last came to rest (parked) or began its
     /// current stay (moving).
     public var rest: Waypoint {
         switch self {
-        case .still(_, _, _, let r, _), .moving(let r): r
+        case .still(_, _, _, let r, _), .moving(let r, _): r
         }
     }
 
@@ -50,26 +66,35 @@ public enum Motion: Sendable, Equatable {
                     lat: lat + (p.lat - lat) / Double(w), lon: lon + (p.lon - lon) / Double(w),
                     weight: w, rest: rest, pending: nil)
             } else if let q = pending {
-                odometer +=
-                    Haversine.distance(lat1: lat, lon1: lon, lat2: q.lat, lon2: q.lon)
-                    + q.distance(lat: p.lat, lon: p.lon)
+                odometer += rest.distance(lat: q.lat, lon: q.lon) + q.distance(lat: p.lat, lon: p.lon)
                 var r = p
                 r.odometerM = odometer
-                self = .moving(rest: r)
+                self = .moving(rest: r, stay: Stay())
             } else {
                 self = .still(lat: lat, lon: lon, weight: weight, rest: rest, pending: p)
             }
-        case .moving(let rest):
+        case .moving(let rest, var stay):
             odometer += Haversine.distance(lat1: last.lat, lon1: last.lon, lat2: p.lat, lon2: p.lon)
             if rest.distance(lat: p.lat, lon: p.lon) <= settings.stillRadiusM {
-                if Double(p.time - rest.time) >= settings.stillTimeS * 1000, p.fixNo - rest.fixNo >= 2 {
-                    odometer = rest.odometerM
-                    self = .parked(at: rest)
+                stay.dLat += p.lat - rest.lat
+                stay.dLon += p.lon - rest.lon
+                stay.count += 1
+                if Double(p.time - rest.time) >= settings.stillTimeS * 1000, stay.count >= 2 {
+                    var at = rest
+                    at.lat += stay.dLat / Double(stay.count)
+                    at.lon += stay.dLon / Double(stay.count)
+                    odometer = rest.odometerM + rest.distance(lat: at.lat, lon: at.lon)
+                    at.odometerM = odometer
+                    self = .still(
+                        lat: at.lat, lon: at.lon, weight: min(stay.count, 100), rest: at,
+                        pending: nil)
+                } else {
+                    self = .moving(rest: rest, stay: stay)
                 }
             } else {
                 var r = p
                 r.odometerM = odometer
-                self = .moving(rest: r)
+                self = .moving(rest: r, stay: Stay())
             }
         }
         return odometer

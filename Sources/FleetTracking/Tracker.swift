@@ -159,7 +159,7 @@ public struct Tracker: Sendable {
                     lon2: path[k].lon)
             }
             from = path.count > 1 ? path[path.count - 2] : nil
-            st.motion = .moving(rest: here)
+            st.motion = .moving(rest: here, stay: Motion.Stay())
         } else if let prev, !gap, var motion = st.motion {
             here.odometerM = motion.advance(to: here, from: (prev.lat, prev.lon), settings: settings)
             st.motion = motion
