@@ -214,7 +214,8 @@ public final class StoreWriter {
                     for t in batch.trips {
                         try insertTrip.execute(arguments: [
                             try deviceId(t.device, db: db, added: &added), t.start.time, t.end.time,
-                            t.start.lat, t.start.lon, t.end.lat, t.end.lon, t.startFence, t.endFence,
+                            t.start.lat, t.start.lon, t.end.lat, t.end.lon, t.startFence,
+                            t.endFence,
                             t.distanceM, t.maxSpeedKmh, t.fixes, t.start.odometerM, t.end.odometerM,
                         ])
                     }

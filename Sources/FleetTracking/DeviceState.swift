@@ -54,7 +54,8 @@ public struct DeviceState: Sendable, Equatable {
     var lastWaypoint: Waypoint? {
         lat.isNaN
             ? nil
-            : Waypoint(time: positionTime, lat: lat, lon: lon, odometerM: odometerM, fixNo: accepted)
+            : Waypoint(
+                time: positionTime, lat: lat, lon: lon, odometerM: odometerM, fixNo: accepted)
     }
 
     /// The memberships as stored (one line each).

@@ -34,7 +34,8 @@ public enum DeviceStateText {
         for x in s.suspects { out.append("sus=\(x.time),\(x.lat),\(x.lon),\(x.seq)") }
         if let o = s.overspeed {
             out.append(
-                "os=\(o.since),\(o.maxKmh),\(o.limitKmh),\(o.announced ? 1 : 0),\(o.underSince ?? -1)")
+                "os=\(o.since),\(o.maxKmh),\(o.limitKmh),\(o.announced ? 1 : 0),\(o.underSince ?? -1)"
+            )
         }
         return out.joined(separator: " ")
     }
@@ -57,7 +58,8 @@ public enum DeviceStateText {
             let key = token[..<eq]
             let v = token[token.index(after: eq)...].split(separator: ",").map(String.init)
             func wp() -> Waypoint? {
-                guard v.count == 5, let t = Int64(v[0]), let la = Double(v[1]), let lo = Double(v[2]),
+                guard v.count == 5, let t = Int64(v[0]), let la = Double(v[1]),
+                    let lo = Double(v[2]),
                     let o = Double(v[3]), let n = Int64(v[4])
                 else { return nil }
                 return Waypoint(time: t, lat: la, lon: lo, odometerM: o, fixNo: n)
@@ -88,7 +90,8 @@ public enum DeviceStateText {
                     state.suspects.append(Suspect(time: t, lat: a, lon: b, seq: q))
                 }
             case "os":
-                if v.count == 5, let since = Int64(v[0]), let m = Double(v[1]), let l = Double(v[2]),
+                if v.count == 5, let since = Int64(v[0]), let m = Double(v[1]),
+                    let l = Double(v[2]),
                     let a = Int(v[3]), let u = Int64(v[4])
                 {
                     state.overspeed = OverspeedEpisode(

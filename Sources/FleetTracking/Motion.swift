@@ -3,8 +3,9 @@ import FleetGeo
 /// The odometer gate: whether a vehicle is parked or moving, judged from
 /// the scatter of its fixes rather than from a speed threshold.
 ///
-/// Parked, fixes scatter around their mean; one fix beyond `stillRadiusM`
-/// of it is held (`pending`), a second one in a row starts moving and counts
+/// Parked, fixes scatter around their mean (fixes within half the radius
+/// update it, so a slow start does not drag it along); one fix beyond
+/// `stillRadiusM` of it is held (`pending`), a second one in a row starts moving and counts
 /// the distance from where the vehicle came to rest through both. Moving,
 /// every segment counts; once the vehicle has stayed within `stillRadiusM` of
 /// one fix (`rest`) for `stillTimeS`, it is parked again at the mean of the
@@ -60,13 +61,17 @@ public enum Motion: Sendable, Equatable {
         switch self {
         case .still(let lat, let lon, let weight, let rest, let pending):
             let d = Haversine.distance(lat1: lat, lon1: lon, lat2: p.lat, lon2: p.lon)
-            if d <= settings.stillRadiusM {
+            if d <= settings.stillRadiusM / 2 {
                 let w = min(weight + 1, 100)
                 self = .still(
                     lat: lat + (p.lat - lat) / Double(w), lon: lon + (p.lon - lon) / Double(w),
                     weight: w, rest: rest, pending: nil)
+            } else if d <= settings.stillRadiusM {
+                // Scatter, or a slow start: it does not pull the mean along.
+                self = .still(lat: lat, lon: lon, weight: weight, rest: rest, pending: nil)
             } else if let q = pending {
-                odometer += rest.distance(lat: q.lat, lon: q.lon) + q.distance(lat: p.lat, lon: p.lon)
+                odometer +=
+                    rest.distance(lat: q.lat, lon: q.lon) + q.distance(lat: p.lat, lon: p.lon)
                 var r = p
                 r.odometerM = odometer
                 self = .moving(rest: r, stay: Stay())

@@ -113,7 +113,9 @@ public struct Tracker: Sendable {
                 st.suspects = []
             } else {
                 st.suspects.append(Suspect(time: fix.time, lat: fix.lat, lon: fix.lon, seq: st.seq))
-                if st.suspects.count >= n { st.suspects.removeFirst(st.suspects.count - Int(n) + 1) }
+                if st.suspects.count >= n {
+                    st.suspects.removeFirst(st.suspects.count - Int(n) + 1)
+                }
                 return Outcome(disposition: .jump, alerts: alerts, state: st)
             }
         }
@@ -161,7 +163,8 @@ public struct Tracker: Sendable {
             from = path.count > 1 ? path[path.count - 2] : nil
             st.motion = .moving(rest: here, stay: Motion.Stay())
         } else if let prev, !gap, var motion = st.motion {
-            here.odometerM = motion.advance(to: here, from: (prev.lat, prev.lon), settings: settings)
+            here.odometerM = motion.advance(
+                to: here, from: (prev.lat, prev.lon), settings: settings)
             st.motion = motion
         } else {
             st.motion = .parked(at: here)
@@ -310,7 +313,8 @@ public struct Tracker: Sendable {
                         type: .overspeedStart, device: fix.device, time: e.since, fence: nil,
                         lat: fix.lat, lon: fix.lon,
                         details: [
-                            AlertDetail("speed_kmh", e.maxKmh), AlertDetail("limit_kmh", e.limitKmh),
+                            AlertDetail("speed_kmh", e.maxKmh),
+                            AlertDetail("limit_kmh", e.limitKmh),
                         ]))
             }
             st.overspeed = e
@@ -369,11 +373,14 @@ public struct Tracker: Sendable {
             }
         case .driving(let start, let candidate, let maxKmh):
             if gap, let prev {
-                finish(fix.device, start: start, end: prev, maxKmh: maxKmh, alerts: &alerts, trips: &trips)
+                finish(
+                    fix.device, start: start, end: prev, maxKmh: maxKmh, alerts: &alerts,
+                    trips: &trips)
                 st.trip = .parked(anchor: here, lastNear: here)
             } else if ignitionOff {
                 finish(
-                    fix.device, start: start, end: here, maxKmh: max(maxKmh, speed), alerts: &alerts,
+                    fix.device, start: start, end: here, maxKmh: max(maxKmh, speed),
+                    alerts: &alerts,
                     trips: &trips)
                 st.trip = .parked(anchor: here, lastNear: here)
             } else if candidate.distance(lat: here.lat, lon: here.lon) > startM {
@@ -381,7 +388,8 @@ public struct Tracker: Sendable {
             } else if Double(here.time - candidate.time) >= settings.tripStopDurationS * 1000 {
                 // Arrived: where the odometer gate says it came to rest, else here.
                 var end = here
-                if let m = st.motion, m.isStill, m.rest.fixNo >= start.fixNo, m.rest.time > start.time
+                if let m = st.motion, m.isStill, m.rest.fixNo >= start.fixNo,
+                    m.rest.time > start.time
                 {
                     end = m.rest
                 }
@@ -390,7 +398,8 @@ public struct Tracker: Sendable {
                     trips: &trips)
                 st.trip = .parked(anchor: end, lastNear: here)
             } else {
-                st.trip = .driving(start: start, candidate: candidate, maxSpeedKmh: max(maxKmh, speed))
+                st.trip = .driving(
+                    start: start, candidate: candidate, maxSpeedKmh: max(maxKmh, speed))
             }
         }
     }
@@ -420,7 +429,9 @@ public struct Tracker: Sendable {
     /// `device_silent` for a device not heard from since `lastHeardMs`
     /// (wall clock, from the daemon's timer): the alert, dated `nowMs`, and the
     /// state marked silent so that the next fix raises `device_back`.
-    public static func silence(_ state: DeviceState, device: String, lastHeardMs: Int64, nowMs: Int64)
+    public static func silence(
+        _ state: DeviceState, device: String, lastHeardMs: Int64, nowMs: Int64
+    )
         -> (Alert, DeviceState)
     {
         var st = state

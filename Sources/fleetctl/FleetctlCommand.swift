@@ -5,7 +5,8 @@ import ArgumentParser
 struct FleetctlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetctl",
-        abstract: "Read fleetd's alerts, trips, positions and devices; check and query fences files.",
+        abstract:
+            "Read fleetd's alerts, trips, positions and devices; check and query fences files.",
         subcommands: [
             AlertsCommand.self, PositionsCommand.self, SummaryCommand.self, FencesCommand.self,
             DevicesCommand.self, StatusCommand.self, TripsCommand.self,

@@ -44,7 +44,10 @@ struct TripsCommand: ParsableCommand {
         if !json {
             print(
                 Output.row(
-                    ["DEVICE", "START (UTC)", "END (UTC)", "FROM → TO", "KM", "DURATION", "MAX KM/H"],
+                    [
+                        "DEVICE", "START (UTC)", "END (UTC)", "FROM → TO", "KM", "DURATION",
+                        "MAX KM/H",
+                    ],
                     widths))
         }
         for t in trips {

@@ -71,7 +71,8 @@ import Testing
             var second = Replay(fences: zones)
             second.states = first.states
             second.reloadStates()
-            #expect(second.states == first.states, "\(route) cut at \(cut): state not restored exactly")
+            #expect(
+                second.states == first.states, "\(route) cut at \(cut): state not restored exactly")
             second.feed(fixes[cut...])
             #expect(first.alerts + second.alerts == whole.alerts, "\(route) cut at \(cut)")
             #expect(first.trips + second.trips == whole.trips, "\(route) cut at \(cut)")

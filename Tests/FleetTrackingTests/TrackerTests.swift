@@ -39,7 +39,8 @@ func fix(_ t: Int64, _ lon: Double, _ lat: Double = 0.5, valid: Bool = true) -> 
             let o = tracker.process(f, state: st)
             st = o.state
             dispositions.append(o.disposition)
-            alerts += o.alerts.filter { $0.type == .geofenceEnter || $0.type == .geofenceExit }.map { "\($0.type.rawValue) \($0.fence ?? "-") @\($0.time / 1000)" }
+            alerts += o.alerts.filter { $0.type == .geofenceEnter || $0.type == .geofenceExit }.map
+            { "\($0.type.rawValue) \($0.fence ?? "-") @\($0.time / 1000)" }
         }
         return (alerts, st, dispositions)
     }

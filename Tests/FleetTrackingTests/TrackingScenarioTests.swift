@@ -1,0 +1,210 @@
+import FleetGeo
+import FleetProtocols
+import Foundation
+import Testing
+
+@testable import FleetTracking
+
+/// Synthetic tracks for the complaints managers file against tracking
+/// servers: parked odometers that grow, jump filters that lock devices out,
+/// overspeed that flaps, trips that never end.
+@Suite struct TrackingScenarioTests {
+    /// Metres east/north of 48° N, 11° E → a fix.
+    func at(
+        _ t: Int64, _ east: Double, _ north: Double, speed: Double? = nil, ignition: Bool? = nil
+    )
+        -> Fix
+    {
+        Fix(
+            device: "v", time: t * 1000, lat: 48 + north * mLat, lon: 11 + east * mLon,
+            speedKmh: speed, ignition: ignition)
+    }
+
+    @Test func aParkedDayOfJitterAddsNoDistanceNoTripAndNoFlapping() {
+        // The yard's west edge runs through the parking spot (lon 11.0).
+        var replay = Replay(fences: FenceIndex(fences: [yard()]))
+        var g = Gaussian(state: 42)
+        var fixes: [Fix] = []
+        for k in 0..<(24 * 360) {  // one fix per 10 s for 24 h, σ = 10 m on each axis
+            fixes.append(at(Int64(k) * 10, 10 * g.next(), 100 + 10 * g.next()))
+        }
+        replay.feed(fixes)
+        let state = replay.states["v"]!
+        // A naive haversine sum over the same fixes:
+        var naive = 0.0
+        for k in 1..<fixes.count {
+            naive += Haversine.distance(
+                lat1: fixes[k - 1].lat, lon1: fixes[k - 1].lon, lat2: fixes[k].lat,
+                lon2: fixes[k].lon)
+        }
+        #expect(naive > 100_000)
+        #expect(state.odometerM < 20, "odometer grew \(state.odometerM) m (naive sum \(naive) m)")
+        #expect(replay.trips.isEmpty)
+        #expect(!replay.alerts.contains { $0.type == .tripStart })
+        let fence = replay.alerts.filter { $0.type == .geofenceEnter || $0.type == .geofenceExit }
+        #expect(fence.count <= 1, "\(fence.map(\.type))")
+        #expect(!replay.dispositions.contains(.jump))
+    }
+
+    @Test func aSingleSpikeIsRejectedAndTheVehicleStays() {
+        var replay = Replay(fences: FenceIndex(fences: []))
+        replay.feed([at(0, 0, 0), at(1, 10, 0), at(2, 3000, 0), at(3, 20, 0), at(4, 30, 0)])
+        #expect(replay.dispositions == [.accepted, .accepted, .jump, .accepted, .accepted])
+        let s = replay.states["v"]!
+        #expect(abs(s.lon - (11 + 30 * mLon)) < 1e-12)
+        #expect(s.odometerM < 60)
+    }
+
+    @Test func aRealJumpMovesTheVehicleAfterKAgreeingFixes() {
+        var replay = Replay(fences: FenceIndex(fences: []))
+        // Driving east at 10 m/s, then the receiver jumps 5 km north and stays right.
+        var fixes = (0..<10).map { at(Int64($0), Double($0) * 10, 0) }
+        fixes += (10..<16).map { at(Int64($0), Double($0) * 10, 5000) }
+        replay.feed(fixes)
+        #expect(
+            Array(replay.dispositions[10...]) == [
+                .jump, .jump, .accepted, .accepted, .accepted, .accepted,
+            ])
+        let s = replay.states["v"]!
+        #expect(abs(s.lat - (48 + 5000 * mLat)) < 1e-12)
+        // Driven: 90 m before, 20 m through the suspects, 30 m after; the jump itself not.
+        #expect(abs(s.odometerM - 140) < 1, "\(s.odometerM)")
+        #expect(s.suspects.isEmpty)
+    }
+
+    @Test func suspectsOutsideTheWindowDoNotCount() {
+        var settings = TrackerSettings()
+        settings.jumpConfirmFixes = 2
+        settings.jumpWindowFixes = 3
+        var replay = Replay(fences: FenceIndex(fences: []), settings: settings)
+        // A spike, three good fixes, a spike at the same place: the first is out of the window.
+        replay.feed([
+            at(0, 0, 0), at(1, 0, 5000), at(2, 5, 0), at(3, 10, 0), at(4, 15, 0), at(5, 0, 5000),
+        ])
+        #expect(replay.dispositions == [.accepted, .jump, .accepted, .accepted, .accepted, .jump])
+        // Within the window, two agreeing suspects move the vehicle.
+        replay.feed([at(6, 0, 5010)])
+        #expect(replay.dispositions.last == .accepted)
+    }
+
+    @Test func suspectsSurviveARestart() {
+        var replay = Replay(fences: FenceIndex(fences: []))
+        replay.feed([at(0, 0, 0), at(1, 10, 0), at(2, 10, 5000), at(3, 10, 5010)])
+        #expect(replay.states["v"]!.suspects.count == 2)
+        replay.reloadStates()
+        replay.feed([at(4, 10, 5020)])
+        #expect(replay.dispositions.last == .accepted)
+    }
+
+    @Test func overspeedStartsAndEndsOnceAfterTheMinimumDuration() {
+        var settings = TrackerSettings()
+        settings.speedLimitKmh = 50
+        settings.overspeedMinS = 10
+        var replay = Replay(fences: FenceIndex(fences: []), settings: settings)
+        var fixes: [Fix] = []
+        var x = 0.0
+        // 60 s at 40 km/h, a 5 s burst at 70 (too short), 40 s at 40, 60 s at 80 with
+        // one-second blips under the limit, then 60 s at 40.
+        var speeds = Array(repeating: 40.0, count: 60) + Array(repeating: 70.0, count: 5)
+        speeds += Array(repeating: 40.0, count: 40)
+        speeds += (0..<60).map { $0 % 15 == 12 ? 45.0 : 80.0 + Double($0 % 5) }
+        speeds += Array(repeating: 40.0, count: 60)
+        for (k, v) in speeds.enumerated() {
+            x += v / 3.6
+            fixes.append(at(Int64(k), x, 0, speed: v))
+        }
+        replay.feed(fixes)
+        let os = replay.alerts.filter { $0.type == .overspeedStart || $0.type == .overspeedEnd }
+        #expect(os.map(\.type) == [.overspeedStart, .overspeedEnd])
+        #expect(os.first?.time == 105_000)
+        #expect(os.last?.time == 165_000)
+        #expect(os.last?.details.contains(AlertDetail("max_speed_kmh", 84)) == true)
+        #expect(os.last?.details.contains(AlertDetail("duration_s", 60)) == true)
+    }
+
+    @Test func aFenceWithALowerLimitApplies() {
+        var settings = TrackerSettings()
+        settings.speedLimitKmh = 100
+        settings.overspeedMinS = 0
+        let school = Fence(
+            id: "school", name: "School", shape: .polygons([box(11, 48, 11.01, 48.01)]),
+            speedLimitKmh: 30)
+        var replay = Replay(fences: FenceIndex(fences: [school]), settings: settings)
+        replay.feed([
+            at(0, -500, 100, speed: 50), at(10, -400, 100, speed: 50), at(20, 100, 100, speed: 50),
+        ])
+        let os = replay.alerts.filter { $0.type == .overspeedStart }
+        #expect(os.count == 1)
+        #expect(os.first?.details.contains(AlertDetail("limit_kmh", 30)) == true)
+    }
+
+    @Test func aTripStartsAfterTheDistanceAndEndsAfterTheStay() {
+        var replay = Replay(fences: FenceIndex(fences: []))
+        var fixes = (0..<30).map { at(Int64($0) * 10, 0, 0) }  // parked 5 min
+        fixes += (1...60).map { at(300 + Int64($0) * 5, Double($0) * 50, 0) }  // 3 km at 36 km/h
+        fixes += (1...40).map { at(600 + Int64($0) * 10, 3000, 0) }  // parked 400 s
+        replay.feed(fixes)
+        #expect(replay.trips.count == 1)
+        let trip = replay.trips[0]
+        #expect(trip.start.time == 290_000)  // the last fix where it stood
+        #expect(trip.end.time == 600_000)  // where it came to rest
+        #expect(abs(trip.distanceM - 3000) < 1)
+        #expect(abs(trip.averageSpeedKmh - 3000 / 310 * 3.6) < 0.1)
+        #expect(replay.alerts.map(\.type) == [.tripStart, .tripEnd])
+        #expect(replay.alerts[1].time == 600_000)
+    }
+
+    @Test func aGapEndsTheTripAtTheLastFixBeforeIt() {
+        var replay = Replay(fences: FenceIndex(fences: []))
+        var fixes = (0..<40).map { at(Int64($0) * 10, Double($0) * 100, 0) }  // driving
+        fixes.append(at(390 + 7200, 10_000, 0))  // two hours later, elsewhere
+        replay.feed(fixes)
+        #expect(replay.trips.count == 1)
+        #expect(replay.trips.first?.end.time == 390_000)
+        // The gap's straight line is not driven distance.
+        #expect(abs((replay.states["v"]?.odometerM ?? 0) - 3900) < 1)
+    }
+
+    @Test func ignitionOffEndsTheTripWhenConfigured() {
+        var settings = TrackerSettings()
+        settings.ignitionEndsTrip = true
+        var replay = Replay(fences: FenceIndex(fences: []), settings: settings)
+        var fixes = (0..<20).map { at(Int64($0) * 10, Double($0) * 100, 0, ignition: true) }
+        fixes.append(at(200, 2000, 0, ignition: false))
+        fixes.append(at(210, 2000, 0, ignition: false))
+        replay.feed(fixes)
+        #expect(replay.trips.count == 1)
+        #expect(replay.trips.first?.end.time == 200_000)
+    }
+
+    @Test func silenceAndReturn() {
+        var replay = Replay(fences: FenceIndex(fences: []))
+        replay.feed([at(0, 0, 0)])
+        let (alert, silent) = Tracker.silence(
+            replay.states["v"]!, device: "v", lastHeardMs: 5_000, nowMs: 3_605_000)
+        #expect(alert.type == .deviceSilent)
+        #expect(alert.details.contains(AlertDetail("silent_s", 3600)))
+        replay.states["v"] = silent
+        replay.reloadStates()
+        #expect(replay.states["v"]!.silent)
+        replay.feed([at(4000, 0, 0)])
+        #expect(replay.alerts.map(\.type) == [.deviceBack])
+        #expect(replay.alerts[0].details == [AlertDetail("silent_s", 4000)])
+        #expect(replay.states["v"]!.silent == false)
+    }
+
+    @Test func theStateTextRoundTripsExactly() {
+        var replay = Replay(fences: FenceIndex(fences: [yard()]))
+        var g = Gaussian(state: 7)
+        var fixes: [Fix] = []
+        for k in 0..<400 {
+            fixes.append(at(Int64(k) * 3, Double(k) * 7 + g.next(), 100 + g.next(), speed: 60))
+        }
+        for k in 0..<400 {
+            let s = fixes[k]
+            replay.feed([s])
+            let state = replay.states["v"]!
+            #expect(Replay.reloaded(state) == state, "fix \(k): \(DeviceStateText.encode(state))")
+        }
+    }
+}
