@@ -91,7 +91,9 @@ let package = Package(
         .testTarget(
             name: "FleetProtocolsTests", dependencies: ["FleetProtocols"], swiftSettings: strict),
         .testTarget(
-            name: "FleetTrackingTests", dependencies: ["FleetTracking"], swiftSettings: strict),
+            name: "FleetTrackingTests", dependencies: ["FleetTracking"],
+            // Golden files, read from the source tree by path.
+            exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "FleetStoreTests", dependencies: ["FleetStore"], swiftSettings: strict),
         .testTarget(name: "FleetDaemonTests", dependencies: ["FleetDaemon"], swiftSettings: strict),
         .testTarget(

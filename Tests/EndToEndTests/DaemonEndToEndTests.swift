@@ -29,7 +29,7 @@ func fixLine(
     @Test func storesAcknowledgesAndAlertsThenStopsCleanly() throws {
         // The first fix beyond the margin confirms an exit here (the default waits for three).
         let d = try DaemonProcess(
-            fences: depotFences, extraConfig: "[tracking]\nexit_confirm_fixes = 1\n")
+            fences: depotFences, tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0")
         let client = try UDPClient(host: "127.0.0.1", port: d.port)
 
         // Outside, inside, outside: one datagram per fix, each acknowledged after commit.
@@ -146,6 +146,18 @@ func fixLine(
         #expect(fences == ["visnjan-box", "visnjan-hull"])
         #expect(alerts.first?["type"] as? String == "geofence_enter")
         #expect(try d.fleetctl("positions", ["--device", "t02_visnjan_car"]).count == 104)
+        #expect(d.stop() == 0)
+    }
+
+    @Test func aLargeDatagramIsReadWhole() throws {
+        let d = try DaemonProcess(fences: nil)
+        let client = try UDPClient(host: "127.0.0.1", port: d.port)
+        // About 60 000 bytes: far beyond a 1 KiB or an MTU-sized read.
+        let lines = (1...560).map { fixLine($0, t0 + Int64($0) * 1000, lat: 48.05, lon: 11.05) }
+        #expect(lines.joined(separator: "\n").utf8.count > 55_000)
+        let reply = exchange(client, lines)
+        #expect(reply?.acked.count == 560)
+        #expect(reply?.rejected.isEmpty == true)
         #expect(d.stop() == 0)
     }
 

@@ -72,9 +72,14 @@ final class DaemonProcess {
 
     /// Starts fleetd with `fences` (GeoJSON text, nil = none) and extra config
     /// lines; waits for READY=1.
+    ///
+    /// Most tests drive synthetic tracks that leap kilometres between fixes to
+    /// cross fences: by default the jump filter is off (`tracking`) and trips
+    /// start only after 1 000 km (`trip`). Tests of those pass their own lines.
     init(
         fences: String?, extraConfig: String = "", dir existing: URL? = nil,
-        storageExtra: String = "retain_days = 0"  // test fixes are years old: keep them
+        storageExtra: String = "retain_days = 0",  // test fixes are years old: keep them
+        tracking: String = "jump_speed_kmh = 0", trip: String = "start_distance_m = 1000000"
     ) throws {
         dir =
             existing
@@ -97,6 +102,10 @@ final class DaemonProcess {
             json = "127.0.0.1:0"
             teltonika = "127.0.0.1:0"
             nmea = "127.0.0.1:0"
+            [tracking]
+            \(tracking)
+            [trip]
+            \(trip)
             \(extraConfig)
             """
         let configPath = dir.appendingPathComponent("fleetd.toml").path

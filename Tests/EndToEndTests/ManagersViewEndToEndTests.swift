@@ -8,7 +8,7 @@ import Testing
 
     @Test func alertFiltersAndDaemonStatus() throws {
         let d = try DaemonProcess(
-            fences: depotFences, extraConfig: "[tracking]\nexit_confirm_fixes = 1\n")
+            fences: depotFences, tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0")
         let client = try UDPClient(host: "127.0.0.1", port: d.port)
         // Two vehicles each enter and leave the depot.
         var seq = 0
@@ -61,8 +61,8 @@ import Testing
         let log = dir.appendingPathComponent("alerts.jsonl").path
         let d = try DaemonProcess(
             fences: depotFences,
-            extraConfig: "[alerts]\nlog_file = \"\(log)\"\n[tracking]\nexit_confirm_fixes = 1\n",
-            dir: dir)
+            extraConfig: "[alerts]\nlog_file = \"\(log)\"\n",
+            dir: dir, tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0")
         let client = try UDPClient(host: "127.0.0.1", port: d.port)
         func lines(_ path: String) -> [[String: Any]] {
             ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")

@@ -179,9 +179,11 @@ public final class Daemon: Sendable {
                 value: SocketOptionValue(config.receiveBufferBytes)
             )
             .channelOption(ChannelOptions.datagramVectorReadMessageCount, value: 64)
+            // A vector read splits the buffer evenly between its 64 messages: give each
+            // room for the largest UDP payload (65 507 bytes), or longer datagrams are cut.
             .channelOption(
                 ChannelOptions.recvAllocator,
-                value: FixedSizeRecvByteBufferAllocator(capacity: 65536)
+                value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 65536)
             )
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
