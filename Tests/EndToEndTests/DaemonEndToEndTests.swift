@@ -149,15 +149,29 @@ func fixLine(
         #expect(d.stop() == 0)
     }
 
-    @Test func aLargeDatagramIsReadWhole() throws {
-        let d = try DaemonProcess(fences: nil)
+    @Test func aLargeDatagramIsReadWholeAndTrackedInArrivalOrder() throws {
+        let d = try DaemonProcess(fences: depotFences)
         let client = try UDPClient(host: "127.0.0.1", port: d.port)
-        // About 60 000 bytes: far beyond a 1 KiB or an MTU-sized read.
-        let lines = (1...560).map { fixLine($0, t0 + Int64($0) * 1000, lat: 48.05, lon: 11.05) }
+        // About 60 000 bytes (far beyond a 1 KiB or an MTU-sized read), 8 vehicles
+        // interleaved: each enters the depot in round 10 and leaves in round 20. One
+        // batch big enough to be tracked by every shard in parallel.
+        let lines = (0..<560).map { k in
+            let round = k / 8
+            return fixLine(
+                k + 1, t0 + Int64(round) * 1000, lat: (10..<20).contains(round) ? 48.05 : 47.5,
+                lon: 11.05, device: "v\(k % 8)")
+        }
         #expect(lines.joined(separator: "\n").utf8.count > 55_000)
         let reply = exchange(client, lines)
         #expect(reply?.acked.count == 560)
         #expect(reply?.rejected.isEmpty == true)
+        let alerts = try d.fleetctl("alerts")
+        let vehicles = (0..<8).map { "v\($0)" }
+        #expect(alerts.map { $0["device"] as? String } == vehicles + vehicles)
+        #expect(
+            alerts.map { $0["type"] as? String }
+                == Array(repeating: "geofence_enter", count: 8)
+                + Array(repeating: "geofence_exit", count: 8))
         #expect(d.stop() == 0)
     }
 

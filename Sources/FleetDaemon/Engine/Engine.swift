@@ -18,8 +18,9 @@ import Synchronization
 final class Engine: @unchecked Sendable {
     private let queue: InboundQueue
     private let writer: StoreWriter
-    private var tracker: Tracker
-    private var states: [String: DeviceState]
+    /// Devices sharded over the cores by a hash of their id.
+    private var shards: [TrackingShard]
+    private let settings: TrackerSettings
     private let metrics: Metrics
     private let logger: Logger
     private let maxFixes: Int
@@ -48,8 +49,14 @@ final class Engine: @unchecked Sendable {
         self.retainMs = Int64(config.retainDays * 86_400_000)
         self.queue = queue
         self.writer = writer
-        self.tracker = Tracker(fences: fences, settings: config.tracking)
-        self.states = states
+        self.settings = config.tracking
+        let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 16))
+        self.shards = (0..<count).map { _ in
+            TrackingShard(tracker: Tracker(fences: fences, settings: config.tracking))
+        }
+        for (device, state) in states {
+            shards[Self.shard(of: device, count: count)].states[device] = state
+        }
         self.metrics = metrics
         self.logger = logger
         self.maxFixes = config.batchMaxFixes
@@ -91,7 +98,7 @@ final class Engine: @unchecked Sendable {
                 defer { f = nil }
                 return f
             }) {
-                tracker = Tracker(fences: fresh, settings: tracker.settings)
+                for shard in shards { shard.tracker = Tracker(fences: fresh, settings: settings) }
             }
             pruneIfDue()
             var batch = WriteBatch()
@@ -100,29 +107,64 @@ final class Engine: @unchecked Sendable {
                 if !batch.isEmpty { _ = commit(batch) }
                 continue
             }
-            batch.positions.reserveCapacity(items.reduce(0) { $0 + $1.fixes.count })
-            for d in items {
-                for fix in d.fixes {
-                    let outcome = tracker.process(fix, state: states[fix.device])
-                    batch.positions.append(
-                        PositionRow(
-                            fix: fix, disposition: outcome.disposition, receivedMs: d.receivedMs))
-                    batch.alerts += outcome.alerts
-                    batch.trips += outcome.trips
-                    for t in outcome.confirmed { batch.confirmed.append((fix.device, t)) }
-                    if silentAfterMs > 0 { lastHeard[fix.device] = d.receivedMs }
-                    if let s = outcome.state, outcome.disposition != .duplicate,
-                        outcome.disposition != .late
-                    {
-                        states[fix.device] = s
-                        batch.states[fix.device] = s
-                    }
-                }
-            }
+            track(items, into: &batch)
             if commit(batch) {
                 sendReplies(items)
             }
         }
+    }
+
+    /// Runs the batch's fixes through the shards (in parallel when the batch
+    /// is big enough to pay for the hop) and gathers what they produced in
+    /// arrival order, so the stored order of alerts does not depend on the
+    /// sharding.
+    private func track(_ items: [InboundDatagram], into batch: inout WriteBatch) {
+        var fixes: [Fix] = []
+        var received: [Int64] = []
+        for d in items {
+            fixes += d.fixes
+            received += repeatElement(d.receivedMs, count: d.fixes.count)
+        }
+        let count = shards.count
+        var parts = [[Int]](repeating: [], count: count)
+        for (i, f) in fixes.enumerated() { parts[Self.shard(of: f.device, count: count)].append(i) }
+        var outcomes = [Tracker.Outcome?](repeating: nil, count: fixes.count)
+        fixes.withUnsafeBufferPointer { fx in
+            outcomes.withUnsafeMutableBufferPointer { out in
+                // Each shard reads all fixes and writes only its own slots.
+                nonisolated(unsafe) let out = out
+                nonisolated(unsafe) let fx = fx
+                let parts = parts
+                let shards = self.shards
+                if fixes.count >= 512 && count > 1 {
+                    DispatchQueue.concurrentPerform(iterations: count) { k in
+                        shards[k].process(fx, indices: parts[k], into: out)
+                    }
+                } else {
+                    for k in 0..<count { shards[k].process(fx, indices: parts[k], into: out) }
+                }
+            }
+        }
+        batch.positions.reserveCapacity(fixes.count)
+        for (i, fix) in fixes.enumerated() {
+            guard let outcome = outcomes[i] else { continue }
+            batch.positions.append(
+                PositionRow(fix: fix, disposition: outcome.disposition, receivedMs: received[i]))
+            batch.alerts += outcome.alerts
+            batch.trips += outcome.trips
+            for t in outcome.confirmed { batch.confirmed.append((fix.device, t)) }
+            if silentAfterMs > 0 { lastHeard[fix.device] = received[i] }
+            if let s = outcome.state, outcome.disposition != .duplicate,
+                outcome.disposition != .late
+            {
+                batch.states[fix.device] = s
+            }
+        }
+    }
+
+    /// The shard a device belongs to (stable for the life of the process).
+    private static func shard(of device: String, count: Int) -> Int {
+        count == 1 ? 0 : Int(UInt(bitPattern: device.hashValue) % UInt(count))
     }
 
     /// At most once a second: `device_silent` for every device not heard from
@@ -136,9 +178,10 @@ final class Engine: @unchecked Sendable {
         for (device, heard) in lastHeard where t - heard >= silentAfterMs { quiet.append(device) }
         for device in quiet.sorted() {
             let heard = lastHeard.removeValue(forKey: device)!
-            guard let state = states[device], !state.silent else { continue }
+            let shard = shards[Self.shard(of: device, count: shards.count)]
+            guard let state = shard.states[device], !state.silent else { continue }
             let (alert, next) = Tracker.silence(state, device: device, lastHeardMs: heard, nowMs: t)
-            states[device] = next
+            shard.states[device] = next
             batch.states[device] = next
             batch.alerts.append(alert)
         }

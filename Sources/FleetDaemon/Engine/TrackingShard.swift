@@ -1,0 +1,34 @@
+import FleetGeo
+import FleetProtocols
+import FleetTracking
+
+/// The devices one core tracks: their states and a tracker of its own.
+///
+/// A device always hashes to the same shard, so its fixes are processed in
+/// arrival order by one thread, and no lock guards its state: the engine
+/// hands each shard its part of a batch and waits for all of them (one
+/// thread hop per batch, not per fix).
+final class TrackingShard: @unchecked Sendable {
+    var tracker: Tracker
+    var states: [String: DeviceState] = [:]
+
+    init(tracker: Tracker) { self.tracker = tracker }
+
+    /// Processes the fixes at `indices` of `fixes`, in order, writing each
+    /// outcome at its index of `outcomes` (a slot no other shard writes).
+    func process(
+        _ fixes: UnsafeBufferPointer<Fix>, indices: [Int],
+        into outcomes: UnsafeMutableBufferPointer<Tracker.Outcome?>
+    ) {
+        for i in indices {
+            let fix = fixes[i]
+            let outcome = tracker.process(fix, state: states[fix.device])
+            if let s = outcome.state, outcome.disposition != .duplicate,
+                outcome.disposition != .late
+            {
+                states[fix.device] = s
+            }
+            outcomes[i] = outcome
+        }
+    }
+}
