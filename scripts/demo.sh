@@ -55,5 +55,9 @@ echo
 echo "demo: summary"
 sed 's/^/  /' var/fleetsim.out
 "$bin/fleetctl" summary | sed 's/^/  /'
+echo "demo: trips finished (a trip still under way when its route ended is not listed)"
+"$bin/fleetctl" trips | sed 's/^/  /'
+echo "demo: devices and odometers"
+"$bin/fleetctl" devices | sed 's/^/  /'
 echo "  fleetd exited with status $fleetd_status (log: var/fleetd.log)"
 [ "$sim_status" -eq 0 ] && [ "$fleetd_status" -eq 0 ]
