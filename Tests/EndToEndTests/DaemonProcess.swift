@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The built binaries: next to the test bundle in SwiftPM's build folder.
 enum Binaries {
@@ -57,6 +58,18 @@ func runTool(_ path: String, _ args: [String], timeout: Double = 30) throws -> (
         String(decoding: errData, as: UTF8.self)
     )
 }
+
+/// Daemons started and not yet reaped: killed when the test process exits,
+/// so a test that fails (or throws) mid-way leaves no fleetd behind.
+let runningDaemons = Mutex<Set<Int32>>([])
+private let reaperInstalled: Bool = {
+    atexit {
+        runningDaemons.withLock { pids in
+            for pid in pids { kill(pid, SIGKILL) }
+        }
+    }
+    return true
+}()
 
 /// A real `fleetd` process on a loopback port chosen by the kernel, with a
 /// temporary database and its own notify socket.
@@ -120,7 +133,10 @@ final class DaemonProcess {
         process.environment = env
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         process.standardOutput = FileHandle.nullDevice
+        _ = reaperInstalled
         try process.run()
+        let pid = process.processIdentifier
+        runningDaemons.withLock { _ = $0.insert(pid) }
         guard let ready = notify.waitFor("READY=1", timeout: 20) else {
             process.terminate()
             throw E2EError("fleetd sent no READY=1 in 20 s; log:\n\(log)")
@@ -150,8 +166,10 @@ final class DaemonProcess {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            forget()
             return -1
         }
+        forget()
         return process.terminationStatus
     }
 
@@ -159,6 +177,12 @@ final class DaemonProcess {
     func crash() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        forget()
+    }
+
+    private func forget() {
+        let pid = process.processIdentifier
+        runningDaemons.withLock { _ = $0.remove(pid) }
     }
 
     deinit {
@@ -166,6 +190,7 @@ final class DaemonProcess {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        forget()
     }
 
     /// `fleetctl SUBCOMMAND --db DB --json ARGS`, parsed as JSON lines.
