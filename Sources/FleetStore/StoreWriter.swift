@@ -46,16 +46,11 @@ public final class StoreWriter {
                         FROM device_state s JOIN devices d ON d.id = s.device_id
                         """)
                 while let row = try rows.next() {
-                    let fences: String = row[4]
                     let last: Int64 = row[1]
-                    var state = DeviceState(
+                    states[row[0]] = DeviceStateText.restore(
                         lastTime: last, lat: row[2] ?? .nan, lon: row[3] ?? .nan,
-                        positionTime: row[5] ?? last,
-                        fences: DeviceState.fences(fromText: fences, lastTime: last))
-                    if let text: String = row[8] { DeviceStateText.decode(text, into: &state) }
-                    state.odometerM = row[6]
-                    state.silent = row[7]
-                    states[row[0]] = state
+                        positionTime: row[5] ?? last, fencesText: row[4], tracking: row[8],
+                        odometerM: row[6], silent: row[7])
                 }
                 return states
             }

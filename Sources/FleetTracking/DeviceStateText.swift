@@ -2,14 +2,17 @@
 /// fences: space-separated `key=v1,v2,…` tokens. Numbers are written in
 /// Swift's shortest round-trip form, so a state read back is bit-identical.
 ///
-/// Keys: `odo` (m), `acc` (accepted fixes), `seq` (valid fixes), `still` /
+/// The odometer and the silence flag are columns of their own (readers
+/// use them), as are position and fences; `restore` puts all parts together.
+///
+/// Keys: `acc` (accepted fixes), `seq` (valid fixes), `still` /
 /// `moving` (the odometer gate, with `rest` and `pend` waypoints), `park` /
 /// `near` / `drive` / `cand` / `max` (trips), `sus` (one per jump suspect),
 /// `os` (overspeed episode). Unknown keys are ignored (later versions add).
 public enum DeviceStateText {
     /// Writes the tracking parts of `s`.
     public static func encode(_ s: DeviceState) -> String {
-        var out: [String] = ["odo=\(s.odometerM)", "acc=\(s.accepted)", "seq=\(s.seq)"]
+        var out: [String] = ["acc=\(s.accepted)", "seq=\(s.seq)"]
         func wp(_ w: Waypoint) -> String { "\(w.time),\(w.lat),\(w.lon),\(w.odometerM),\(w.fixNo)" }
         switch s.motion {
         case .still(let lat, let lon, let weight, let rest, let pending):
@@ -40,6 +43,22 @@ public enum DeviceStateText {
         return out.joined(separator: " ")
     }
 
+    /// A state from its stored parts: the `device_state` columns (fences as
+    /// `DeviceState.fencesText`, the rest as `encode` wrote it; nil for a
+    /// row written before that column existed).
+    public static func restore(
+        lastTime: Int64, lat: Double, lon: Double, positionTime: Int64, fencesText: String,
+        tracking: String?, odometerM: Double, silent: Bool
+    ) -> DeviceState {
+        var state = DeviceState(
+            lastTime: lastTime, lat: lat, lon: lon, positionTime: positionTime,
+            fences: DeviceState.fences(fromText: fencesText, lastTime: lastTime))
+        if let tracking { decode(tracking, into: &state) }
+        state.odometerM = odometerM
+        state.silent = silent
+        return state
+    }
+
     /// Reads `text` into `state` (whose position and fences are already set).
     /// Malformed tokens are skipped: a state that cannot be read restarts
     /// that part of tracking rather than stopping the daemon.
@@ -65,7 +84,6 @@ public enum DeviceStateText {
                 return Waypoint(time: t, lat: la, lon: lo, odometerM: o, fixNo: n)
             }
             switch key {
-            case "odo": state.odometerM = v.first.flatMap { Double($0) } ?? 0
             case "acc": state.accepted = v.first.flatMap { Int64($0) } ?? 0
             case "seq": state.seq = v.first.flatMap { Int64($0) } ?? 0
             case "still":

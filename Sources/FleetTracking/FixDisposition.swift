@@ -12,5 +12,4 @@ public enum FixDisposition: Int, Sendable, Equatable {
     /// as a suspect, stored flagged. Turned into `accepted` when later fixes
     /// confirm the new place.
     case jump = 4
-
 }

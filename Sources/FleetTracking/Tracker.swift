@@ -56,6 +56,12 @@ public struct Tracker: Sendable {
         /// confirmed: their stored disposition becomes `accepted`.
         public var confirmed: [Int64] = []
 
+        /// The state to keep and store: nil when the fix changed nothing
+        /// (a duplicate or a late fix).
+        public var newState: DeviceState? {
+            disposition == .duplicate || disposition == .late ? nil : state
+        }
+
         public init(
             disposition: FixDisposition, alerts: [Alert], state: DeviceState?, trips: [Trip] = [],
             confirmed: [Int64] = []

@@ -80,13 +80,10 @@ struct Replay {
     }
 
     static func reloaded(_ s: DeviceState) -> DeviceState {
-        var r = DeviceState(
+        DeviceStateText.restore(
             lastTime: s.lastTime, lat: s.lat, lon: s.lon, positionTime: s.positionTime,
-            fences: DeviceState.fences(fromText: s.fencesText, lastTime: s.lastTime))
-        DeviceStateText.decode(DeviceStateText.encode(s), into: &r)
-        r.odometerM = s.odometerM
-        r.silent = s.silent
-        return r
+            fencesText: s.fencesText, tracking: DeviceStateText.encode(s), odometerM: s.odometerM,
+            silent: s.silent)
     }
 
     /// Alerts and trips as golden-file lines.

@@ -154,11 +154,7 @@ final class Engine: @unchecked Sendable {
             batch.trips += outcome.trips
             for t in outcome.confirmed { batch.confirmed.append((fix.device, t)) }
             if silentAfterMs > 0 { lastHeard[fix.device] = received[i] }
-            if let s = outcome.state, outcome.disposition != .duplicate,
-                outcome.disposition != .late
-            {
-                batch.states[fix.device] = s
-            }
+            if let s = outcome.newState { batch.states[fix.device] = s }
         }
     }
 

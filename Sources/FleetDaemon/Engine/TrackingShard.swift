@@ -23,11 +23,7 @@ final class TrackingShard: @unchecked Sendable {
         for i in indices {
             let fix = fixes[i]
             let outcome = tracker.process(fix, state: states[fix.device])
-            if let s = outcome.state, outcome.disposition != .duplicate,
-                outcome.disposition != .late
-            {
-                states[fix.device] = s
-            }
+            if let s = outcome.newState { states[fix.device] = s }
             outcomes[i] = outcome
         }
     }
