@@ -92,7 +92,8 @@ final class DaemonProcess {
     init(
         fences: String?, extraConfig: String = "", dir existing: URL? = nil,
         storageExtra: String = "retain_days = 0",  // test fixes are years old: keep them
-        tracking: String = "jump_speed_kmh = 0", trip: String = "start_distance_m = 1000000"
+        tracking: String = "jump_speed_kmh = 0", trip: String = "start_distance_m = 1000000",
+        json: String = "127.0.0.1:0"
     ) throws {
         dir =
             existing
@@ -112,7 +113,7 @@ final class DaemonProcess {
             [geofences]
             file = "\(fencesPath)"
             [listen]
-            json = "127.0.0.1:0"
+            json = "\(json)"
             teltonika = "127.0.0.1:0"
             nmea = "127.0.0.1:0"
             [tracking]

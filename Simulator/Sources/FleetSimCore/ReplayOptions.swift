@@ -11,6 +11,11 @@ public struct ReplayOptions: Sendable {
     public var window: Int = 1024
     /// Fixes per datagram (JSON Lines) when several are due together.
     public var perDatagram: Int = 1
+    /// Each vehicle keeps at most one datagram in flight and resends it whole
+    /// until it is acknowledged before sending its next fixes, as trackers do:
+    /// a vehicle's fixes then reach fleetd in order even across lost replies
+    /// and daemon restarts.
+    public var ordered = false
 
     public init() {}
 }

@@ -24,6 +24,7 @@ public final class Replayer {
 
     /// Plays every route to the end and waits for the last acknowledgements.
     public func run() -> ReplayReport {
+        if options.ordered { return runOrdered() }
         var report = ReplayReport(
             devices: routes.map { ReplayReport.Device(device: $0.device, points: $0.points.count) },
             elapsedSeconds: 0)
@@ -95,6 +96,96 @@ public final class Replayer {
                         if let f = pending.removeValue(forKey: s) {
                             report.devices[f.route].rejected[reason.rawValue, default: 0] += 1
                         }
+                    }
+                }
+                reply = client.receive(timeoutMs: 0)
+            }
+        }
+        report.elapsedSeconds = Date().timeIntervalSince(start)
+        return report
+    }
+
+    /// `ordered`: per vehicle, one datagram in flight, resent whole until acknowledged.
+    private func runOrdered() -> ReplayReport {
+        var report = ReplayReport(
+            devices: routes.map { ReplayReport.Device(device: $0.device, points: $0.points.count) },
+            elapsedSeconds: 0)
+        let start = Date()
+        func now() -> Double { Date().timeIntervalSince(start) * 1000 }
+        func due(_ r: Int, _ i: Int) -> Double {
+            guard options.speedup > 0, let t0 = routes[r].points.first?.time else { return 0 }
+            return Double(routes[r].points[i].time - t0) / options.speedup
+        }
+        var next = [Int](repeating: 0, count: routes.count)
+        // In flight per vehicle: (first seq, points, sent at, attempts).
+        var flight: [(seq: Int64, points: Range<Int>, sentAt: Double, attempts: Int)?] =
+            Array(repeating: nil, count: routes.count)
+        var seq: Int64 = 0
+        func datagram(
+            _ r: Int, _ f: (seq: Int64, points: Range<Int>, sentAt: Double, attempts: Int)
+        )
+            -> [UInt8]
+        {
+            let lines = f.points.enumerated().map { k, p in
+                FixEncoder.json(
+                    device: routes[r].device, point: routes[r].points[p], seq: f.seq + Int64(k))
+            }
+            return Array(lines.joined(separator: "\n").utf8)
+        }
+        func done() -> Bool {
+            !flight.contains { $0 != nil }
+                && !next.indices.contains { next[$0] < routes[$0].points.count }
+        }
+        while !done() {
+            let t = now()
+            var soonest = 50.0
+            for r in routes.indices {
+                if var f = flight[r] {
+                    guard t - f.sentAt >= Double(options.resendAfterMs) else { continue }
+                    if f.attempts >= options.maxAttempts {
+                        report.devices[r].unacked += f.points.count
+                        flight[r] = nil
+                        continue
+                    }
+                    f.sentAt = t
+                    f.attempts += 1
+                    report.devices[r].resent += f.points.count
+                    client.send(datagram(r, f))
+                    flight[r] = f
+                    continue
+                }
+                let first = next[r]
+                guard first < routes[r].points.count else { continue }
+                guard due(r, first) <= t else {
+                    soonest = min(soonest, due(r, first) - t)
+                    continue
+                }
+                var end = first + 1
+                while end < routes[r].points.count, end - first < options.perDatagram,
+                    due(r, end) <= t
+                {
+                    end += 1
+                }
+                let f = (seq: seq + 1, points: first..<end, sentAt: t, attempts: 1)
+                seq += Int64(end - first)
+                next[r] = end
+                report.devices[r].sent += end - first
+                client.send(datagram(r, f))
+                flight[r] = f
+            }
+            var reply = client.receive(timeoutMs: Int32(max(0, soonest.rounded(.up))))
+            while let bytes = reply {
+                if let parsed = JSONReply.parse(bytes) {
+                    let answered = Set(parsed.acked).union(parsed.rejected.map { $0.0 })
+                    for r in routes.indices {
+                        guard let f = flight[r] else { continue }
+                        let seqs = f.seq..<(f.seq + Int64(f.points.count))
+                        guard seqs.allSatisfy(answered.contains) else { continue }
+                        report.devices[r].acked += parsed.acked.count { seqs.contains($0) }
+                        for (s, reason) in parsed.rejected where seqs.contains(s) {
+                            report.devices[r].rejected[reason.rawValue, default: 0] += 1
+                        }
+                        flight[r] = nil
                     }
                 }
                 reply = client.receive(timeoutMs: 0)

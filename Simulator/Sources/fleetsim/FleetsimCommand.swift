@@ -37,6 +37,13 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .long, help: "Fixes per datagram when several are due at once.")
     var perDatagram = 1
 
+    @Flag(
+        name: .long,
+        help:
+            "One datagram in flight per vehicle, resent whole until acknowledged (fixes arrive in order, as from a tracker)."
+    )
+    var ordered = false
+
     @Option(name: .long, help: "Prefix for device ids (the file name follows).")
     var devicePrefix = ""
 
@@ -81,6 +88,7 @@ struct ReplayCommand: ParsableCommand {
         options.resendAfterMs = resendMs
         options.maxAttempts = attempts
         options.perDatagram = perDatagram
+        options.ordered = ordered
         let span =
             routes.map { Double(($0.points.last?.time ?? 0) - ($0.points.first?.time ?? 0)) / 1000 }
             .max() ?? 0

@@ -26,6 +26,9 @@ public final class Daemon: Sendable {
     /// Runs until SIGTERM or SIGINT. Throws a start-up error (fences, database,
     /// socket); returns normally after a clean shutdown.
     public func run() throws {
+        // A write past the file-size limit (RLIMIT_FSIZE) must fail with EFBIG like
+        // a full disk, not kill the daemon: the commit is retried until it succeeds.
+        signal(SIGXFSZ, SIG_IGN)
         let fences = try loadFences()
         let writer = try StoreWriter(path: config.database, synchronous: config.synchronous)
         let states = try writer.loadStates()

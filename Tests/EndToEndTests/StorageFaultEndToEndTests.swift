@@ -1,0 +1,60 @@
+import FleetProtocols
+import FleetSimCore
+import Foundation
+import Testing
+
+/// Storage that stops accepting writes under a running daemon: nothing is
+/// acknowledged while it fails, the daemon stays up and says so, and it
+/// resumes by itself once the fault clears, losing nothing.
+///
+/// The fault is real: `prlimit(1)` lowers the running fleetd's file-size
+/// limit (`RLIMIT_FSIZE`, setrlimit(2)) to one byte, so every write SQLite
+/// makes to its database and WAL fails with `EFBIG` — what a full disk
+/// (`ENOSPC`) looks like to SQLite, and unlike `chmod`, it binds root too.
+@Suite(.serialized) struct StorageFaultEndToEndTests {
+    let t0: Int64 = 1_700_000_000_000
+
+    /// `prlimit --pid PID --fsize=LIMIT`.
+    func fileSizeLimit(_ pid: Int32, _ limit: String) throws {
+        let r = try runTool("/usr/bin/prlimit", ["--pid", "\(pid)", "--fsize=\(limit)"])
+        guard r.status == 0 else { throw E2EError("prlimit failed: \(r.err)") }
+    }
+
+    @Test func aFailingDiskHoldsAcknowledgementsAndTheDaemonResumesByItself() throws {
+        let d = try DaemonProcess(fences: nil)
+        let client = try UDPClient(host: "127.0.0.1", port: d.port)
+        let before = (1...5).map { fixLine($0, t0 + Int64($0) * 1000, lat: 48.1, lon: 11.5) }
+        #expect(exchange(client, before)?.acked == [1, 2, 3, 4, 5])
+
+        try fileSizeLimit(d.process.processIdentifier, "1:unlimited")
+        let during = (6...10).map { fixLine($0, t0 + Int64($0) * 1000, lat: 48.1, lon: 11.5) }
+        // Not acknowledged while storage fails, however often the device resends.
+        for _ in 0..<3 { #expect(exchange(client, during, timeout: 700) == nil) }
+        #expect(d.process.isRunning)
+        let failing = d.notify.waitFor("STORAGE FAILING", timeout: 5)
+        #expect(failing != nil, "no STATUS= about failing storage; log:\n\(d.log)")
+
+        try fileSizeLimit(d.process.processIdentifier, "unlimited:unlimited")
+        // The held batch commits on a retry; the device's next resend is acknowledged.
+        var reply: JSONReply?
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, reply?.acked.count != 5 {
+            reply = exchange(client, during, timeout: 500)
+        }
+        #expect(reply?.acked == [6, 7, 8, 9, 10])
+        #expect(d.notify.waitFor("STATUS=ingesting", timeout: 5) != nil)
+        // The resends held during the fault are answered too (duplicates): let them come.
+        while client.receive(timeoutMs: 300) != nil {}
+        let after = (11...12).map { fixLine($0, t0 + Int64($0) * 1000, lat: 48.1, lon: 11.5) }
+        #expect(exchange(client, after)?.acked == [11, 12])
+
+        // Every fix exactly once.
+        let times = try d.fleetctl("positions", ["--device", "truck-1"]).compactMap {
+            $0["time"] as? String
+        }
+        #expect(times.count == 12)
+        #expect(Set(times).count == 12)
+        #expect(d.log.contains("storage recovered"), "\(d.log)")
+        #expect(d.stop() == 0)
+    }
+}
