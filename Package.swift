@@ -75,9 +75,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
-        // The simulator: route files, the replaying device, the UDP client.
+        // sendmmsg/recvmmsg, which Swift's Glibc module does not declare.
+        .target(name: "CBatchUDP"),
+        // The simulator: route files, the replaying device, the load generator, the UDP client.
         .target(
-            name: "FleetSimCore", dependencies: ["FleetGeo", "FleetProtocols"],
+            name: "FleetSimCore", dependencies: ["FleetGeo", "FleetProtocols", "CBatchUDP"],
             path: "Simulator/Sources/FleetSimCore", swiftSettings: strict),
         .executableTarget(
             name: "fleetsim",

@@ -214,7 +214,7 @@ public struct FenceIndex: Sendable {
     public func touched(
         from a: Coordinate, to b: Coordinate, excluding: (Int32) -> Bool = { _ in false }
     ) -> [Int32] {
-        var candidates = Set<Int32>()
+        var candidates: [Int32] = []
         for (p, q) in FenceIndex.pieces(a, b) {
             for g in grids {
                 let ix0 = Int(((min(p.lon, q.lon) + 180) * g.inverse).rounded(.down))
@@ -223,7 +223,7 @@ public struct FenceIndex: Sendable {
                 let iy1 = Int(((max(p.lat, q.lat) + 90) * g.inverse).rounded(.down))
                 guard (ix1 - ix0 + 1) * (iy1 - iy0 + 1) <= 1 << 22 else {
                     // A segment spanning millions of cells: every fence of the grid is a candidate.
-                    candidates.formUnion(words.withUnsafeBufferPointer { g.allFences($0) })
+                    candidates += words.withUnsafeBufferPointer { g.allFences($0) }
                     continue
                 }
                 for iy in iy0...iy1 {
@@ -238,13 +238,22 @@ public struct FenceIndex: Sendable {
                                 y0 + g.cellSize + pad),
                             let start = g.find(GridLevel.key(ix, iy))
                         else { continue }
-                        candidates.formUnion(
-                            words.withUnsafeBufferPointer { GridLevel.fences(at: start, $0) })
+                        candidates += words.withUnsafeBufferPointer {
+                            GridLevel.fences(at: start, $0)
+                        }
                     }
                 }
             }
         }
-        return candidates.filter { !excluding($0) && fences[Int($0)].intersects(a, b) }.sorted()
+        // Sorted and deduplicated in place (cheaper than a set for the few dozen found).
+        candidates.sort()
+        var out: [Int32] = []
+        var last: Int32 = -1
+        for c in candidates where c != last {
+            last = c
+            if !excluding(c) && fences[Int(c)].intersects(a, b) { out.append(c) }
+        }
+        return out
     }
 
     /// The segment as one or two pieces within −180…180 longitude.

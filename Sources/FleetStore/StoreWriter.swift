@@ -61,33 +61,32 @@ public final class StoreWriter {
 
     /// Deletes positions whose fix time is before `cutoffMs`, at most about
     /// `maxRows` per call in one short transaction, walking the devices round
-    /// robin (each delete uses the (device, time) key). Returns rows deleted.
-    /// Alerts, trips and state are kept.
-    public func prune(before cutoffMs: Int64, maxRows: Int = 5000) throws(StoreError) -> Int {
+    /// robin (each delete uses the (device, time) key) and visiting at most
+    /// `maxDevices` of them per call, so a call stays short however many
+    /// devices there are. Returns rows deleted. Alerts, trips and state are kept.
+    public func prune(before cutoffMs: Int64, maxRows: Int = 5000, maxDevices: Int = 256)
+        throws(StoreError) -> Int
+    {
         var deleted = 0
         do {
             try queue.inTransaction(.immediate) { db in
-                var wrapped = false
-                while deleted < maxRows {
-                    let ids = try Int64.fetchAll(
-                        db, sql: "SELECT id FROM devices WHERE id > ? ORDER BY id LIMIT 64",
-                        arguments: [pruneCursor])
-                    if ids.isEmpty {
-                        if wrapped || pruneCursor == 0 { break }
-                        pruneCursor = 0
-                        wrapped = true
-                        continue
-                    }
-                    for id in ids {
-                        try db.execute(
-                            sql: """
-                                DELETE FROM positions WHERE device_id = ?1 AND time_ms IN
-                                  (SELECT time_ms FROM positions WHERE device_id = ?1 AND time_ms < ?2 LIMIT ?3)
-                                """, arguments: [id, cutoffMs, maxRows - deleted])
-                        deleted += db.changesCount
-                        pruneCursor = id
-                        if deleted >= maxRows { break }
-                    }
+                let next = try db.cachedStatement(
+                    sql: "SELECT id FROM devices WHERE id > ? ORDER BY id LIMIT ?")
+                let delete = try db.cachedStatement(
+                    sql: """
+                        DELETE FROM positions WHERE device_id = ?1 AND time_ms IN
+                          (SELECT time_ms FROM positions WHERE device_id = ?1 AND time_ms < ?2 LIMIT ?3)
+                        """)
+                var ids = try Int64.fetchAll(next, arguments: [pruneCursor, maxDevices])
+                if ids.count < maxDevices {  // wrap round to the first devices
+                    ids += try Int64.fetchAll(next, arguments: [0, maxDevices - ids.count])
+                        .filter { $0 <= pruneCursor }
+                }
+                for id in ids {
+                    try delete.execute(arguments: [id, cutoffMs, maxRows - deleted])
+                    deleted += db.changesCount
+                    pruneCursor = id
+                    if deleted >= maxRows { break }
                 }
                 return .commit
             }
@@ -163,12 +162,18 @@ public final class StoreWriter {
                             INSERT INTO alerts (time_ms, device_id, type, fence, lat, lon, committed_ms, details)
                             VALUES (?,?,?,?,?,?,?,?)
                             """)
+                    let st = insertAlert.sqliteStatement
+                    committed.reserveCapacity(batch.alerts.count)
                     for a in batch.alerts {
-                        try insertAlert.execute(arguments: [
-                            a.time, try deviceId(a.device, db: db, added: &added), a.type.rawValue,
-                            a.fence,
-                            a.lat, a.lon, committedMs, a.detailsJSON,
-                        ])
+                        sqlite3_bind_int64(st, 1, a.time)
+                        sqlite3_bind_int64(st, 2, try deviceId(a.device, db: db, added: &added))
+                        bindText(st, 3, a.type.rawValue)
+                        bindText(st, 4, a.fence)
+                        bindDouble(st, 5, a.lat)
+                        bindDouble(st, 6, a.lon)
+                        sqlite3_bind_int64(st, 7, committedMs)
+                        bindText(st, 8, a.detailsJSON)
+                        try step(st, db)
                         committed.append(
                             AlertRecord(
                                 id: db.lastInsertedRowID, time: a.time, device: a.device,
@@ -189,13 +194,19 @@ public final class StoreWriter {
                               odometer_m = excluded.odometer_m, silent = excluded.silent,
                               tracking = excluded.tracking
                             """)
+                    let u = upsert.sqliteStatement
                     for (device, st) in batch.states {
-                        try upsert.execute(arguments: [
-                            try deviceId(device, db: db, added: &added), st.lastTime,
-                            st.lat.isNaN ? nil : st.lat, st.lon.isNaN ? nil : st.lon,
-                            st.fencesText, st.positionTime, st.odometerM, st.silent,
-                            DeviceStateText.encode(st),
-                        ])
+                        let text = batch.stateTexts[device]
+                        sqlite3_bind_int64(u, 1, try deviceId(device, db: db, added: &added))
+                        sqlite3_bind_int64(u, 2, st.lastTime)
+                        bindDouble(u, 3, st.lat.isNaN ? nil : st.lat)
+                        bindDouble(u, 4, st.lon.isNaN ? nil : st.lon)
+                        bindText(u, 5, text?.fences ?? st.fencesText)
+                        sqlite3_bind_int64(u, 6, st.positionTime)
+                        sqlite3_bind_double(u, 7, st.odometerM)
+                        sqlite3_bind_int64(u, 8, st.silent ? 1 : 0)
+                        bindText(u, 9, text?.tracking ?? DeviceStateText.encode(st))
+                        try step(u, db)
                     }
                 }
                 if !batch.trips.isEmpty {
@@ -239,13 +250,11 @@ public final class StoreWriter {
     private func deviceId(_ ident: String, db: Database, added: inout [String]) throws -> Int64 {
         if let id = deviceIds[ident] { return id }
         // `fleetctl devices add` may have created the row since the cache was filled.
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO devices (ident, created_ms) VALUES (?, ?)",
-            arguments: [ident, Int64(Date().timeIntervalSince1970 * 1000)])
-        guard
-            let id = try Int64.fetchOne(
-                db, sql: "SELECT id FROM devices WHERE ident = ?", arguments: [ident])
-        else {
+        let insert = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO devices (ident, created_ms) VALUES (?, ?)")
+        try insert.execute(arguments: [ident, Int64(Date().timeIntervalSince1970 * 1000)])
+        let select = try db.cachedStatement(sql: "SELECT id FROM devices WHERE ident = ?")
+        guard let id = try Int64.fetchOne(select, arguments: [ident]) else {
             throw StoreError(
                 path: path, action: "device \(ident)", underlying: ReaderProblem("row vanished"))
         }
@@ -257,6 +266,24 @@ public final class StoreWriter {
     @inline(__always)
     private func bindDouble(_ s: OpaquePointer?, _ i: Int32, _ v: Double?) {
         if let v { sqlite3_bind_double(s, i, v) } else { sqlite3_bind_null(s, i) }
+    }
+
+    /// Binds `v` as TEXT (copied by SQLite), or NULL.
+    @inline(__always)
+    private func bindText(_ s: OpaquePointer?, _ i: Int32, _ v: String?) {
+        guard var v else {
+            sqlite3_bind_null(s, i)
+            return
+        }
+        v.withUTF8 { b in
+            if let base = b.baseAddress, b.count > 0 {
+                _ = sqlite3_bind_text(
+                    s, i, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                    Int32(b.count), SQLITE_TRANSIENT)
+            } else {
+                _ = sqlite3_bind_text(s, i, "", 0, SQLITE_TRANSIENT)
+            }
+        }
     }
 
     @inline(__always)

@@ -34,6 +34,9 @@ public struct Tracker: Sendable {
     public let fences: FenceIndex
     public let settings: TrackerSettings
     private let byId: [String: Int]
+    /// For each fence index, the index `byId` gives its id: fences sharing an
+    /// id are one fence to the tracker (memberships are kept by id).
+    private let canonical: [Int32]
     private var scratch: [Int32] = []
 
     public init(fences: FenceIndex, settings: TrackerSettings = TrackerSettings()) {
@@ -42,6 +45,7 @@ public struct Tracker: Sendable {
         var byId: [String: Int] = [:]
         for (i, f) in fences.fences.enumerated() { byId[f.id] = i }
         self.byId = byId
+        self.canonical = fences.fences.map { Int32(byId[$0.id]!) }
     }
 
     /// What processing one fix produced.
@@ -188,8 +192,8 @@ public struct Tracker: Sendable {
 
         let p = Coordinate(lat: fix.lat, lon: fix.lon)
         fences.containing(p, into: &scratch)
-        var containing = Set<String>()
-        for i in scratch { containing.insert(fences.fences[Int(i)].id) }
+        // Fence indices (not ids) in the hot part: no string hashing per fence.
+        let containing = Set(scratch.map { canonical[Int($0)] })
 
         var alerts: [Alert] = []
         var next: [FenceMembership] = []
@@ -205,12 +209,12 @@ public struct Tracker: Sendable {
                     durationS: duration.map { Double($0) / 1000 }, crossed: crossed))
         }
         // Fences the device had a membership in.
-        var known = Set<String>()
+        var known = Set<Int32>()
         for m in before {
-            known.insert(m.fence)
             guard let index = byId[m.fence] else { continue }  // fence removed by a reload: forget it
+            known.insert(Int32(index))
             let fence = fences.fences[index]
-            let inside = containing.contains(m.fence)
+            let inside = containing.contains(Int32(index))
             switch m.phase {
             case .entering(let since):
                 guard inside else { continue }  // left before the dwell: no alert
@@ -247,8 +251,9 @@ public struct Tracker: Sendable {
             }
         }
         // Fences newly containing the device.
-        for id in containing.sorted() where !known.contains(id) {
-            let fence = fences.fences[byId[id]!]
+        let entered = containing.filter { !known.contains($0) }.map { fences.fences[Int($0)] }
+        for fence in entered.sorted(by: { $0.id < $1.id }) {
+            let id = fence.id
             if dwellMs(fence) == 0 {
                 alert(.geofenceEnter, id, at: fix.time)
                 next.append(FenceMembership(fence: id, phase: .inside(since: fix.time)))
@@ -263,8 +268,9 @@ public struct Tracker: Sendable {
             // Fences the device is in or tracked in, and fences with a dwell, cannot be
             // crossed: skip them before the exact segment test.
             let cut = fences.touched(from: from, to: p) { i in
-                let f = fences.fences[Int(i)]
-                return known.contains(f.id) || containing.contains(f.id) || dwellMs(f) != 0
+                let c = canonical[Int(i)]
+                return known.contains(c) || containing.contains(c)
+                    || dwellMs(fences.fences[Int(i)]) != 0
             }
             for i in cut {
                 let fence = fences.fences[Int(i)]

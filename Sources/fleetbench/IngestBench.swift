@@ -1,5 +1,4 @@
 import ArgumentParser
-import FleetProtocols
 import FleetSimCore
 import Foundation
 
@@ -7,144 +6,120 @@ import Foundation
     import Glibc
 #endif
 
-/// `fleetbench ingest`: a real `fleetd` process on loopback, Teltonika or
-/// JSON datagrams offered at fixed rates, and the acknowledgements (sent
-/// only after commit) counted: receive → decode → track → commit → reply.
+/// `fleetbench ingest`: the end-to-end benchmark. A real `fleetd` process
+/// (with the fences given, every fix persisted, acknowledged after commit)
+/// on loopback, offered rising rates by the load generator of `fleetsim
+/// load`, one step after the other (each once the daemon is idle again). Reports per step what was sent and
+/// acknowledged, the highest rate sustained (every fix acknowledged, nothing
+/// resent), the acknowledgement latency at half that rate, and fleetd's peak
+/// RSS. First every device sends one fix (the warm-up): the steps measure a
+/// fleet fleetd already knows, not 100 000 devices appearing at once.
 struct IngestBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
-        abstract: "End-to-end ingest through the real daemon on loopback, at offered rates.")
+        abstract: "End-to-end ingest through the real daemon on loopback, at stepped offered rates."
+    )
 
     @Option(help: "The fleetd binary.")
     var fleetd: String
 
+    @Option(help: "The fences file fleetd loads (GeoJSON); empty for none.")
+    var fences = ""
+
+    @Option(help: "Start points for the devices (id,lon,lat CSV).")
+    var points: String?
+
     @Option(help: "teltonika or json.")
     var proto = "teltonika"
 
-    @Option(help: "Records per datagram (Teltonika).")
+    @Option(help: "Fixes per datagram.")
     var records = 1
 
-    @Option(help: "Seconds per rate.")
-    var seconds = 3.0
+    @Option(help: "Seconds of offering per step.")
+    var seconds = 4.0
 
-    @Option(help: "Offered datagrams per second (repeat for several runs).")
-    var rate: [Int] = [10_000, 25_000, 50_000]
+    @Option(help: "Offered datagrams per second, in rising order (one step each).")
+    var rate: [Double] = [25_000, 50_000, 75_000, 100_000, 125_000, 150_000]
 
-    @Option(help: "Distinct devices the datagrams come from.")
-    var devices = 1000
+    @Option(help: "Devices.")
+    var devices = 100_000
+
+    @Option(
+        help:
+            "First every device sends one fix at this rate (datagrams/s), acknowledged before the step's clock starts; 0 = no warm-up."
+    )
+    var warmupRate = 20_000.0
+
+    @Flag(help: "Keep stepping after the first rate not sustained.")
+    var allSteps = false
 
     func run() throws {
-        print("protocol\trecords/dgram\toffered dgram/s\tsent\tacked\tacked fixes/s\tunacked")
-        for r in rate { try once(rate: r) }
-    }
-
-    func once(rate: Int) throws {
+        guard let p = LoadOptions.Proto(rawValue: proto), p != .nmea else {
+            throw ValidationError("--proto must be teltonika or json")
+        }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
             "fleetbench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let notify = dir.appendingPathComponent("notify").path
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in notify.utf8.enumerated() { raw[i] = b }
+        let daemon = try BenchDaemon(fleetd: fleetd, dir: dir, fences: fences)
+        defer { daemon.stop() }
+        guard let port = daemon.ports[proto] else {
+            throw ValidationError("fleetd reported no \(proto) port")
         }
-        _ = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        var options = LoadOptions()
+        options.proto = p
+        options.devices = devices
+        options.fixesPerDatagram = records
+        options.seconds = seconds
+        options.drainSeconds = 5
+        let client = try UDPClient(host: "127.0.0.1", port: port, receiveBuffer: 16 << 20)
+        let starts = try points.map(LoadPoints.load) ?? LoadPoints.workloadSquare(count: 100_000)
+        let generator = LoadGenerator(client: client, options: options, points: starts)
+        if warmupRate > 0 {
+            let w = generator.warmUp(rate: warmupRate)
+            guard w.fixesAcked == w.fixesSent else {
+                throw ValidationError(
+                    "warm-up: \(w.fixesAcked) of \(w.fixesSent) first fixes acknowledged; lower --warmup-rate"
+                )
+            }
+            say(
+                String(
+                    format: "warm-up: %d devices, one fix each, acknowledged in %.1f s", devices,
+                    w.ackSeconds))
+        }
+        say(LoadReport.tsvHeader)
+        var best = 0.0
+        for r in rate {
+            daemon.waitIdle()
+            let report = generator.run(rate: r)
+            say(report.tsv)
+            if report.lossless {
+                best = r
+            } else if !allSteps {
+                break
             }
         }
-        let config = dir.appendingPathComponent("f.toml").path
-        try """
-        [storage]
-        database = "\(dir.path)/b.db"
-        [geofences]
-        file = ""
-        [listen]
-        json = "127.0.0.1:0"
-        teltonika = "127.0.0.1:0"
-        nmea = ""
-        [log]
-        level = "error"
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: fleetd)
-        p.arguments = ["--config", config]
-        var env = ProcessInfo.processInfo.environment
-        env["NOTIFY_SOCKET"] = notify
-        p.environment = env
-        try p.run()
-        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        var port = 0
-        var buf = [UInt8](repeating: 0, count: 4096)
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while port == 0, poll(&pfd, 1, 20_000) > 0 {
-            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            let msg = String(decoding: buf[0..<max(n, 0)], as: UTF8.self)
-            if let r = msg.range(of: "\(proto) 127.0.0.1:") {
-                port = Int(msg[r.upperBound...].prefix { $0.isNumber }) ?? 0
-            }
-        }
-        guard port > 0 else { throw ValidationError("fleetd did not report ready") }
-
-        let client = try UDPClient(host: "127.0.0.1", port: port)
-        let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
-        let total = Int(Double(rate) * seconds)
-        var sent = 0
-        var acked = 0
-        let start = Date()
-        var seq: Int64 = 0
-        func drain(_ timeout: Int32) {
-            while let reply = client.receive(timeoutMs: timeout) {
-                if proto == "teltonika" {
-                    acked += reply.count == 7 ? Int(reply[6]) : 0
-                } else {
-                    acked += JSONReply.parse(reply)?.acked.count ?? 0
-                }
-                if timeout > 0 { break }
-            }
-        }
-        while sent < total {
-            // Paced: send what is due by now, then collect replies.
-            let due = min(total, Int(Date().timeIntervalSince(start) * Double(rate)))
-            while sent < due {
-                let device = sent % devices
-                let time = t0 + Int64(sent / devices) * 1000
-                if proto == "teltonika" {
-                    let recs = (0..<records).map { k in
-                        var r = TeltonikaEncoder.Record(
-                            time: time * 10 + Int64(k), lat: 48.85 + Double(device) * 1e-4,
-                            lon: 2.35)
-                        r.io = [(239, 1, 1), (66, 2, 12_600), (16, 4, UInt64(sent))]
-                        return r
-                    }
-                    client.send(
-                        TeltonikaEncoder.udp(
-                            avlPacketId: UInt8(truncatingIfNeeded: sent),
-                            imei: String(350_000_000_000_000 + device), records: recs))
-                } else {
-                    seq += 1
-                    client.send(
-                        Array(
-                            #"{"device":"d\#(device)","time":\#(time),"lat":48.85,"lon":2.35,"seq":\#(seq)}"#
-                                .utf8))
-                }
-                sent += 1
-            }
-            drain(0)
-        }
-        let deadline = Date().addingTimeInterval(3)
-        while acked < sent * (proto == "teltonika" ? records : 1), Date() < deadline { drain(50) }
-        let elapsed = Date().timeIntervalSince(start)
-        kill(p.processIdentifier, SIGTERM)
-        p.waitUntilExit()
-        let fixes = sent * (proto == "teltonika" ? records : 1)
-        print(
+        say(
             String(
-                format: "%@\t%d\t%d\t%d\t%d\t%.0f\t%d", proto, proto == "teltonika" ? records : 1,
-                rate, sent, acked,
-                Double(acked) / elapsed, fixes - acked))
+                format:
+                    "highest sustained: %.0f datagrams/s = %.0f fixes/s (%@, %d fixes/datagram)",
+                best, best * Double(records), proto, records))
+        if best > 0 {
+            daemon.waitIdle()
+            let half = generator.run(rate: best / 2)
+            say(
+                String(
+                    format:
+                        "at half that (%.0f datagrams/s): ack latency p50 %.1f ms, p99 %.1f ms, max %.1f ms; %@",
+                    best / 2, half.latency(50), half.latency(99), half.latency(100),
+                    half.lossless ? "sustained" : "NOT sustained"))
+        }
+        say("fleetd peak RSS: \(daemon.peakRSSKiB() / 1024) MB (VmHWM)")
     }
+}
+
+/// Prints a line and flushes it at once (the output is often a pipe or a file).
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
 }

@@ -32,6 +32,9 @@ public final class UDPClient {
 
     deinit { close(fd) }
 
+    /// The socket, for batched calls (sendmmsg/recvmmsg) by the load generator.
+    public var descriptor: Int32 { fd }
+
     /// Sends one datagram. Returns false when the kernel refused it (buffer
     /// full, or the peer's port was unreachable).
     @discardableResult

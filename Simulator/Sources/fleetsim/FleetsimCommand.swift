@@ -7,7 +7,7 @@ import Foundation
 struct FleetsimCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetsim", abstract: "Simulate vehicles sending fixes to fleetd.",
-        subcommands: [ReplayCommand.self])
+        subcommands: [ReplayCommand.self, LoadCommand.self])
 }
 
 /// `fleetsim replay FILE...`: each route file is one vehicle.

@@ -47,6 +47,12 @@ public struct DaemonConfig: Sendable, Equatable {
     // [engine]
     /// Most fixes waiting for the writer; beyond it datagrams are shed (reason `overload`).
     public var queueMaxFixes = 200_000
+    /// Most time the oldest waiting datagram may have waited, ms; while it is
+    /// older, arriving datagrams are shed (reason `overload`). Keeps the
+    /// acknowledgement delay under devices' resend timeouts when the writer
+    /// falls behind, so the daemon never spends its time on datagrams their
+    /// senders have already given up on.
+    public var queueMaxDelayMs = 1000
 
     // [alerts]
     /// JSON Lines file every committed alert is appended to; "" = none.
@@ -141,6 +147,8 @@ public struct DaemonConfig: Sendable, Equatable {
         var e = try ConfigSection(root, "engine", file: file)
         c.queueMaxFixes = try e.int(
             "queue_max_fixes", default: c.queueMaxFixes, range: 1...100_000_000)
+        c.queueMaxDelayMs = try e.int(
+            "queue_max_delay_ms", default: c.queueMaxDelayMs, range: 10...600_000)
         try e.finish()
 
         var nm = try ConfigSection(root, "nmea", file: file)

@@ -4,6 +4,10 @@ import Foundation
 ///
 /// `offer` never blocks: what does not fit is refused and the door sheds it
 /// (reason `overload`), so memory stays bounded however fast datagrams come.
+/// Two bounds: `capacity` fixes waiting, and `maxDelayMs` for the oldest
+/// waiting datagram (received that long ago and not yet taken): while the
+/// writer is that far behind, nothing new is taken, so what is taken is
+/// acknowledged before its sender gives up and resends.
 final class InboundQueue: @unchecked Sendable {
     private let cond = NSCondition()
     private var items: [InboundDatagram] = []
@@ -11,14 +15,23 @@ final class InboundQueue: @unchecked Sendable {
     private var fixes = 0
     private var closed = false
     let capacity: Int
+    let maxDelayMs: Int64
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int, maxDelayMs: Int64 = .max) {
+        self.capacity = capacity
+        self.maxDelayMs = maxDelayMs
+    }
 
     /// Appends the longest prefix of `datagrams` that fits; returns how many were taken.
     func offer(_ datagrams: [InboundDatagram]) -> Int {
         cond.lock()
         defer { cond.unlock() }
         guard !closed else { return 0 }
+        if head < items.count, let newest = datagrams.last,
+            newest.receivedMs - items[head].receivedMs > maxDelayMs
+        {
+            return 0
+        }
         var taken = 0
         for d in datagrams {
             guard fixes + d.fixes.count <= capacity else { break }

@@ -37,7 +37,8 @@ public final class Daemon: Sendable {
         )
 
         let metrics = Metrics()
-        let queue = InboundQueue(capacity: config.queueMaxFixes)
+        let queue = InboundQueue(
+            capacity: config.queueMaxFixes, maxDelayMs: Int64(config.queueMaxDelayMs))
         let alertLog = config.alertLogFile.isEmpty ? nil : try AlertLog(path: config.alertLogFile)
         let engine = Engine(
             queue: queue, writer: writer, fences: fences, states: states, metrics: metrics,

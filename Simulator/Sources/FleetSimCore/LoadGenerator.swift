@@ -1,0 +1,349 @@
+import CBatchUDP
+import FleetProtocols
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Plays many devices against fleetd at an offered rate, for a duration, the
+/// way devices behave: every datagram is kept until fleetd acknowledges it
+/// and resent after a timeout (a few times at most).
+///
+/// Cheap by design, since on a small machine it shares the cores with the
+/// daemon: datagrams are built into one buffer and sent 64 at a time with
+/// sendmmsg(2); replies are drained with recvmmsg(2). One thread.
+///
+/// Device `d` starts at `points[d % points.count]` and drives at 36 km/h
+/// (10 m per fix, one fix per second of fix time, starting a day ago).
+public final class LoadGenerator {
+    private let client: UDPClient
+    private let options: LoadOptions
+    private let points: [(lat: Double, lon: Double)]
+    private let t0Ms: Int64
+    /// Each device's next fix number: runs continue the devices' tracks.
+    private var nextFix: [Int32]
+
+    /// A datagram sent and not yet acknowledged.
+    private struct Pending {
+        var device: Int32
+        var firstFix: Int32
+        var fixes: UInt8
+        var firstSentNs: UInt64
+        var lastSentNs: UInt64
+        var sends: UInt8
+    }
+
+    public init(client: UDPClient, options: LoadOptions, points: [(lat: Double, lon: Double)]) {
+        self.client = client
+        self.options = options
+        self.points = points.isEmpty ? [(48.85, 2.35)] : points
+        self.t0Ms = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
+        self.nextFix = [Int32](repeating: 0, count: options.devices)
+    }
+
+    /// Every device sends one fix, `rate` datagrams per second, and the run
+    /// waits for their acknowledgements: fleetd then knows every device (its
+    /// first fences entered), and a following `run` measures the steady state.
+    public func warmUp(rate: Double) -> LoadReport {
+        var o = options
+        o.rate = rate
+        o.seconds = Double(o.devices) / rate
+        o.fixesPerDatagram = 1
+        o.drainSeconds = max(o.drainSeconds, 30)
+        return run(o)
+    }
+
+    private static func nowNs() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// Offers load for `options.seconds`, then waits (up to `drainSeconds`)
+    /// for the outstanding acknowledgements, resending as devices do.
+    public func run() -> LoadReport { run(options) }
+
+    /// `run` at another offered rate (datagrams/s), the devices' tracks continuing.
+    public func run(rate: Double) -> LoadReport {
+        var o = options
+        o.rate = rate
+        return run(o)
+    }
+
+    private func run(_ o: LoadOptions) -> LoadReport {
+        var report = LoadReport(options: o)
+        let fd = client.descriptor
+        var pending: [UInt32: Pending] = [:]
+        pending.reserveCapacity(Int(min(o.rate * 3, 4_000_000)))
+        var order: [(key: UInt32, at: UInt64)] = []  // resend candidates, oldest first
+        var orderHead = 0
+        var counter: UInt32 = 0
+        var out: [UInt8] = []
+        var offsets: [UInt32] = []
+        var lengths: [UInt32] = []
+        let slot = 2048
+        var inBuf = [UInt8](repeating: 0, count: slot * 64)
+        var inLengths = [UInt32](repeating: 0, count: 64)
+        let acksPerFix = o.proto == .json
+        let resendNs = UInt64(o.resendAfterMs) * 1_000_000
+        let start = Self.nowNs()
+        let sendEnd = start + UInt64(o.seconds * 1e9)
+        var firstSends = 0
+        var lastAckNs = start
+
+        func key(_ k: UInt32) -> UInt32 {
+            o.proto == .teltonika ? k & 0xFF_FFFF : k
+        }
+        func append(_ p: Pending, key: UInt32) {
+            offsets.append(UInt32(out.count))
+            encode(p, key: key, into: &out)
+            lengths.append(UInt32(out.count) - offsets.last!)
+        }
+        func flush() {
+            var done = 0
+            while done < offsets.count {
+                let n = out.withUnsafeBufferPointer { b in
+                    offsets[done...].withUnsafeBufferPointer { off in
+                        lengths[done...].withUnsafeBufferPointer { len in
+                            cbu_send_batch(
+                                fd, b.baseAddress!, off.baseAddress!, len.baseAddress!,
+                                Int32(off.count))
+                        }
+                    }
+                }
+                if n <= 0 {
+                    report.sendErrors += offsets.count - done
+                    break
+                }
+                done += Int(n)
+            }
+            out.removeAll(keepingCapacity: true)
+            offsets.removeAll(keepingCapacity: true)
+            lengths.removeAll(keepingCapacity: true)
+        }
+        func receive(_ now: UInt64) -> Bool {
+            let n = inBuf.withUnsafeMutableBufferPointer { b in
+                inLengths.withUnsafeMutableBufferPointer { l in
+                    cbu_recv_batch(fd, b.baseAddress!, UInt32(slot), l.baseAddress!, 64)
+                }
+            }
+            guard n > 0 else { return false }
+            for i in 0..<Int(n) {
+                let reply = inBuf[(i * slot)..<(i * slot + Int(inLengths[i]))]
+                var keys: [UInt32] = []
+                var fixes = 0
+                if acksPerFix {
+                    guard let r = JSONReply.parse(Array(reply)) else { continue }
+                    // A datagram's lines are answered together; its key is its first seq.
+                    keys =
+                        r.acked.map { UInt32(truncatingIfNeeded: $0) }
+                        + r.rejected.map { UInt32(truncatingIfNeeded: $0.seq) }
+                    report.fixesRejected += r.rejected.count
+                    fixes = r.acked.count
+                } else {
+                    guard reply.count == 7 else { continue }
+                    let b = Array(reply)
+                    keys = [UInt32(b[2]) << 8 | UInt32(b[3]) | UInt32(b[5]) << 16]
+                    fixes = Int(b[6])
+                }
+                var matched = false
+                for k in keys {
+                    if let p = pending.removeValue(forKey: k) {
+                        matched = true
+                        report.latenciesMs.append(Float(Double(now - p.firstSentNs) / 1e6))
+                    }
+                }
+                if matched {
+                    report.fixesAcked += fixes
+                    lastAckNs = now
+                } else {
+                    report.duplicateReplies += 1
+                }
+            }
+            return true
+        }
+        func resendDue(_ now: UInt64) {
+            while orderHead < order.count {
+                let (k, at) = order[orderHead]
+                guard let p = pending[k] else {
+                    orderHead += 1
+                    continue
+                }
+                guard p.lastSentNs == at else {  // an older entry of a resent datagram
+                    orderHead += 1
+                    continue
+                }
+                guard now - at >= resendNs else { break }
+                orderHead += 1
+                if Int(p.sends) >= o.maxSends {
+                    pending[k] = nil
+                    report.fixesUnacked += o.fixesPerDatagram
+                    continue
+                }
+                var q = p
+                q.lastSentNs = now
+                q.sends += 1
+                pending[k] = q
+                order.append((k, now))
+                append(q, key: k)
+                report.resentDatagrams += 1
+                if offsets.count >= o.batch { flush() }
+            }
+            if orderHead > 65_536 && orderHead * 2 > order.count {
+                order.removeFirst(orderHead)
+                orderHead = 0
+            }
+        }
+
+        var lastResendCheck: UInt64 = 0
+        while true {
+            let now = Self.nowNs()
+            if now >= sendEnd {
+                if pending.isEmpty || now >= sendEnd + UInt64(o.drainSeconds * 1e9) { break }
+            } else {
+                // Paced: datagram k is due at start + k / rate.
+                let due = Int(Double(now - start) / 1e9 * o.rate)
+                var n = 0
+                while firstSends < due && n < o.batch {
+                    let device = firstSends % o.devices
+                    let k: UInt32
+                    if acksPerFix {
+                        k = counter &+ 1
+                        counter &+= UInt32(o.fixesPerDatagram)
+                    } else {
+                        counter &+= 1
+                        k = key(counter)
+                    }
+                    let p = Pending(
+                        device: Int32(device), firstFix: nextFix[device],
+                        fixes: UInt8(o.fixesPerDatagram), firstSentNs: now,
+                        lastSentNs: now, sends: 1)
+                    nextFix[device] += Int32(o.fixesPerDatagram)
+                    if o.proto != .nmea {
+                        pending[k] = p
+                        order.append((k, now))
+                    }
+                    append(p, key: k)
+                    firstSends += 1
+                    n += 1
+                }
+                if n > 0 { flush() }
+            }
+            var got = receive(now)
+            while got { got = receive(now) }
+            if now - lastResendCheck > 5_000_000 {
+                lastResendCheck = now
+                resendDue(now)
+                if !offsets.isEmpty { flush() }
+            }
+            // Nothing due: sleep until the next datagram is (at most 1 ms).
+            let nextDue = start + UInt64(Double(firstSends + 1) / o.rate * 1e9)
+            let later = Self.nowNs()
+            if now >= sendEnd || nextDue > later + 50_000 {
+                let wait = now >= sendEnd ? 1_000_000 : min(nextDue - later, 1_000_000)
+                cbu_wait_readable(fd, Int64(wait))
+            }
+        }
+        report.sendSeconds = o.seconds
+        report.datagramsSent = firstSends
+        report.fixesSent = firstSends * o.fixesPerDatagram
+        report.fixesUnacked += o.proto == .nmea ? 0 : pending.count * o.fixesPerDatagram
+        report.ackSeconds = Double(lastAckNs - start) / 1e9
+        report.latenciesMs.sort()
+        return report
+    }
+
+    /// The datagram of `p` (its device, its fixes from its first), keyed by `key`.
+    private func encode(_ p: Pending, key: UInt32, into out: inout [UInt8]) {
+        let device = Int(p.device)
+        let base = points[device % points.count]
+        // Heading by device: north, east, south or west, 10 m per fix.
+        let (dLat, dLon): (Double, Double) = {
+            let step = 10.0 / 111_195.0
+            switch device % 4 {
+            case 0: return (step, 0)
+            case 1: return (0, step / cos(base.lat * .pi / 180))
+            case 2: return (-step, 0)
+            default: return (0, -step / cos(base.lat * .pi / 180))
+            }
+        }()
+        let fixes = (0..<Int(p.fixes)).map { j -> (time: Int64, lat: Double, lon: Double) in
+            let k = Double(Int(p.firstFix) + j)
+            return (
+                t0Ms + Int64(p.firstFix) * 1000 + Int64(j) * 1000, base.lat + k * dLat,
+                base.lon + k * dLon
+            )
+        }
+        switch options.proto {
+        case .json:
+            for (j, f) in fixes.enumerated() {
+                if j > 0 { out.append(0x0A) }
+                out.append(
+                    contentsOf:
+                        #"{"device":"d\#(device)","time":\#(f.time),"lat":\#(f.lat),"lon":\#(f.lon),"speed":36,"course":\#((device % 4) * 90),"seq":\#(Int(key) + j)}"#
+                        .utf8)
+            }
+        case .teltonika:
+            let records = fixes.map { f in
+                var r = TeltonikaEncoder.Record(time: f.time, lat: f.lat, lon: f.lon)
+                r.speedKmh = 36
+                r.angle = UInt16((device % 4) * 90)
+                r.io = [(239, 1, 1), (66, 2, 12_600)]
+                return r
+            }
+            out.append(
+                contentsOf: TeltonikaEncoder.udp(
+                    packetId: UInt16(truncatingIfNeeded: key),
+                    avlPacketId: UInt8(truncatingIfNeeded: key >> 16),
+                    imei: String(350_000_000_000_000 + device), records: records))
+        case .nmea:
+            out.append(contentsOf: Self.nmea("PFLID,d\(device)").utf8)
+            for f in fixes {
+                let c = Self.nmeaClock(f.time)
+                let lat = Self.nmeaAngle(f.lat, degreeDigits: 2, positive: "N", negative: "S")
+                let lon = Self.nmeaAngle(f.lon, degreeDigits: 3, positive: "E", negative: "W")
+                out.append(
+                    contentsOf: Self.nmea(
+                        "GPRMC,\(c.time),A,\(lat),\(lon),019.4,\((device % 4) * 90).0,\(c.date),,,A"
+                    ).utf8)
+                out.append(
+                    contentsOf: Self.nmea("GPGGA,\(c.time),\(lat),\(lon),1,09,0.9,35.0,M,47.0,M,,")
+                        .utf8)
+            }
+        }
+    }
+
+    /// `$BODY*CS\r\n` with the XOR checksum of BODY (NMEA 0183).
+    static func nmea(_ body: String) -> String {
+        let cs = body.utf8.reduce(UInt8(0), ^)
+        let hex = String(cs, radix: 16, uppercase: true)
+        return "$\(body)*\(cs < 16 ? "0" : "")\(hex)\r\n"
+    }
+
+    /// `hhmmss.00` and `ddmmyy` (UTC) of a Unix time in ms.
+    static func nmeaClock(_ ms: Int64) -> (time: String, date: String) {
+        var t = time_t(ms / 1000)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return (
+            "\(two(tm.tm_hour))\(two(tm.tm_min))\(two(tm.tm_sec)).00",
+            "\(two(tm.tm_mday))\(two(tm.tm_mon + 1))\(two(tm.tm_year % 100))"
+        )
+    }
+
+    /// `ddmm.mmmmm,N` (or `dddmm.mmmmm,E`): NMEA's degrees and decimal minutes.
+    static func nmeaAngle(_ v: Double, degreeDigits: Int, positive: String, negative: String)
+        -> String
+    {
+        let a = abs(v)
+        let deg = Int(a)
+        let minutes = (a - Double(deg)) * 60
+        var d = String(deg)
+        while d.count < degreeDigits { d = "0" + d }
+        var m = String(format: "%.5f", minutes)
+        if minutes < 10 { m = "0" + m }
+        return "\(d)\(m),\(v < 0 ? negative : positive)"
+    }
+}

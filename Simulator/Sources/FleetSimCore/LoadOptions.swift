@@ -1,0 +1,32 @@
+/// What `LoadGenerator` offers fleetd.
+public struct LoadOptions: Sendable {
+    /// The wire protocol of the datagrams.
+    public enum Proto: String, Sendable, CaseIterable {
+        /// JSON Lines, every line with a `seq`: acknowledged per line.
+        case json
+        /// Teltonika Codec 8 over UDP: acknowledged per packet.
+        case teltonika
+        /// NMEA 0183 (`$PFLID`, RMC, GGA): never acknowledged, sent only.
+        case nmea
+    }
+
+    public var proto: Proto = .teltonika
+    /// Devices played; datagram k comes from device k mod `devices`.
+    public var devices = 100_000
+    /// Fixes per datagram (Teltonika records, JSON lines, NMEA RMC+GGA pairs).
+    public var fixesPerDatagram = 1
+    /// Offered datagrams per second (first sends; resends come on top).
+    public var rate = 10_000.0
+    /// How long to offer, seconds.
+    public var seconds = 10.0
+    /// A datagram not acknowledged after this long is resent, ms.
+    public var resendAfterMs = 2000
+    /// Sends of one datagram at most (the first included); then it counts as unacknowledged.
+    public var maxSends = 3
+    /// After the last first send, wait this long at most for the remaining acknowledgements, s.
+    public var drainSeconds = 5.0
+    /// Datagrams per sendmmsg call.
+    public var batch = 64
+
+    public init() {}
+}

@@ -1,0 +1,22 @@
+#ifndef CBATCHUDP_H
+#define CBATCHUDP_H
+// Batched UDP calls (sendmmsg(2), recvmmsg(2)): Linux declares them only under
+// _GNU_SOURCE, which Swift's Glibc module does not see.
+#include <stdint.h>
+
+/// Sends `count` datagrams on the connected socket `fd`; datagram i is the
+/// `lengths[i]` bytes at `bytes + offsets[i]`. Returns how many were sent
+/// (one sendmmsg call, at most 1024), or -1 with errno set.
+int cbu_send_batch(int fd, const uint8_t *bytes, const uint32_t *offsets,
+                   const uint32_t *lengths, int count);
+
+/// Receives, without waiting, up to `count` datagrams (at most 1024), datagram i
+/// into the `slot` bytes at `bytes + i * slot`, its size into `lengths[i]`.
+/// Returns how many arrived: 0 when none was waiting, -1 on another error.
+int cbu_recv_batch(int fd, uint8_t *bytes, uint32_t slot, uint32_t *lengths, int count);
+
+/// Waits until `fd` is readable or `nanoseconds` pass (ppoll(2)). Returns 1
+/// when readable, 0 on timeout, -1 on error.
+int cbu_wait_readable(int fd, int64_t nanoseconds);
+
+#endif

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A `fleetd` process for a benchmark step: its own database in `dir`, every
+/// protocol on a loopback port the kernel picks (read back from `READY=1`
+/// through a notify socket of its own), errors-only logging.
+final class BenchDaemon {
+    let process = Process()
+    private(set) var ports: [String: Int] = [:]
+    private let notifyFD: Int32
+    private let statusPath: String
+
+    init(fleetd: String, dir: URL, fences: String) throws {
+        let notify = dir.appendingPathComponent("notify").path
+        statusPath = dir.appendingPathComponent("bench.db.status.json").path
+        notifyFD = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in notify.utf8.enumerated() where i < raw.count - 1 { raw[i] = b }
+        }
+        _ = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(notifyFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        let config = dir.appendingPathComponent("fleetd.toml").path
+        try """
+        [storage]
+        database = "\(dir.path)/bench.db"
+        [geofences]
+        file = "\(fences)"
+        [listen]
+        json = "127.0.0.1:0"
+        teltonika = "127.0.0.1:0"
+        nmea = "127.0.0.1:0"
+        [log]
+        level = "error"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: fleetd)
+        process.arguments = ["--config", config]
+        var env = ProcessInfo.processInfo.environment
+        env["NOTIFY_SOCKET"] = notify
+        process.environment = env
+        try process.run()
+        var buf = [UInt8](repeating: 0, count: 4096)
+        var pfd = pollfd(fd: notifyFD, events: Int16(POLLIN), revents: 0)
+        while ports.isEmpty, poll(&pfd, 1, 60_000) > 0 {
+            let n = buf.withUnsafeMutableBytes { recv(notifyFD, $0.baseAddress, $0.count, 0) }
+            let msg = String(decoding: buf[0..<max(n, 0)], as: UTF8.self)
+            guard msg.contains("READY=1") else { continue }
+            for name in ["json", "teltonika", "nmea"] {
+                if let r = msg.range(of: "\(name) 127.0.0.1:"),
+                    let p = Int(msg[r.upperBound...].prefix { $0.isNumber })
+                {
+                    ports[name] = p
+                }
+            }
+        }
+        guard !ports.isEmpty else {
+            stop()
+            throw ValidationError("fleetd did not report ready in 60 s")
+        }
+    }
+
+    /// Waits (up to 60 s) until the status file says nothing is queued and
+    /// nothing was stored in the last second: the previous step is finished.
+    func waitIdle() {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            Thread.sleep(forTimeInterval: 1.1)
+            guard let data = FileManager.default.contents(atPath: statusPath),
+                let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { continue }
+            if (o["queue_fixes"] as? Int) == 0 && (o["fixes_per_s"] as? Int) == 0 { return }
+        }
+    }
+
+    /// Peak resident set size so far (VmHWM of /proc/PID/status), KiB.
+    func peakRSSKiB() -> Int {
+        guard
+            let status = try? String(
+                contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// SIGTERM and wait (fleetd commits what it holds, then exits).
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+            // Polled: waitUntilExit can miss the exit and wait forever.
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        if !closed { close(notifyFD) }
+        closed = true
+    }
+    private var closed = false
+}

@@ -1,0 +1,34 @@
+import FleetProtocols
+import Testing
+
+@testable import FleetDaemon
+
+@Suite struct InboundQueueTests {
+    func datagram(fixes: Int, at ms: Int64) -> InboundDatagram {
+        let fix = Fix(device: "d", time: ms, lat: 48, lon: 11)
+        return InboundDatagram(
+            fixes: Array(repeating: fix, count: fixes), seqs: Array(repeating: nil, count: fixes),
+            rejected: [], replyTo: nil, receivedMs: ms)
+    }
+
+    @Test func takesWhatFitsAndRefusesTheRest() {
+        let q = InboundQueue(capacity: 10)
+        #expect(q.offer([datagram(fixes: 4, at: 0), datagram(fixes: 4, at: 0)]) == 2)
+        #expect(q.offer([datagram(fixes: 1, at: 0), datagram(fixes: 4, at: 0)]) == 1)
+        #expect(q.depth == 9)
+        let batch = q.take(maxFixes: 100, maxDelay: 0, idle: 0.1)
+        #expect(batch?.count == 3)
+        #expect(q.depth == 0)
+    }
+
+    @Test func refusesWhileTheOldestHasWaitedTooLong() {
+        let q = InboundQueue(capacity: 1000, maxDelayMs: 1000)
+        #expect(q.offer([datagram(fixes: 1, at: 10_000)]) == 1)
+        #expect(q.offer([datagram(fixes: 1, at: 10_900)]) == 1)
+        // The oldest waiting one was received 1 001 ms before this one.
+        #expect(q.offer([datagram(fixes: 1, at: 11_001)]) == 0)
+        _ = q.take(maxFixes: 100, maxDelay: 0, idle: 0.1)
+        // Drained: taken again.
+        #expect(q.offer([datagram(fixes: 1, at: 11_002)]) == 1)
+    }
+}
