@@ -27,7 +27,38 @@ echo "== decoding (one core) =="
 "$bin/fleetbench" decode
 
 echo
-echo "== ingest through the real daemon on loopback (acknowledged after commit) =="
-"$bin/fleetbench" ingest --fleetd "$bin/fleetd" --proto teltonika --rate 25000 --rate 50000 --rate 100000
-"$bin/fleetbench" ingest --fleetd "$bin/fleetd" --proto teltonika --records 10 --rate 10000 --rate 20000
-"$bin/fleetbench" ingest --fleetd "$bin/fleetd" --proto json --rate 25000 --rate 50000
+echo "== end to end: fleetd on loopback, every fix stored, acknowledged after commit =="
+# The standard 10 000 fences and 100 000 devices (fleetsim load's generator),
+# one warm-up fix per device, then rising offered rates until one is not
+# sustained (every fix acknowledged, nothing resent, no backlog at the end).
+fences=""; points=()
+if [ -f "$data/fences10k.geojson" ]; then
+  fences="$data/fences10k.geojson"; points=(--points "$data/points100k.csv")
+fi
+one=$("$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+  --proto teltonika --records 1 --warmup-rate 5000 \
+  --rate 5000 --rate 10000 --rate 15000 --rate 20000 --rate 30000 --rate 40000 --rate 60000 \
+  --rate 80000 --rate 100000 --rate 150000 | tee /dev/stderr)
+echo
+"$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+  --proto teltonika --records 10 --warmup-rate 5000 \
+  --rate 500 --rate 1000 --rate 1500 --rate 2000 --rate 3000 --rate 4000 --rate 6000 --rate 8000
+echo
+"$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+  --proto json --records 1 --warmup-rate 5000 \
+  --rate 5000 --rate 10000 --rate 15000 --rate 20000 --rate 30000 --rate 40000
+
+echo
+echo "== the C yardstick (../shared/bench/cref/run.sh 2 1), same sitting =="
+cref=../shared/bench/cref/run.sh
+if [ -x "$cref" ] || [ -f "$cref" ]; then
+  # Needs gcc and libsqlite3-dev; a failure here costs the ratio, not the benchmark.
+  yard=$(bash "$cref" 2 1 | tee /dev/stderr | sed -n 's/^highest loss-free offered rate: \([0-9]*\).*/\1/p') \
+    || { echo "bench: the yardstick did not run (gcc missing?)" >&2; yard=""; }
+  ours=$(printf '%s\n' "$one" | sed -n 's/^highest sustained: [0-9]* datagrams\/s = \([0-9]*\) fixes.*/\1/p')
+  if [ -n "$yard" ] && [ "$yard" -gt 0 ] && [ -n "$ours" ]; then
+    awk -v a="$ours" -v b="$yard" 'BEGIN { printf "fleetd / yardstick, 1 fix per datagram: %d / %d fixes/s = %.2f\n", a, b, a / b }'
+  fi
+else
+  echo "bench: $cref not found: no yardstick ratio" >&2
+fi

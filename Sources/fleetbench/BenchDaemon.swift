@@ -61,6 +61,10 @@ final class BenchDaemon {
                 }
             }
         }
+        // Nobody reads the notify socket from now on: close it, or fleetd's
+        // STATUS= messages would fill it and sd_notify would block its status timer.
+        close(notifyFD)
+        closed = true
         guard !ports.isEmpty else {
             stop()
             throw ValidationError("fleetd did not report ready in 60 s")
