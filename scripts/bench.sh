@@ -35,10 +35,10 @@ fences=""; points=()
 if [ -f "$data/fences10k.geojson" ]; then
   fences="$data/fences10k.geojson"; points=(--points "$data/points100k.csv")
 fi
-one=$("$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+"$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
   --proto teltonika --records 1 --warmup-rate 5000 \
   --rate 5000 --rate 10000 --rate 15000 --rate 20000 --rate 30000 --rate 40000 --rate 60000 \
-  --rate 80000 --rate 100000 --rate 150000 | tee /dev/stderr)
+  --rate 80000 --rate 100000 --rate 150000 | tee "$data/ingest1.txt"
 echo
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
   --proto teltonika --records 10 --warmup-rate 5000 \
@@ -49,13 +49,15 @@ echo
   --rate 5000 --rate 10000 --rate 15000 --rate 20000 --rate 30000 --rate 40000
 
 echo
-echo "== the C yardstick (../shared/bench/cref/run.sh 2 1), same sitting =="
+echo "== the C yardstick (../shared/bench/cref/run.sh 2 1 RATES), same sitting =="
 cref=../shared/bench/cref/run.sh
 if [ -x "$cref" ] || [ -f "$cref" ]; then
   # Needs gcc and libsqlite3-dev; a failure here costs the ratio, not the benchmark.
-  yard=$(bash "$cref" 2 1 | tee /dev/stderr | sed -n 's/^highest loss-free offered rate: \([0-9]*\).*/\1/p') \
-    || { echo "bench: the yardstick did not run (gcc missing?)" >&2; yard=""; }
-  ours=$(printf '%s\n' "$one" | sed -n 's/^highest sustained: [0-9]* datagrams\/s = \([0-9]*\) fixes.*/\1/p')
+  # Its default steps start at 100 000/s; ours start lower, so do its.
+  bash "$cref" 2 1 25000 50000 75000 100000 150000 200000 | tee "$data/yardstick.txt" \
+    || echo "bench: the yardstick did not run (gcc missing?)" >&2
+  yard=$(sed -n 's/^highest loss-free offered rate: \([0-9]*\).*/\1/p' "$data/yardstick.txt")
+  ours=$(sed -n 's/^highest sustained: [0-9]* datagrams\/s = \([0-9]*\) fixes.*/\1/p' "$data/ingest1.txt")
   if [ -n "$yard" ] && [ "$yard" -gt 0 ] && [ -n "$ours" ]; then
     awk -v a="$ours" -v b="$yard" 'BEGIN { printf "fleetd / yardstick, 1 fix per datagram: %d / %d fixes/s = %.2f\n", a, b, a / b }'
   fi
