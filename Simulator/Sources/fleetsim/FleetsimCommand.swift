@@ -62,12 +62,8 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard let colon = target.lastIndex(of: ":"),
-            let port = Int(target[target.index(after: colon)...])
-        else {
-            throw ValidationError("--target must be host:port, found \"\(target)\"")
-        }
-        let host = String(target[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let address = try Target(target)
+        let (host, port) = (address.host, address.port)
         var routes: [Route] = []
         for f in files {
             do {
