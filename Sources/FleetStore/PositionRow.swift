@@ -21,10 +21,6 @@ public struct WriteBatch: Sendable {
     public var alerts: [Alert] = []
     /// New state per device (the last one wins when a device appears twice).
     public var states: [String: DeviceState] = [:]
-    /// The stored text forms of some of `states` (`DeviceState.fencesText`,
-    /// `DeviceStateText.encode`), computed ahead by whoever has a core to
-    /// spare; the writer encodes the states missing here itself.
-    public var stateTexts: [String: (fences: String, tracking: String)] = [:]
     /// Trips ended in this batch.
     public var trips: [Trip] = []
     /// Jump suspects confirmed by later fixes: (device, fix time), whose

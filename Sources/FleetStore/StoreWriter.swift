@@ -196,16 +196,15 @@ public final class StoreWriter {
                             """)
                     let u = upsert.sqliteStatement
                     for (device, st) in batch.states {
-                        let text = batch.stateTexts[device]
                         sqlite3_bind_int64(u, 1, try deviceId(device, db: db, added: &added))
                         sqlite3_bind_int64(u, 2, st.lastTime)
                         bindDouble(u, 3, st.lat.isNaN ? nil : st.lat)
                         bindDouble(u, 4, st.lon.isNaN ? nil : st.lon)
-                        bindText(u, 5, text?.fences ?? st.fencesText)
+                        bindText(u, 5, st.fencesText)
                         sqlite3_bind_int64(u, 6, st.positionTime)
                         sqlite3_bind_double(u, 7, st.odometerM)
                         sqlite3_bind_int64(u, 8, st.silent ? 1 : 0)
-                        bindText(u, 9, text?.tracking ?? DeviceStateText.encode(st))
+                        bindText(u, 9, DeviceStateText.encode(st))
                         try step(u, db)
                     }
                 }

@@ -13,6 +13,7 @@ final class BenchDaemon {
     private(set) var ports: [String: Int] = [:]
     private let notifyFD: Int32
     private let statusPath: String
+    private var closed = false
 
     init(fleetd: String, dir: URL, fences: String) throws {
         let notify = dir.appendingPathComponent("notify").path
@@ -106,5 +107,4 @@ final class BenchDaemon {
         if !closed { close(notifyFD) }
         closed = true
     }
-    private var closed = false
 }

@@ -93,7 +93,7 @@ struct IngestBench: ParsableCommand {
             daemon.waitIdle()
             let report = generator.run(rate: r)
             say(report.tsv)
-            if report.lossless {
+            if report.sustained {
                 best = r
             } else if !allSteps {
                 break
@@ -112,7 +112,7 @@ struct IngestBench: ParsableCommand {
                     format:
                         "at half that (%.0f datagrams/s): ack latency p50 %.1f ms, p99 %.1f ms, max %.1f ms; %@",
                     best / 2, half.latency(50), half.latency(99), half.latency(100),
-                    half.lossless ? "sustained" : "NOT sustained"))
+                    half.sustained ? "sustained" : "NOT sustained"))
         }
         say("fleetd peak RSS: \(daemon.peakRSSKiB() / 1024) MB (VmHWM)")
     }

@@ -87,9 +87,11 @@ func waitForPositions(_ d: DaemonProcess, _ device: String, count: Int, timeout:
         // One datagram: identity, RMC and GGA of the same second, and a corrupted sentence beside them.
         let day = "211126"
         let one = [
-            nmea("$PFLID,boat-7"),
-            nmea("$GPRMC,101500.00,A,4803.000,N,01103.000,E,010.0,045.0,\(day),,,A"),
-            nmea("$GPGGA,101500.00,4803.000,N,01103.000,E,1,09,0.8,512.3,M,47.0,M,,"),
+            NMEAEncoder.checksummed("$PFLID,boat-7"),
+            NMEAEncoder.checksummed(
+                "$GPRMC,101500.00,A,4803.000,N,01103.000,E,010.0,045.0,\(day),,,A"),
+            NMEAEncoder.checksummed(
+                "$GPGGA,101500.00,4803.000,N,01103.000,E,1,09,0.8,512.3,M,47.0,M,,"),
             "$GPRMC,101501.00,A,4803.000,N,01103.000,E,010.0,045.0,\(day),,,A*00",
         ].joined(separator: "\r\n")
         let c1 = try UDPClient(host: "127.0.0.1", port: port)
@@ -104,9 +106,20 @@ func waitForPositions(_ d: DaemonProcess, _ device: String, count: Int, timeout:
         // gps2udp's way: one sentence per datagram, from an ephemeral port, identified by address.
         let c2 = try UDPClient(host: "127.0.0.1", port: port)
         c2.send(
-            Array(nmea("$GNGGA,101600.00,4806.000,N,01106.000,E,1,12,0.6,500.0,M,47.0,M,,").utf8))
-        c2.send(Array(nmea("$GNRMC,101600.00,A,4806.000,N,01106.000,E,000.5,,\(day),,,A,V").utf8))
-        c2.send(Array(nmea("$GNRMC,101601.00,V,4806.000,N,01106.000,E,000.5,,\(day),,,N,V").utf8))
+            Array(
+                NMEAEncoder.checksummed(
+                    "$GNGGA,101600.00,4806.000,N,01106.000,E,1,12,0.6,500.0,M,47.0,M,,"
+                ).utf8))
+        c2.send(
+            Array(
+                NMEAEncoder.checksummed(
+                    "$GNRMC,101600.00,A,4806.000,N,01106.000,E,000.5,,\(day),,,A,V"
+                ).utf8))
+        c2.send(
+            Array(
+                NMEAEncoder.checksummed(
+                    "$GNRMC,101601.00,V,4806.000,N,01106.000,E,000.5,,\(day),,,N,V"
+                ).utf8))
         let mapped = try waitForPositions(d, "gps-mapped", count: 2)
         #expect(mapped.count == 2)
         #expect(mapped.first?["sats"] as? Int == 12)

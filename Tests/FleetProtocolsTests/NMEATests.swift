@@ -2,13 +2,6 @@ import Testing
 
 @testable import FleetProtocols
 
-/// Adds `*hh` to a sentence body (`$` included, no checksum).
-func nmea(_ body: String) -> String {
-    var sum: UInt8 = 0
-    for b in body.utf8.dropFirst() { sum ^= b }
-    return body + "*" + (sum < 16 ? "0" : "") + String(sum, radix: 16, uppercase: true)
-}
-
 @Suite struct NMEATests {
     func parse(_ s: String) -> Result<NMEASentence, NMEAParser.Failure> {
         NMEAParser.parse(ArraySlice(Array(s.utf8)))
@@ -41,7 +34,9 @@ func nmea(_ body: String) -> String {
 
     @Test func validity() throws {
         func valid(_ s: String) throws -> Bool {
-            guard case .rmc(let r) = try parse(nmea(s)).get() else { return false }
+            guard case .rmc(let r) = try parse(NMEAEncoder.checksummed(s)).get() else {
+                return false
+            }
             return r.valid
         }
         #expect(try valid("$GNRMC,083559.00,A,4717.11437,N,00833.91522,E,0.004,77.52,091202,,,A"))
@@ -63,28 +58,39 @@ func nmea(_ body: String) -> String {
         #expect(reason("GPRMC,123519*00") == .badSentence)
         #expect(reason("garbage") == .badSentence)
         #expect(
-            reason(nmea("$GPRMC,126019,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W"))
+            reason(
+                NMEAEncoder.checksummed(
+                    "$GPRMC,126019,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W"))
                 == .badNMEAField)
         #expect(
-            reason(nmea("$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,300294,003.1,W"))
+            reason(
+                NMEAEncoder.checksummed(
+                    "$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,300294,003.1,W"))
                 == .badNMEAField)
         #expect(
-            reason(nmea("$GPRMC,123519,A,9107.038,N,01131.000,E,022.4,084.4,230394,003.1,W"))
+            reason(
+                NMEAEncoder.checksummed(
+                    "$GPRMC,123519,A,9107.038,N,01131.000,E,022.4,084.4,230394,003.1,W"))
                 == .badNMEAField)
         #expect(
-            reason(nmea("$GPRMC,123519,A,4807.038,X,01131.000,E,022.4,084.4,230394,003.1,W"))
+            reason(
+                NMEAEncoder.checksummed(
+                    "$GPRMC,123519,A,4807.038,X,01131.000,E,022.4,084.4,230394,003.1,W"))
                 == .badNMEAField)
         #expect(
-            reason(nmea("$GPGGA,123519,4807.038,N,01131.000,E,x,08,0.9,545.4,M,46.9,M,,"))
+            reason(
+                NMEAEncoder.checksummed(
+                    "$GPGGA,123519,4807.038,N,01131.000,E,x,08,0.9,545.4,M,46.9,M,,"))
                 == .badNMEAField)
-        #expect(reason(nmea("$PFLID,has space")) == .badDevice)
-        #expect(reason(nmea("$GPGSV,3,1,11,03,03,111,00")) == nil)
+        #expect(reason(NMEAEncoder.checksummed("$PFLID,has space")) == .badDevice)
+        #expect(reason(NMEAEncoder.checksummed("$GPGSV,3,1,11,03,03,111,00")) == nil)
     }
 
     @Test func fusedAndTruncatedSentencesDoNotCostTheGoodOnes() {
         let good1 = "$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6A"
         let good2 = "$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47"
-        let datagram = "\(nmea("$PFLID,bus-12"))\r\n\(good1)\(good2)\r\n$GPGGA,1235\r\nnoise\n\r\n"
+        let datagram =
+            "\(NMEAEncoder.checksummed("$PFLID,bus-12"))\r\n\(good1)\(good2)\r\n$GPGGA,1235\r\nnoise\n\r\n"
         let pieces = NMEAParser.split(Array(datagram.utf8))
         let results = pieces.map(NMEAParser.parse)
         #expect(results.count == 5)
@@ -123,7 +129,9 @@ func nmea(_ body: String) -> String {
         _ = c.add(rmc, device: "d", nowMs: 0)
         #expect(c.flush(device: "d").map(\.sats) == [nil])
         // Quality 0 makes the fix invalid.
-        let noFix = try parse(nmea("$GPGGA,123519,4807.038,N,01131.000,E,0,00,,,M,,M,,")).get()
+        let noFix = try parse(
+            NMEAEncoder.checksummed("$GPGGA,123519,4807.038,N,01131.000,E,0,00,,,M,,M,,")
+        ).get()
         var d = NMEAAssembler()
         _ = d.add(rmc, device: "d", nowMs: 0)
         #expect(d.add(noFix, device: "d", nowMs: 0).map(\.valid) == [false])

@@ -92,9 +92,6 @@ public final class LoadGenerator {
         var firstSends = 0
         var lastAckNs = start
 
-        func key(_ k: UInt32) -> UInt32 {
-            o.proto == .teltonika ? k & 0xFF_FFFF : k
-        }
         func append(_ p: Pending, key: UInt32) {
             offsets.append(UInt32(out.count))
             encode(p, key: key, into: &out)
@@ -178,7 +175,7 @@ public final class LoadGenerator {
                 orderHead += 1
                 if Int(p.sends) >= o.maxSends {
                     pending[k] = nil
-                    report.fixesUnacked += o.fixesPerDatagram
+                    report.fixesUnacked += Int(p.fixes)
                     continue
                 }
                 var q = p
@@ -212,8 +209,9 @@ public final class LoadGenerator {
                         k = counter &+ 1
                         counter &+= UInt32(o.fixesPerDatagram)
                     } else {
+                        // Teltonika: 16-bit packet id and 8-bit AVL packet id.
                         counter &+= 1
-                        k = key(counter)
+                        k = o.proto == .teltonika ? counter & 0xFF_FFFF : counter
                     }
                     let p = Pending(
                         device: Int32(device), firstFix: nextFix[device],
@@ -246,9 +244,8 @@ public final class LoadGenerator {
             }
         }
         report.sendSeconds = o.seconds
-        report.datagramsSent = firstSends
         report.fixesSent = firstSends * o.fixesPerDatagram
-        report.fixesUnacked += o.proto == .nmea ? 0 : pending.count * o.fixesPerDatagram
+        report.fixesUnacked += pending.values.reduce(0) { $0 + Int($1.fixes) }
         report.ackSeconds = Double(lastAckNs - start) / 1e9
         report.latenciesMs.sort()
         return report
@@ -279,10 +276,11 @@ public final class LoadGenerator {
         case .json:
             for (j, f) in fixes.enumerated() {
                 if j > 0 { out.append(0x0A) }
+                let point = RoutePoint(lat: f.lat, lon: f.lon, time: f.time, speedMps: 10)
                 out.append(
-                    contentsOf:
-                        #"{"device":"d\#(device)","time":\#(f.time),"lat":\#(f.lat),"lon":\#(f.lon),"speed":36,"course":\#((device % 4) * 90),"seq":\#(Int(key) + j)}"#
-                        .utf8)
+                    contentsOf: FixEncoder.json(
+                        device: "d\(device)", point: point, seq: Int64(key) + Int64(j)
+                    ).utf8)
             }
         case .teltonika:
             let records = fixes.map { f in
@@ -298,52 +296,17 @@ public final class LoadGenerator {
                     avlPacketId: UInt8(truncatingIfNeeded: key >> 16),
                     imei: String(350_000_000_000_000 + device), records: records))
         case .nmea:
-            out.append(contentsOf: Self.nmea("PFLID,d\(device)").utf8)
+            var lines = [NMEAEncoder.checksummed("$PFLID,d\(device)")]
             for f in fixes {
-                let c = Self.nmeaClock(f.time)
-                let lat = Self.nmeaAngle(f.lat, degreeDigits: 2, positive: "N", negative: "S")
-                let lon = Self.nmeaAngle(f.lon, degreeDigits: 3, positive: "E", negative: "W")
-                out.append(
-                    contentsOf: Self.nmea(
-                        "GPRMC,\(c.time),A,\(lat),\(lon),019.4,\((device % 4) * 90).0,\(c.date),,,A"
-                    ).utf8)
-                out.append(
-                    contentsOf: Self.nmea("GPGGA,\(c.time),\(lat),\(lon),1,09,0.9,35.0,M,47.0,M,,")
-                        .utf8)
+                let c = NMEAEncoder.clock(ms: f.time)
+                let at = "\(NMEAEncoder.latitude(f.lat)),\(NMEAEncoder.longitude(f.lon))"
+                lines.append(
+                    NMEAEncoder.checksummed(
+                        "$GPRMC,\(c.time),A,\(at),019.4,\((device % 4) * 90).0,\(c.date),,,A"))
+                lines.append(
+                    NMEAEncoder.checksummed("$GPGGA,\(c.time),\(at),1,09,0.9,35.0,M,47.0,M,,"))
             }
+            out.append(contentsOf: lines.map { $0 + "\r\n" }.joined().utf8)
         }
-    }
-
-    /// `$BODY*CS\r\n` with the XOR checksum of BODY (NMEA 0183).
-    static func nmea(_ body: String) -> String {
-        let cs = body.utf8.reduce(UInt8(0), ^)
-        let hex = String(cs, radix: 16, uppercase: true)
-        return "$\(body)*\(cs < 16 ? "0" : "")\(hex)\r\n"
-    }
-
-    /// `hhmmss.00` and `ddmmyy` (UTC) of a Unix time in ms.
-    static func nmeaClock(_ ms: Int64) -> (time: String, date: String) {
-        var t = time_t(ms / 1000)
-        var tm = tm()
-        gmtime_r(&t, &tm)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return (
-            "\(two(tm.tm_hour))\(two(tm.tm_min))\(two(tm.tm_sec)).00",
-            "\(two(tm.tm_mday))\(two(tm.tm_mon + 1))\(two(tm.tm_year % 100))"
-        )
-    }
-
-    /// `ddmm.mmmmm,N` (or `dddmm.mmmmm,E`): NMEA's degrees and decimal minutes.
-    static func nmeaAngle(_ v: Double, degreeDigits: Int, positive: String, negative: String)
-        -> String
-    {
-        let a = abs(v)
-        let deg = Int(a)
-        let minutes = (a - Double(deg)) * 60
-        var d = String(deg)
-        while d.count < degreeDigits { d = "0" + d }
-        var m = String(format: "%.5f", minutes)
-        if minutes < 10 { m = "0" + m }
-        return "\(d)\(m),\(v < 0 ? negative : positive)"
     }
 }

@@ -7,8 +7,7 @@ public struct LoadReport: Sendable {
     public var sendSeconds = 0.0
     /// From the start to the last acknowledgement, seconds.
     public var ackSeconds = 0.0
-    /// Datagrams and fixes sent once (resends not counted).
-    public var datagramsSent = 0
+    /// Fixes sent once (resends not counted).
     public var fixesSent = 0
     /// Datagrams sent again after a timeout.
     public var resentDatagrams = 0
@@ -35,14 +34,14 @@ public struct LoadReport: Sendable {
     /// The offered rate was sustained: every fix acknowledged, none resent,
     /// and the last acknowledgement came within 5 % (+ 0.2 s) of the end of
     /// offering (a daemon that only caught up afterwards did not keep up).
-    public var lossless: Bool {
+    public var sustained: Bool {
         options.proto != .nmea && fixesAcked == fixesSent && resentDatagrams == 0 && sendErrors == 0
             && ackSeconds <= sendSeconds * 1.05 + 0.2
     }
 
     /// The TSV header of `tsv`.
     public static let tsvHeader =
-        "proto\tfixes/dgram\tdevices\toffered_dgram_s\tsent_fixes\tsent_fixes_s\tacked\tacked_s\tresent_dgrams\tunacked\trejected\tp50_ms\tp90_ms\tp99_ms\tmax_ms\tlossless"
+        "proto\tfixes/dgram\tdevices\toffered_dgram_s\tsent_fixes\tsent_fixes_s\tacked\tacked_s\tresent_dgrams\tunacked\trejected\tp50_ms\tp90_ms\tp99_ms\tmax_ms\tsustained"
 
     /// One TSV row.
     public var tsv: String {
@@ -53,6 +52,6 @@ public struct LoadReport: Sendable {
             Double(fixesSent) / max(sendSeconds, 1e-9), fixesAcked,
             Double(fixesAcked) / max(ackSeconds, sendSeconds, 1e-9), resentDatagrams,
             fixesUnacked, fixesRejected, latency(50), latency(90), latency(99),
-            latenciesMs.last.map(Double.init) ?? .nan, lossless ? "yes" : "no")
+            latenciesMs.last.map(Double.init) ?? .nan, sustained ? "yes" : "no")
     }
 }

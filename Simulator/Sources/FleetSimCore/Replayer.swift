@@ -105,6 +105,15 @@ public final class Replayer {
         return report
     }
 
+    /// A vehicle's datagram in flight (`ordered`): its points, the first
+    /// one's seq (the rest follow), when it was last sent, and how often.
+    private struct Datagram {
+        var seq: Int64
+        var points: Range<Int>
+        var sentAt: Double
+        var attempts: Int
+    }
+
     /// `ordered`: per vehicle, one datagram in flight, resent whole until acknowledged.
     private func runOrdered() -> ReplayReport {
         var report = ReplayReport(
@@ -117,15 +126,9 @@ public final class Replayer {
             return Double(routes[r].points[i].time - t0) / options.speedup
         }
         var next = [Int](repeating: 0, count: routes.count)
-        // In flight per vehicle: (first seq, points, sent at, attempts).
-        var flight: [(seq: Int64, points: Range<Int>, sentAt: Double, attempts: Int)?] =
-            Array(repeating: nil, count: routes.count)
+        var flight = [Datagram?](repeating: nil, count: routes.count)
         var seq: Int64 = 0
-        func datagram(
-            _ r: Int, _ f: (seq: Int64, points: Range<Int>, sentAt: Double, attempts: Int)
-        )
-            -> [UInt8]
-        {
+        func datagram(_ r: Int, _ f: Datagram) -> [UInt8] {
             let lines = f.points.enumerated().map { k, p in
                 FixEncoder.json(
                     device: routes[r].device, point: routes[r].points[p], seq: f.seq + Int64(k))
@@ -166,7 +169,7 @@ public final class Replayer {
                 {
                     end += 1
                 }
-                let f = (seq: seq + 1, points: first..<end, sentAt: t, attempts: 1)
+                let f = Datagram(seq: seq + 1, points: first..<end, sentAt: t, attempts: 1)
                 seq += Int64(end - first)
                 next[r] = end
                 report.devices[r].sent += end - first

@@ -131,7 +131,7 @@ struct LoadCommand: ParsableCommand {
                     report.latency(100)))
         }
         print(
-            report.lossless
+            report.sustained
                 ? "  sustained: every fix acknowledged, nothing resent" : "  NOT sustained")
     }
 }

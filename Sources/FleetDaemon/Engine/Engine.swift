@@ -145,10 +145,6 @@ final class Engine: @unchecked Sendable {
                 }
             }
         }
-        for shard in shards {
-            batch.stateTexts.merge(shard.encoded) { _, new in new }
-            shard.encoded = [:]
-        }
         batch.positions.reserveCapacity(fixes.count)
         for (i, fix) in fixes.enumerated() {
             guard let outcome = outcomes[i] else { continue }

@@ -11,9 +11,6 @@ import FleetTracking
 final class TrackingShard: @unchecked Sendable {
     var tracker: Tracker
     var states: [String: DeviceState] = [:]
-    /// The stored text forms of the states the last `process` changed
-    /// (encoded here, on the shard's core, not by the single writer).
-    var encoded: [String: (fences: String, tracking: String)] = [:]
 
     init(tracker: Tracker) { self.tracker = tracker }
 
@@ -23,16 +20,11 @@ final class TrackingShard: @unchecked Sendable {
         _ fixes: UnsafeBufferPointer<Fix>, indices: [Int],
         into outcomes: UnsafeMutableBufferPointer<Tracker.Outcome?>
     ) {
-        var changed: [String: DeviceState] = [:]
         for i in indices {
             let fix = fixes[i]
             let outcome = tracker.process(fix, state: states[fix.device])
-            if let s = outcome.newState {
-                states[fix.device] = s
-                changed[fix.device] = s
-            }
+            if let s = outcome.newState { states[fix.device] = s }
             outcomes[i] = outcome
         }
-        encoded = changed.mapValues { ($0.fencesText, DeviceStateText.encode($0)) }
     }
 }
