@@ -210,50 +210,127 @@ public struct FenceIndex: Sendable {
     /// Indices of the fences whose area the straight segment a→b (in lon/lat)
     /// touches, ascending. A segment whose longitudes differ by more than
     /// 180° is taken the short way, across the antimeridian. Fences for which
-    /// `excluding` is true are dropped before the exact (costly) test.
+    /// `excluding` is true are left out.
+    ///
+    /// Answers equal `Fence.intersects` (an end inside, or an edge touched)
+    /// but are found in the cells the segment passes through: an end inside
+    /// comes from the point index; an edge crossed is one of the few edges a
+    /// boundary cell keeps; a cell wholly inside a fence that the segment
+    /// touches settles that fence. Only circles, corridors and cells whose
+    /// centre lies on an edge fall back to the full test.
     public func touched(
         from a: Coordinate, to b: Coordinate, excluding: (Int32) -> Bool = { _ in false }
     ) -> [Int32] {
-        var candidates: [Int32] = []
-        for (p, q) in FenceIndex.pieces(a, b) {
-            for g in grids {
-                let ix0 = Int(((min(p.lon, q.lon) + 180) * g.inverse).rounded(.down))
-                let ix1 = Int(((max(p.lon, q.lon) + 180) * g.inverse).rounded(.down))
-                let iy0 = Int(((min(p.lat, q.lat) + 90) * g.inverse).rounded(.down))
-                let iy1 = Int(((max(p.lat, q.lat) + 90) * g.inverse).rounded(.down))
-                guard (ix1 - ix0 + 1) * (iy1 - iy0 + 1) <= 1 << 22 else {
-                    // A segment spanning millions of cells: every fence of the grid is a candidate.
-                    candidates += words.withUnsafeBufferPointer { g.allFences($0) }
-                    continue
-                }
-                for iy in iy0...iy1 {
-                    for ix in ix0...ix1 {
-                        let x0 = -180 + Double(ix) * g.cellSize
-                        let y0 = -90 + Double(iy) * g.cellSize
-                        let pad = g.cellSize * 1e-9
-                        guard
-                            EdgeParity.segmentTouchesRect(
-                                p.lon, p.lat, q.lon, q.lat, x0 - pad, y0 - pad,
-                                x0 + g.cellSize + pad,
-                                y0 + g.cellSize + pad),
-                            let start = g.find(GridLevel.key(ix, iy))
-                        else { continue }
-                        candidates += words.withUnsafeBufferPointer {
-                            GridLevel.fences(at: start, $0)
+        var hits: [Int32] = []
+        var exact: [Int32] = []
+        containing(a, into: &hits)
+        var ends: [Int32] = []
+        containing(b, into: &ends)
+        hits += ends
+        words.withUnsafeBufferPointer { w in
+            for (p, q) in FenceIndex.pieces(a, b) {
+                for g in grids {
+                    let ix0 = Int(((min(p.lon, q.lon) + 180) * g.inverse).rounded(.down))
+                    let ix1 = Int(((max(p.lon, q.lon) + 180) * g.inverse).rounded(.down))
+                    let iy0 = Int(((min(p.lat, q.lat) + 90) * g.inverse).rounded(.down))
+                    let iy1 = Int(((max(p.lat, q.lat) + 90) * g.inverse).rounded(.down))
+                    guard (ix1 - ix0 + 1) * (iy1 - iy0 + 1) <= 1 << 22 else {
+                        // A segment spanning millions of cells: every fence of the grid, exactly.
+                        exact += g.allFences(w)
+                        continue
+                    }
+                    for iy in iy0...iy1 {
+                        for ix in ix0...ix1 {
+                            let x0 = -180 + Double(ix) * g.cellSize
+                            let y0 = -90 + Double(iy) * g.cellSize
+                            let pad = g.cellSize * 1e-9
+                            guard
+                                EdgeParity.segmentTouchesRect(
+                                    p.lon, p.lat, q.lon, q.lat, x0 - pad, y0 - pad,
+                                    x0 + g.cellSize + pad, y0 + g.cellSize + pad),
+                                let start = g.find(GridLevel.key(ix, iy))
+                            else { continue }
+                            let settles = EdgeParity.segmentTouchesRect(
+                                p.lon, p.lat, q.lon, q.lat, x0, y0, x0 + g.cellSize,
+                                y0 + g.cellSize)
+                            segmentInCell(
+                                w, Int(start), p, q, interiorTouched: settles, &hits, &exact)
                         }
                     }
                 }
             }
         }
         // Sorted and deduplicated in place (cheaper than a set for the few dozen found).
-        candidates.sort()
+        hits.sort()
+        exact.sort()
         var out: [Int32] = []
         var last: Int32 = -1
-        for c in candidates where c != last {
+        var k = 0
+        for c in hits where c != last {
             last = c
-            if !excluding(c) && fences[Int(c)].intersects(a, b) { out.append(c) }
+            if !excluding(c) { out.append(c) }
+        }
+        last = -1
+        var extra: [Int32] = []
+        for c in exact where c != last {
+            last = c
+            while k < out.count && out[k] < c { k += 1 }
+            if k < out.count && out[k] == c { continue }
+            if !excluding(c) && fences[Int(c)].intersects(a, b) { extra.append(c) }
+        }
+        if !extra.isEmpty {
+            out += extra
+            out.sort()
         }
         return out
+    }
+
+    /// One cell's part of `touched`: its fences the segment p→q (within the
+    /// cell's grid frame) settles into `hits` (an edge of the cell's boundary
+    /// entry touched; an interior cell, when `interiorTouched`), and those
+    /// that need the full test into `exact`.
+    @inline(__always)
+    private func segmentInCell(
+        _ w: UnsafeBufferPointer<UInt64>, _ start: Int, _ p: Coordinate, _ q: Coordinate,
+        interiorTouched: Bool, _ hits: inout [Int32], _ exact: inout [Int32]
+    ) {
+        var i = start
+        let header = w[i]
+        let interiorCount = Int(UInt32(truncatingIfNeeded: header) & 0x7FFF_FFFF)
+        let boundaryCount = Int(header >> 32)
+        i += 1
+        if interiorCount > 0 {
+            let ids = UnsafeRawPointer(w.baseAddress! + i).assumingMemoryBound(to: Int32.self)
+            for k in 0..<interiorCount {
+                let v = ids[k]
+                let f = v >= 0 ? v : -v - 1
+                if interiorTouched { hits.append(f) } else { exact.append(f) }
+            }
+            i += (interiorCount + 1) / 2
+        }
+        for _ in 0..<boundaryCount {
+            let head = w[i]
+            i += 1
+            let fence = Int32(truncatingIfNeeded: head)
+            let meta = Int32(truncatingIfNeeded: head >> 32)
+            let edges = Int(meta >> 8)
+            if UInt8(truncatingIfNeeded: meta) & IndexBuilder.exact != 0 || edges == 0 {
+                exact.append(fence)
+            } else {
+                for e in 0..<edges {
+                    let o = i + 4 * e
+                    if Segment.intersects(
+                        p.lon, p.lat, q.lon, q.lat, Double(bitPattern: w[o]),
+                        Double(bitPattern: w[o + 1]), Double(bitPattern: w[o + 2]),
+                        Double(bitPattern: w[o + 3]))
+                    {
+                        hits.append(fence)
+                        break
+                    }
+                }
+            }
+            i += 4 * edges
+        }
     }
 
     /// The segment as one or two pieces within −180…180 longitude.

@@ -13,6 +13,10 @@ import GRDBSQLite
 public final class StoreWriter {
     public let path: String
     private let queue: DatabaseQueue
+    /// The writer's own automatic checkpoint, in WAL pages (SQLite's
+    /// default is 1 000): a backstop behind `WALCheckpointer`, which does
+    /// the copying on its own thread. It bounds the WAL at about 64 MiB.
+    public static let writerCheckpointPages = 16_384
     /// Device ident → row id, for every device known to the database.
     private var deviceIds: [String: Int64] = [:]
 
@@ -22,6 +26,9 @@ public final class StoreWriter {
         self.path = path
         do {
             queue = try Schema.openWritable(path: path, synchronous: synchronous)
+            try queue.inDatabase {
+                try $0.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.writerCheckpointPages)")
+            }
             deviceIds = try queue.read { db in
                 var ids: [String: Int64] = [:]
                 let rows = try Row.fetchCursor(db, sql: "SELECT id, ident FROM devices")
@@ -56,6 +63,45 @@ public final class StoreWriter {
             }
         } catch {
             throw StoreError(path: path, action: "cannot read device state", underlying: error)
+        }
+    }
+
+    /// The fixes each device sent after its checkpointed state, for replay
+    /// through the tracker at start-up (state is checkpointed, not written
+    /// with every fix): calls `body` once per device that has any, with its
+    /// stored fixes later than its state's `lastTime` (all of them for a
+    /// device with no state row), in time order, leaving out those stored as
+    /// late (they changed no state when they came; every other fix came in
+    /// time order). The fixes carry what the tracker reads: time, position,
+    /// speed, ignition and validity. Throws `StoreError`.
+    public func forEachFixAfterCheckpoint(
+        _ states: [String: DeviceState], _ body: (String, [Fix]) throws -> Void
+    ) throws(StoreError) {
+        do {
+            try queue.read { db in
+                let select = try db.cachedStatement(
+                    sql: """
+                        SELECT time_ms, lat, lon, speed_kmh, ignition, valid FROM positions
+                        WHERE device_id = ? AND time_ms > ? AND disposition != \(FixDisposition.late.rawValue)
+                        ORDER BY time_ms
+                        """)
+                for (ident, id) in deviceIds.sorted(by: { $0.value < $1.value }) {
+                    let after = states[ident]?.lastTime ?? .min
+                    let rows = try Row.fetchCursor(select, arguments: [id, after])
+                    var fixes: [Fix] = []
+                    while let r = try rows.next() {
+                        fixes.append(
+                            Fix(
+                                device: ident, time: r[0], lat: r[1], lon: r[2], speedKmh: r[3],
+                                ignition: r[4], valid: r[5]))
+                    }
+                    if !fixes.isEmpty { try body(ident, fixes) }
+                }
+            }
+        } catch {
+            throw StoreError(
+                path: path, action: "cannot replay fixes after the state checkpoint",
+                underlying: error)
         }
     }
 

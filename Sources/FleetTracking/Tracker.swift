@@ -37,7 +37,14 @@ public struct Tracker: Sendable {
     /// For each fence index, the index `byId` gives its id: fences sharing an
     /// id are one fence to the tracker (memberships are kept by id).
     private let canonical: [Int32]
+    /// For each fence index, the rank of its id among the distinct ids in
+    /// ascending order (the order memberships are kept in); `idByRank` the
+    /// reverse. Lets the common fix — in exactly the fences it was in — be
+    /// checked with no hashing and no sets.
+    private let rankOf: [Int32]
+    private let idByRank: [String]
     private var scratch: [Int32] = []
+    private var ranks: [Int32] = []
 
     public init(fences: FenceIndex, settings: TrackerSettings = TrackerSettings()) {
         self.fences = fences
@@ -46,6 +53,10 @@ public struct Tracker: Sendable {
         for (i, f) in fences.fences.enumerated() { byId[f.id] = i }
         self.byId = byId
         self.canonical = fences.fences.map { Int32(byId[$0.id]!) }
+        self.idByRank = byId.keys.sorted()
+        var rank: [String: Int32] = [:]
+        for (r, id) in idByRank.enumerated() { rank[id] = Int32(r) }
+        self.rankOf = fences.fences.map { rank[$0.id]! }
     }
 
     /// What processing one fix produced.
@@ -192,10 +203,101 @@ public struct Tracker: Sendable {
 
         let p = Coordinate(lat: fix.lat, lon: fix.lon)
         fences.containing(p, into: &scratch)
+        var alerts: [Alert] = []
+        // The common case: inside exactly the fences the device was already
+        // inside (confirmed), in none entering or leaving. Nothing changes.
+        ranks.removeAll(keepingCapacity: true)
+        for i in scratch { ranks.append(rankOf[Int(i)]) }
+        ranks.sort()
+        var unique = 0
+        for r in ranks where unique == 0 || ranks[unique - 1] != r {
+            ranks[unique] = r
+            unique += 1
+        }
+        ranks.removeLast(ranks.count - unique)
+        var steady = st.fences.count == ranks.count
+        if steady {
+            for (k, m) in st.fences.enumerated() {
+                guard case .inside = m.phase, m.fence == idByRank[Int(ranks[k])] else {
+                    steady = false
+                    break
+                }
+            }
+        }
+        if steady {
+            if let prev, via == nil {
+                let ranks = self.ranks
+                crossings(
+                    from: prev, to: p, fix: fix,
+                    member: { i in Self.sortedContains(ranks, self.rankOf[Int(i)]) },
+                    alerts: &alerts)
+            }
+        } else {
+            memberships(fix, at: p, prev: prev, via: via, state: &st, alerts: &alerts)
+        }
+        st.lat = fix.lat
+        st.lon = fix.lon
+        st.positionTime = fix.time
+        // Speed limit: the lowest among the fences containing the fix, else the default.
+        var limit = settings.speedLimitKmh
+        for i in scratch {
+            if let l = fences.fences[Int(i)].speedLimitKmh, l > 0, limit <= 0 || l < limit {
+                limit = l
+            }
+        }
+        overspeed(fix, speed: speed, limit: limit, state: &st, alerts: &alerts)
+        var trips: [Trip] = []
+        advanceTrip(
+            fix, here: here, prev: prev, gap: gap, speed: speed, state: &st, alerts: &alerts,
+            trips: &trips)
+        return Outcome(disposition: .accepted, alerts: alerts, state: st, trips: trips)
+    }
+
+    private static func sortedContains(_ a: [Int32], _ v: Int32) -> Bool {
+        var lo = 0
+        var hi = a.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if a[mid] < v { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < a.count && a[lo] == v
+    }
+
+    /// Enter and exit pairs (flagged `crossed`) for the fences the segment
+    /// from the last position to this fix passes through while both ends are
+    /// outside. Fences the device is in or tracked in (`member`), and fences
+    /// with a dwell, cannot be crossed: they are skipped before the exact test.
+    private func crossings(
+        from prev: Waypoint, to p: Coordinate, fix: Fix, member: (Int32) -> Bool,
+        alerts: inout [Alert]
+    ) {
+        let from = Coordinate(lat: prev.lat, lon: prev.lon)
+        let mid = prev.time + (fix.time - prev.time) / 2
+        let cut = fences.touched(from: from, to: p) { i in
+            member(i) || dwellMs(fences.fences[Int(i)]) != 0
+        }
+        for i in cut {
+            let fence = fences.fences[Int(i)]
+            alerts.append(
+                Alert(
+                    type: .geofenceEnter, device: fix.device, time: mid, fence: fence.id,
+                    lat: fix.lat, lon: fix.lon, crossed: true))
+            alerts.append(
+                Alert(
+                    type: .geofenceExit, device: fix.device, time: mid, fence: fence.id,
+                    lat: fix.lat, lon: fix.lon,
+                    durationS: 0, crossed: true))
+        }
+    }
+
+    /// The general case of the fence detectors: every membership advanced
+    /// (dwell, hysteresis, exit confirmation), new fences entered, crossings.
+    private func memberships(
+        _ fix: Fix, at p: Coordinate, prev: Waypoint?, via: [Suspect]?, state st: inout DeviceState,
+        alerts: inout [Alert]
+    ) {
         // Fence indices (not ids) in the hot part: no string hashing per fence.
         let containing = Set(scratch.map { canonical[Int($0)] })
-
-        var alerts: [Alert] = []
         var next: [FenceMembership] = []
         let before = st.fences
         func alert(
@@ -263,46 +365,15 @@ public struct Tracker: Sendable {
         }
         // Fences cut between the last position and this one.
         if let prev, via == nil {
-            let from = Coordinate(lat: prev.lat, lon: prev.lon)
-            let mid = prev.time + (fix.time - prev.time) / 2
-            // Fences the device is in or tracked in, and fences with a dwell, cannot be
-            // crossed: skip them before the exact segment test.
-            let cut = fences.touched(from: from, to: p) { i in
-                let c = canonical[Int(i)]
-                return known.contains(c) || containing.contains(c)
-                    || dwellMs(fences.fences[Int(i)]) != 0
-            }
-            for i in cut {
-                let fence = fences.fences[Int(i)]
-                alerts.append(
-                    Alert(
-                        type: .geofenceEnter, device: fix.device, time: mid, fence: fence.id,
-                        lat: fix.lat, lon: fix.lon, crossed: true))
-                alerts.append(
-                    Alert(
-                        type: .geofenceExit, device: fix.device, time: mid, fence: fence.id,
-                        lat: fix.lat, lon: fix.lon,
-                        durationS: 0, crossed: true))
-            }
+            crossings(
+                from: prev, to: p, fix: fix,
+                member: { i in
+                    let c = canonical[Int(i)]
+                    return known.contains(c) || containing.contains(c)
+                }, alerts: &alerts)
         }
         next.sort { $0.fence < $1.fence }
         st.fences = next
-        st.lat = fix.lat
-        st.lon = fix.lon
-        st.positionTime = fix.time
-        // Speed limit: the lowest among the fences containing the fix, else the default.
-        var limit = settings.speedLimitKmh
-        for i in scratch {
-            if let l = fences.fences[Int(i)].speedLimitKmh, l > 0, limit <= 0 || l < limit {
-                limit = l
-            }
-        }
-        overspeed(fix, speed: speed, limit: limit, state: &st, alerts: &alerts)
-        var trips: [Trip] = []
-        advanceTrip(
-            fix, here: here, prev: prev, gap: gap, speed: speed, state: &st, alerts: &alerts,
-            trips: &trips)
-        return Outcome(disposition: .accepted, alerts: alerts, state: st, trips: trips)
     }
 
     /// `overspeed_start` once the speed has been over `limit` for

@@ -15,7 +15,9 @@ final class BenchDaemon {
     private let statusPath: String
     private var closed = false
 
-    init(fleetd: String, dir: URL, fences: String) throws {
+    /// `settings`: extra `key = value` lines for fleetd's config, each under
+    /// its section (`storage.synchronous=OFF`).
+    init(fleetd: String, dir: URL, fences: String, settings: [String] = []) throws {
         let notify = dir.appendingPathComponent("notify").path
         statusPath = dir.appendingPathComponent("bench.db.status.json").path
         notifyFD = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
@@ -30,9 +32,26 @@ final class BenchDaemon {
             }
         }
         let config = dir.appendingPathComponent("fleetd.toml").path
+        var sections: [String: [String]] = [:]
+        for s in settings {
+            guard let dot = s.firstIndex(of: "."), let eq = s.firstIndex(of: "="), dot < eq else {
+                throw ValidationError("--set \(s): expected SECTION.KEY=VALUE")
+            }
+            let value = s[s.index(after: eq)...]
+            let quoted =
+                Double(value) != nil || value == "true" || value == "false"
+                ? String(value) : "\"\(value)\""
+            sections[String(s[..<dot]), default: []].append(
+                "\(s[s.index(after: dot)..<eq]) = \(quoted)")
+        }
+        let extra = sections.filter { $0.key != "storage" }.map {
+            "[\($0.key)]\n" + $0.value.joined(separator: "\n")
+        }.joined(separator: "\n")
         try """
         [storage]
         database = "\(dir.path)/bench.db"
+        \((sections["storage"] ?? []).joined(separator: "\n"))
+        \(extra)
         [geofences]
         file = "\(fences)"
         [listen]

@@ -50,6 +50,13 @@ struct IngestBench: ParsableCommand {
     )
     var warmupRate = 20_000.0
 
+    @Option(
+        name: .customLong("set"),
+        help:
+            "A fleetd setting for the run, SECTION.KEY=VALUE (e.g. storage.synchronous=OFF); repeatable."
+    )
+    var settings: [String] = []
+
     @Flag(help: "Keep stepping after the first rate not sustained.")
     var allSteps = false
 
@@ -61,7 +68,7 @@ struct IngestBench: ParsableCommand {
             "fleetbench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try BenchDaemon(fleetd: fleetd, dir: dir, fences: fences)
+        let daemon = try BenchDaemon(fleetd: fleetd, dir: dir, fences: fences, settings: settings)
         defer { daemon.stop() }
         guard let port = daemon.ports[proto] else {
             throw ValidationError("fleetd reported no \(proto) port")

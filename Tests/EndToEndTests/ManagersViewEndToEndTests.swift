@@ -114,6 +114,26 @@ import Testing
         #expect(d.stop() == 0)
     }
 
+    @Test func deviceStateIsCheckpointedWhileRunning() throws {
+        // Written within state_checkpoint_s of changing, not only at the stop.
+        let e = try DaemonProcess(fences: nil, storageExtra: "state_checkpoint_s = 1")
+        let client = try UDPClient(host: "127.0.0.1", port: e.port)
+        let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 600_000
+        for k in 0..<6 {
+            let line = fixLine(k + 1, t0 + Int64(k) * 30_000, lat: 48 + Double(k) * 0.005, lon: 11)
+            #expect(exchange(client, [line])?.acked == [Int64(k + 1)])
+        }
+        let deadline = Date().addingTimeInterval(6)
+        var odometer = 0.0
+        while odometer == 0, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            odometer = try e.fleetctl("devices").first?["odometer_m"] as? Double ?? 0
+        }
+        #expect(odometer > 2000, "odometer \(odometer) m")
+        #expect(e.process.isRunning)
+        #expect(e.stop() == 0)
+    }
+
     @Test func positionsOlderThanTheRetentionAreDeleted() throws {
         // A one-day window: a fix three days old goes within seconds, a recent one stays.
         let e = try DaemonProcess(fences: nil, storageExtra: "retain_days = 1")

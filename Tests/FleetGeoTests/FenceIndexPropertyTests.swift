@@ -288,6 +288,53 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
         }
     }
 
+    @Test func segmentsAcrossCountriesTheAntimeridianAndThePolesAgreeWithTheOracle() throws {
+        let fences = Self.naturalEarth
+        try #require(
+            fences.count == 177, "needs ../shared/data/fences/natural_earth_110m_countries.geojson")
+        let index = FenceIndex(fences: fences)
+        var rng = SplitMix(seed: 211)
+        var cut = 0
+        var mismatches: [String] = []
+        for k in 0..<1500 {
+            let a: Coordinate
+            let b: Coordinate
+            switch k % 3 {
+            case 0:  // anywhere, up to a few degrees long
+                a = Coordinate(
+                    lat: Double.random(in: -85...85, using: &rng),
+                    lon: Double.random(in: -180...180, using: &rng))
+                b = Coordinate(
+                    lat: max(-90, min(90, a.lat + Double.random(in: -3...3, using: &rng))),
+                    lon: a.lon + Double.random(in: -3...3, using: &rng))
+            case 1:  // across ±180° (Fiji, Russia)
+                a = Coordinate(
+                    lat: Double.random(in: -25...75, using: &rng),
+                    lon: Double.random(in: 177...180, using: &rng))
+                b = Coordinate(
+                    lat: a.lat + Double.random(in: -2...2, using: &rng),
+                    lon: Double.random(in: -180 ... -177, using: &rng))
+            default:  // near the south pole (Antarctica)
+                a = Coordinate(
+                    lat: Double.random(in: -90 ... -60, using: &rng),
+                    lon: Double.random(in: -180...180, using: &rng))
+                b = Coordinate(
+                    lat: Double.random(in: -90 ... -60, using: &rng),
+                    lon: a.lon + Double.random(in: -10...10, using: &rng))
+            }
+            let b2 = Coordinate(
+                lat: b.lat, lon: b.lon > 180 ? b.lon - 360 : b.lon < -180 ? b.lon + 360 : b.lon)
+            let expected = fences.indices.filter { fences[$0].intersects(a, b2) }.map { Int32($0) }
+            let got = index.touched(from: a, to: b2)
+            if got != expected { mismatches.append("\(a)→\(b2): index \(got), oracle \(expected)") }
+            if !expected.isEmpty && fences.indices.allSatisfy({ !fences[$0].contains(a) }) {
+                cut += 1
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        #expect(cut > 50, "segments from outside into a country: \(cut)")
+    }
+
     @Test func aFenceFarLargerThanTheRestGoesToACoarserGrid() {
         var rng = SplitMix(seed: 12)
         var fences = randomFences(

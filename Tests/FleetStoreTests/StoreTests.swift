@@ -83,6 +83,29 @@ func temporaryDatabase() -> String {
         #expect(throws: StoreError.self) { try StoreReader(path: "/nonexistent/fleetd.db") }
     }
 
+    @Test func fixesAfterTheStateCheckpointComeBackInTimeOrderWithoutLateOnes() throws {
+        let path = temporaryDatabase()
+        let w = try StoreWriter(path: path)
+        var b = WriteBatch()
+        b.positions = [
+            row("a", 1000), row("a", 2000), row("a", 4000), row("a", 3000, .late),
+            row("a", 5000, .invalid), row("a", 6000, .jump), row("b", 1000), row("b", 2000),
+            row("c", 1000),
+        ]
+        // a's state is checkpointed at 2 s, c's at 1 s; b has none.
+        b.states["a"] = DeviceState(lastTime: 2000, lat: 48.1, lon: 11.5, fences: [])
+        b.states["c"] = DeviceState(lastTime: 1000, lat: 48.1, lon: 11.5, fences: [])
+        try w.commit(b, committedMs: 7000)
+        let states = try w.loadStates()
+        var seen: [String: [Int64]] = [:]
+        try w.forEachFixAfterCheckpoint(states) { device, fixes in
+            seen[device] = fixes.map(\.time)
+            #expect(fixes.allSatisfy { $0.device == device && $0.speedKmh == 50 })
+            #expect(fixes.map(\.ignition) == fixes.map { _ in true })
+        }
+        #expect(seen == ["a": [4000, 5000, 6000], "b": [1000, 2000]])
+    }
+
     @Test func retentionDeletesOldPositionsInBoundedRounds() throws {
         let path = temporaryDatabase()
         let w = try StoreWriter(path: path)

@@ -22,6 +22,13 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Positions whose fix time is older than this many days are deleted in
     /// the background, in small batches; 0 keeps them forever.
     public var retainDays = 90.0
+    /// Device state is checkpointed: a device's tracking state is written at
+    /// most this many seconds after it changed (at once when it goes silent,
+    /// and all of it at a clean stop), not with every fix. After a crash the
+    /// fixes stored since a device's checkpoint are replayed through the
+    /// tracker at start-up, so nothing is lost either way. 0 writes the state
+    /// with every fix's transaction.
+    public var stateCheckpointS = 10
 
     // [geofences]
     /// GeoJSON file of fences; "" for none.
@@ -121,6 +128,8 @@ public struct DaemonConfig: Sendable, Equatable {
         c.batchMaxDelayMs = try s.int(
             "batch_max_delay_ms", default: c.batchMaxDelayMs, range: 0...50)
         c.retainDays = try s.double("retain_days", default: c.retainDays, range: 0...36_500)
+        c.stateCheckpointS = try s.int(
+            "state_checkpoint_s", default: c.stateCheckpointS, range: 0...3600)
         try s.finish()
 
         var g = try ConfigSection(root, "geofences", file: file)

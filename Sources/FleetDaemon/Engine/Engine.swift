@@ -34,6 +34,13 @@ final class Engine: @unchecked Sendable {
     private let silentAfterMs: Int64
     private var lastHeard: [String: Int64] = [:]
     private var lastSilenceCheck: Int64 = 0
+    /// State checkpointing (`storage.state_checkpoint_s`, ms; 0: every
+    /// change is written with its batch). Devices whose state changed since
+    /// it was last written, and when each first changed, oldest first.
+    private let checkpointMs: Int64
+    private var dirty = Set<String>()
+    private var dirtyOrder: [(device: String, at: Int64)] = []
+    private var dirtyHead = 0
     private let done = DispatchSemaphore(value: 0)
     private let pendingFences = Mutex<FenceIndex?>(nil)
     /// Wall-clock time of the engine loop's last turn, Unix ms (for the watchdog).
@@ -43,8 +50,10 @@ final class Engine: @unchecked Sendable {
 
     init(
         queue: InboundQueue, writer: StoreWriter, fences: FenceIndex, states: [String: DeviceState],
-        metrics: Metrics, config: DaemonConfig, logger: Logger, alertLog: AlertLog? = nil
+        unwritten: [String] = [], metrics: Metrics, config: DaemonConfig, logger: Logger,
+        alertLog: AlertLog? = nil
     ) {
+        self.checkpointMs = Int64(config.stateCheckpointS) * 1000
         self.alertLog = alertLog
         self.retainMs = Int64(config.retainDays * 86_400_000)
         self.queue = queue
@@ -66,6 +75,7 @@ final class Engine: @unchecked Sendable {
         if silentAfterMs > 0 {
             for (device, state) in states where !state.silent { lastHeard[device] = start }
         }
+        for device in unwritten.sorted() { markDirty(device, at: start) }
     }
 
     func start() {
@@ -103,14 +113,47 @@ final class Engine: @unchecked Sendable {
             pruneIfDue()
             var batch = WriteBatch()
             checkSilence(into: &batch)
+            if !items.isEmpty { track(items, into: &batch) }
+            checkpoint(into: &batch, all: false)
             if items.isEmpty {
                 if !batch.isEmpty { _ = commit(batch) }
                 continue
             }
-            track(items, into: &batch)
             if commit(batch) {
                 sendReplies(items)
             }
+        }
+        // A clean stop leaves every state written: nothing to replay at the next start.
+        while dirtyHead < dirtyOrder.count {
+            var batch = WriteBatch()
+            checkpoint(into: &batch, all: true)
+            if !commit(batch) { break }
+        }
+    }
+
+    private func markDirty(_ device: String, at t: Int64) {
+        if dirty.insert(device).inserted { dirtyOrder.append((device, t)) }
+    }
+
+    /// Adds to `batch` the current state of the devices whose state changed
+    /// `checkpointMs` ago or more (every changed one when `all`), at most
+    /// 1 024 per batch so that a commit stays short (spread over the batches).
+    private func checkpoint(into batch: inout WriteBatch, all: Bool) {
+        guard checkpointMs > 0 else { return }
+        let due = now() - checkpointMs
+        var n = 0
+        while dirtyHead < dirtyOrder.count, n < 1024, all || dirtyOrder[dirtyHead].at <= due {
+            let device = dirtyOrder[dirtyHead].device
+            dirtyHead += 1
+            dirty.remove(device)
+            if let s = shards[Self.shard(of: device, count: shards.count)].states[device] {
+                batch.states[device] = s
+                n += 1
+            }
+        }
+        if dirtyHead > 4096 && dirtyHead * 2 > dirtyOrder.count {
+            dirtyOrder.removeFirst(dirtyHead)
+            dirtyHead = 0
         }
     }
 
@@ -146,6 +189,7 @@ final class Engine: @unchecked Sendable {
             }
         }
         batch.positions.reserveCapacity(fixes.count)
+        let horizon = retainMs > 0 ? now() - retainMs + checkpointMs + 3_600_000 : .min
         for (i, fix) in fixes.enumerated() {
             guard let outcome = outcomes[i] else { continue }
             batch.positions.append(
@@ -154,7 +198,16 @@ final class Engine: @unchecked Sendable {
             batch.trips += outcome.trips
             for t in outcome.confirmed { batch.confirmed.append((fix.device, t)) }
             if silentAfterMs > 0 { lastHeard[fix.device] = received[i] }
-            if let s = outcome.newState { batch.states[fix.device] = s }
+            if let s = outcome.newState {
+                // A fix near the retention horizon has its state written with it:
+                // retention may delete it before a checkpoint would, and replay
+                // after a crash needs every fix since the device's checkpoint.
+                if checkpointMs == 0 || fix.time < horizon {
+                    batch.states[fix.device] = s
+                } else {
+                    markDirty(fix.device, at: received[i])
+                }
+            }
         }
     }
 

@@ -14,6 +14,9 @@ final class InboundQueue: @unchecked Sendable {
     private var head = 0
     private var fixes = 0
     private var closed = false
+    /// While `take` waits for its batch to fill: the fixes it wants (it is
+    /// woken only when they are there, not by every datagram); 0 otherwise.
+    private var filling = 0
     let capacity: Int
     let maxDelayMs: Int64
 
@@ -32,6 +35,7 @@ final class InboundQueue: @unchecked Sendable {
         {
             return 0
         }
+        let wasEmpty = head == items.count
         var taken = 0
         for d in datagrams {
             guard fixes + d.fixes.count <= capacity else { break }
@@ -39,7 +43,7 @@ final class InboundQueue: @unchecked Sendable {
             fixes += d.fixes.count
             taken += 1
         }
-        if taken > 0 { cond.signal() }
+        if taken > 0 && (wasEmpty || (filling > 0 && fixes >= filling)) { cond.signal() }
         return taken
     }
 
@@ -56,9 +60,11 @@ final class InboundQueue: @unchecked Sendable {
         }
         if maxDelay > 0 && !closed {
             let deadline = Date(timeIntervalSinceNow: maxDelay)
+            filling = maxFixes
             while fixes < maxFixes && !closed {
                 if !cond.wait(until: deadline) { break }
             }
+            filling = 0
         }
         return take0(maxFixes)
     }

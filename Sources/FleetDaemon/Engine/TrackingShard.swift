@@ -22,9 +22,16 @@ final class TrackingShard: @unchecked Sendable {
     ) {
         for i in indices {
             let fix = fixes[i]
-            let outcome = tracker.process(fix, state: states[fix.device])
-            if let s = outcome.newState { states[fix.device] = s }
-            outcomes[i] = outcome
+            // One hash of the device id per fix: the state is replaced in place.
+            if let at = states.index(forKey: fix.device) {
+                let outcome = tracker.process(fix, state: states.values[at])
+                if let s = outcome.newState { states.values[at] = s }
+                outcomes[i] = outcome
+            } else {
+                let outcome = tracker.process(fix, state: nil)
+                if let s = outcome.newState { states[fix.device] = s }
+                outcomes[i] = outcome
+            }
         }
     }
 }

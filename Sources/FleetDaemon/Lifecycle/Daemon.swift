@@ -31,17 +31,33 @@ public final class Daemon: Sendable {
         signal(SIGXFSZ, SIG_IGN)
         let fences = try loadFences()
         let writer = try StoreWriter(path: config.database, synchronous: config.synchronous)
-        let states = try writer.loadStates()
+        var states = try writer.loadStates()
         logger.info(
             "database \(config.database) open (WAL, synchronous=\(config.synchronous.rawValue)); \(states.count) devices with state"
         )
+        let unwritten = try StateReplay.run(
+            writer: writer, fences: fences, settings: config.tracking, states: &states)
+        if !unwritten.devices.isEmpty {
+            logger.notice(
+                "replayed \(unwritten.fixes) fixes stored after the state checkpoint of \(unwritten.devices.count) devices"
+            )
+        }
 
+        let checkpointer = try WALCheckpointer(path: config.database)
+        checkpointer.start { [logger] error in
+            if let error {
+                logger.warning("WAL checkpoints failing (retried every 0.2 s): \(error)")
+            } else {
+                logger.notice("WAL checkpoints resumed")
+            }
+        }
         let metrics = Metrics()
         let queue = InboundQueue(
             capacity: config.queueMaxFixes, maxDelayMs: Int64(config.queueMaxDelayMs))
         let alertLog = config.alertLogFile.isEmpty ? nil : try AlertLog(path: config.alertLogFile)
         let engine = Engine(
-            queue: queue, writer: writer, fences: fences, states: states, metrics: metrics,
+            queue: queue, writer: writer, fences: fences, states: states,
+            unwritten: unwritten.devices, metrics: metrics,
             config: config, logger: logger, alertLog: alertLog)
         engine.start()
         let door = Door(
@@ -77,6 +93,7 @@ public final class Daemon: Sendable {
             }
         } catch {
             engine.finish()
+            checkpointer.stop()
             try? group.syncShutdownGracefully()
             throw error
         }
@@ -140,6 +157,7 @@ public final class Daemon: Sendable {
         // Let the event loop hand over the read cycle in progress.
         try? group.next().submit {}.wait()
         engine.finish()
+        checkpointer.stop()
         // Replies were queued on the event loop by the engine; let them go out.
         try? group.next().submit {}.wait()
         for (_, c) in channels { try? c.close().wait() }
