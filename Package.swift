@@ -16,7 +16,6 @@ let package = Package(
         .executable(name: "fleetsim", targets: ["fleetsim"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -48,9 +47,7 @@ let package = Package(
             name: "FleetDaemon",
             dependencies: [
                 "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStore", "FleetSystemd",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "CBatchUDP", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .executableTarget(

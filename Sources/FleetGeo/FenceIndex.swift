@@ -218,15 +218,23 @@ public struct FenceIndex: Sendable {
     /// boundary cell keeps; a cell wholly inside a fence that the segment
     /// touches settles that fence. Only circles, corridors and cells whose
     /// centre lies on an edge fall back to the full test.
+    ///
+    /// `endsExcluded`: the caller promises that `excluding` is true for every
+    /// fence containing `b`. Then a fence left is touched exactly when one
+    /// of its edges is (b is outside it, so a segment from inside crosses the
+    /// boundary), and the ends are not looked up.
     public func touched(
-        from a: Coordinate, to b: Coordinate, excluding: (Int32) -> Bool = { _ in false }
+        from a: Coordinate, to b: Coordinate, endsExcluded: Bool = false,
+        excluding: (Int32) -> Bool = { _ in false }
     ) -> [Int32] {
         var hits: [Int32] = []
         var exact: [Int32] = []
-        containing(a, into: &hits)
-        var ends: [Int32] = []
-        containing(b, into: &ends)
-        hits += ends
+        if !endsExcluded {
+            containing(a, into: &hits)
+            var ends: [Int32] = []
+            containing(b, into: &ends)
+            hits += ends
+        }
         words.withUnsafeBufferPointer { w in
             for (p, q) in FenceIndex.pieces(a, b) {
                 for g in grids {

@@ -45,6 +45,10 @@ public struct Tracker: Sendable {
     private let idByRank: [String]
     private var scratch: [Int32] = []
     private var ranks: [Int32] = []
+    /// Per fence index: its speed limit (0: none) and whether it has a
+    /// dwell, read on every fix without touching the `Fence` objects.
+    private let limits: [Double]
+    private let dwells: [Bool]
 
     public init(fences: FenceIndex, settings: TrackerSettings = TrackerSettings()) {
         self.fences = fences
@@ -57,6 +61,8 @@ public struct Tracker: Sendable {
         var rank: [String: Int32] = [:]
         for (r, id) in idByRank.enumerated() { rank[id] = Int32(r) }
         self.rankOf = fences.fences.map { rank[$0.id]! }
+        self.limits = fences.fences.map { $0.speedLimitKmh ?? 0 }
+        self.dwells = fences.fences.map { (($0.dwellS ?? settings.dwellS) * 1000).rounded() != 0 }
     }
 
     /// What processing one fix produced.
@@ -241,9 +247,8 @@ public struct Tracker: Sendable {
         // Speed limit: the lowest among the fences containing the fix, else the default.
         var limit = settings.speedLimitKmh
         for i in scratch {
-            if let l = fences.fences[Int(i)].speedLimitKmh, l > 0, limit <= 0 || l < limit {
-                limit = l
-            }
+            let l = limits[Int(i)]
+            if l > 0, limit <= 0 || l < limit { limit = l }
         }
         overspeed(fix, speed: speed, limit: limit, state: &st, alerts: &alerts)
         var trips: [Trip] = []
@@ -273,8 +278,9 @@ public struct Tracker: Sendable {
     ) {
         let from = Coordinate(lat: prev.lat, lon: prev.lon)
         let mid = prev.time + (fix.time - prev.time) / 2
-        let cut = fences.touched(from: from, to: p) { i in
-            member(i) || dwellMs(fences.fences[Int(i)]) != 0
+        // Every fence containing `p` is a member, so the index need not find the ends'.
+        let cut = fences.touched(from: from, to: p, endsExcluded: true) { i in
+            member(i) || dwells[Int(i)]
         }
         for i in cut {
             let fence = fences.fences[Int(i)]

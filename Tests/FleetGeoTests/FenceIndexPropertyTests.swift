@@ -285,6 +285,11 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
                 lon: a.lon + Double.random(in: -0.05...0.05, using: &rng))
             let expected = fences.indices.filter { fences[$0].intersects(a, b) }.map { Int32($0) }
             #expect(idx.touched(from: a, to: b) == expected)
+            // The tracker's form: every fence containing b excluded, ends not looked up.
+            let atB = Set(idx.containing(b))
+            #expect(
+                idx.touched(from: a, to: b, endsExcluded: true) { atB.contains($0) }
+                    == expected.filter { !atB.contains($0) })
         }
     }
 
@@ -327,6 +332,12 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
             let expected = fences.indices.filter { fences[$0].intersects(a, b2) }.map { Int32($0) }
             let got = index.touched(from: a, to: b2)
             if got != expected { mismatches.append("\(a)→\(b2): index \(got), oracle \(expected)") }
+            let atB = Set(index.containing(b2))
+            let skipping = index.touched(from: a, to: b2, endsExcluded: true) { atB.contains($0) }
+            if skipping != expected.filter({ !atB.contains($0) }) {
+                mismatches.append(
+                    "\(a)→\(b2), ends excluded: index \(skipping), oracle \(expected)")
+            }
             if !expected.isEmpty && fences.indices.allSatisfy({ !fences[$0].contains(a) }) {
                 cut += 1
             }

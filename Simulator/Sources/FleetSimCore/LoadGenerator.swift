@@ -54,6 +54,10 @@ public final class LoadGenerator {
         return run(o)
     }
 
+    /// The shortest sleep between two rounds of sending and reading, ns:
+    /// acknowledgement latencies are measured to within about this much.
+    static let tickNs: UInt64 = 500_000
+
     private static func nowNs() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -202,7 +206,7 @@ public final class LoadGenerator {
                 // Paced: datagram k is due at start + k / rate.
                 let due = Int(Double(now - start) / 1e9 * o.rate)
                 var n = 0
-                while firstSends < due && n < o.batch {
+                while firstSends < due {
                     let device = firstSends % o.devices
                     let k: UInt32
                     if acksPerFix {
@@ -225,8 +229,9 @@ public final class LoadGenerator {
                     append(p, key: k)
                     firstSends += 1
                     n += 1
+                    if offsets.count >= o.batch { flush() }
                 }
-                if n > 0 { flush() }
+                if !offsets.isEmpty { flush() }
             }
             var got = receive(now)
             while got { got = receive(now) }
@@ -235,13 +240,18 @@ public final class LoadGenerator {
                 resendDue(now)
                 if !offsets.isEmpty { flush() }
             }
-            // Nothing due: sleep until the next datagram is (at most 1 ms).
+            // Paced in ticks: sleep until the next datagram is due, but at least
+            // `tickNs` (at most 1 ms), so that what comes due meanwhile goes out in
+            // one sendmmsg and the acks are read in batches. Sending each datagram
+            // as it came due kept this loop spinning, on a core fleetd needs.
             let nextDue = start + UInt64(Double(firstSends + 1) / o.rate * 1e9)
             let later = Self.nowNs()
-            if now >= sendEnd || nextDue > later + 50_000 {
-                let wait = now >= sendEnd ? 1_000_000 : min(nextDue - later, 1_000_000)
-                cbu_wait_readable(fd, Int64(wait))
-            }
+            let wait =
+                now >= sendEnd
+                ? 1_000_000
+                : max(Self.tickNs, min(nextDue > later ? nextDue - later : 0, 1_000_000))
+            var ts = timespec(tv_sec: 0, tv_nsec: Int(wait))
+            nanosleep(&ts, nil)
         }
         report.sendSeconds = o.seconds
         report.fixesSent = firstSends * o.fixesPerDatagram

@@ -15,6 +15,21 @@ int cbu_send_batch(int fd, const uint8_t *bytes, const uint32_t *offsets,
 /// Returns how many arrived: 0 when none was waiting, -1 on another error.
 int cbu_recv_batch(int fd, uint8_t *bytes, uint32_t slot, uint32_t *lengths, int count);
 
+/// Bytes set aside per peer address in the `_from`/`_to` calls (a
+/// `struct sockaddr_storage`).
+#define CBU_ADDR_SLOT 128
+
+/// As `cbu_recv_batch`, on an unconnected socket: also the sender of
+/// datagram i, `addrlens[i]` bytes at `addrs + i * CBU_ADDR_SLOT`.
+int cbu_recv_from_batch(int fd, uint8_t *bytes, uint32_t slot, uint32_t *lengths,
+                        uint8_t *addrs, uint32_t *addrlens, int count);
+
+/// As `cbu_send_batch`, on an unconnected socket: datagram i goes to the
+/// `addrlens[i]`-byte address at `addrs + i * CBU_ADDR_SLOT`.
+int cbu_send_to_batch(int fd, const uint8_t *bytes, const uint32_t *offsets,
+                      const uint32_t *lengths, const uint8_t *addrs,
+                      const uint32_t *addrlens, int count);
+
 /// Waits until `fd` is readable or `nanoseconds` pass (ppoll(2)). Returns 1
 /// when readable, 0 on timeout, -1 on error.
 int cbu_wait_readable(int fd, int64_t nanoseconds);

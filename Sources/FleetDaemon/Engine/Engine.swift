@@ -4,17 +4,19 @@ import FleetStore
 import FleetTracking
 import Foundation
 import Logging
-import NIOCore
 import Synchronization
 
-/// The engine: one thread that owns every device's state and the writing
-/// SQLite connection.
+/// The engine: a tracking thread that owns every device's state, and a
+/// writer thread that owns the writing SQLite connection.
 ///
-/// It takes batches of datagrams from the queue (one thread hop per batch),
-/// runs the pure tracker over their fixes in arrival order, writes positions,
-/// alerts and state in one transaction (group commit), and only then
-/// releases the replies the senders wait for. When a commit fails it keeps
-/// the batch and retries; nothing is acknowledged until it is stored.
+/// The tracking thread takes batches of datagrams from the queue (one
+/// thread hop per batch) and runs the pure tracker over their fixes in
+/// arrival order; the writer commits each tracked batch's positions, alerts,
+/// trips and due states in one transaction (group commit), in order, and
+/// only then sends the replies the senders wait for. The two overlap: batch
+/// n + 1 is tracked while batch n commits (at most two wait between them).
+/// When a commit fails the writer keeps the batch and retries; nothing is
+/// acknowledged until it is stored.
 final class Engine: @unchecked Sendable {
     private let queue: InboundQueue
     private let writer: StoreWriter
@@ -42,6 +44,11 @@ final class Engine: @unchecked Sendable {
     private var dirtyOrder: [(device: String, at: Int64)] = []
     private var dirtyHead = 0
     private let done = DispatchSemaphore(value: 0)
+    /// Tracked batches waiting for the writer thread, and its end.
+    private let handoff = CommitHandoff(capacity: 2)
+    private let written = DispatchSemaphore(value: 0)
+    /// Set when a commit was given up at shutdown: the rest are not tried.
+    private var gaveUp = false
     private let pendingFences = Mutex<FenceIndex?>(nil)
     /// Wall-clock time of the engine loop's last turn, Unix ms (for the watchdog).
     let heartbeat = Atomic<Int64>(0)
@@ -79,8 +86,15 @@ final class Engine: @unchecked Sendable {
     }
 
     func start() {
+        let writer = Thread { [self] in
+            writeLoop()
+            written.signal()
+        }
+        writer.name = "fleetd-writer"
+        writer.start()
         let thread = Thread { [self] in
             run()
+            written.wait()
             done.signal()
         }
         thread.name = "fleetd-engine"
@@ -110,24 +124,29 @@ final class Engine: @unchecked Sendable {
             }) {
                 for shard in shards { shard.tracker = Tracker(fences: fresh, settings: settings) }
             }
-            pruneIfDue()
             var batch = WriteBatch()
             checkSilence(into: &batch)
             if !items.isEmpty { track(items, into: &batch) }
             checkpoint(into: &batch, all: false)
-            if items.isEmpty {
-                if !batch.isEmpty { _ = commit(batch) }
-                continue
-            }
-            if commit(batch) {
-                sendReplies(items)
-            }
+            if items.isEmpty && batch.isEmpty { continue }
+            handoff.put(PendingCommit(batch: batch, items: items))
         }
         // A clean stop leaves every state written: nothing to replay at the next start.
         while dirtyHead < dirtyOrder.count {
             var batch = WriteBatch()
             checkpoint(into: &batch, all: true)
-            if !commit(batch) { break }
+            handoff.put(PendingCommit(batch: batch, items: []))
+        }
+        handoff.close()
+    }
+
+    /// The writer thread: commits the tracked batches in order, then sends
+    /// their replies; retention runs between commits (and when idle).
+    private func writeLoop() {
+        while let next = handoff.take(idle: 0.5) {
+            pruneIfDue()
+            guard let c = next else { continue }
+            if commit(c.batch) { sendReplies(c.items) }
         }
     }
 
@@ -259,6 +278,7 @@ final class Engine: @unchecked Sendable {
     private func commit(_ batch: WriteBatch) -> Bool {
         var delay = 0.05
         var failingSince: Date?
+        if gaveUp { return false }
         while true {
             do {
                 let committed = try writer.commit(batch, committedMs: now())
@@ -277,6 +297,7 @@ final class Engine: @unchecked Sendable {
                     logger.error(
                         "giving up on \(batch.positions.count) unacknowledged fixes at shutdown; senders will resend"
                     )
+                    gaveUp = true
                     return false
                 }
                 heartbeat.store(now(), ordering: .relaxed)
@@ -286,19 +307,15 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Sends the replies of a committed batch, straight from this thread
+    /// (`sendmmsg`, one call per socket per 1 024 replies).
     private func sendReplies(_ items: [InboundDatagram]) {
-        var byChannel: [ObjectIdentifier: (any Channel, [AddressedEnvelope<ByteBuffer>])] = [:]
+        var bySocket: [ObjectIdentifier: (UDPSocket, [(PeerAddress, [UInt8])])] = [:]
         for d in items {
             guard let route = d.replyTo, let bytes = d.replyBytes() else { continue }
-            let env = AddressedEnvelope(
-                remoteAddress: route.address, data: ByteBuffer(bytes: bytes))
-            byChannel[ObjectIdentifier(route.channel), default: (route.channel, [])].1.append(env)
+            bySocket[ObjectIdentifier(route.socket), default: (route.socket, [])].1.append(
+                (route.address, bytes))
         }
-        for (_, (channel, envelopes)) in byChannel {
-            channel.eventLoop.execute {
-                for e in envelopes { channel.write(e, promise: nil) }
-                channel.flush()
-            }
-        }
+        for (_, (socket, replies)) in bySocket { socket.send(replies) }
     }
 }

@@ -1,5 +1,4 @@
 import FleetProtocols
-import NIOCore
 
 /// What the door hands the engine for one datagram: its screened fixes and
 /// what the sender must be told once they are committed.
@@ -30,8 +29,8 @@ extension InboundDatagram {
     }
 }
 
-/// A channel and a peer address to send a reply to.
+/// A socket and a peer address to send a reply to.
 struct ReplyRoute: Sendable {
-    let channel: any Channel
-    let address: SocketAddress
+    let socket: UDPSocket
+    let address: PeerAddress
 }

@@ -1,114 +1,83 @@
 import FleetProtocols
 import Foundation
-import NIOCore
 
 /// The wire protocols fleetd listens for, one UDP port each.
 enum WireProtocol: String, Sendable {
     case json, teltonika, nmea
 }
 
-/// The NIO handler on a UDP channel: decodes each datagram as it is read and
-/// hands the whole read cycle's work to the engine at once (one hop per
-/// batch, not per datagram).
-final class DatagramHandler: ChannelInboundHandler {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-    typealias OutboundOut = AddressedEnvelope<ByteBuffer>
-
+/// What one socket does with the datagrams it reads: decodes each as it is
+/// read and hands the whole read batch's work to the engine at once (one
+/// queue hop per batch, not per datagram). Owned by its `UDPListener`'s
+/// thread; not thread-safe.
+final class DatagramHandler {
     private let door: Door
     private let kind: WireProtocol
+    private let socket: UDPSocket
     private var pending: [InboundDatagram] = []
     private var datagrams = 0
     private var fixes = 0
-    private var replied = false
+    /// Replies due at once (datagrams with nothing to commit), sent after the batch.
+    private var immediate: [(PeerAddress, [UInt8])] = []
     /// NMEA: one assembler per sender, with the device it speaks for.
     private var assemblers: [String: (device: String, assembler: NMEAAssembler, seenMs: Int64)] =
         [:]
 
-    init(door: Door, kind: WireProtocol) {
+    init(door: Door, kind: WireProtocol, socket: UDPSocket) {
         self.door = door
         self.kind = kind
+        self.socket = socket
     }
 
-    func channelActive(context: ChannelHandlerContext) {
-        guard kind == .nmea else { return }
-        // Release RMCs whose GGA did not come within a second; forget idle senders.
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .milliseconds(500))
-        { _ in
-            let (handler, context) = loopBound.value
-            handler.flushNMEA(context: context)
-        }
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let envelope = unwrapInboundIn(data)
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let channel = context.channel
+    /// Decodes one datagram received at `now` (Unix ms).
+    func read(_ bytes: UnsafeBufferPointer<UInt8>, from peer: PeerAddress, now: Int64) {
         datagrams += 1
         switch kind {
         case .json:
-            let d = envelope.data.withUnsafeReadableBytes { raw in
-                door.json(
-                    raw.bindMemory(to: UInt8.self), from: envelope.remoteAddress, channel: channel,
-                    receivedMs: now)
-            }
-            take(d, context: context)
+            take(door.json(bytes, from: peer, socket: socket, receivedMs: now))
         case .teltonika:
-            let d = envelope.data.withUnsafeReadableBytes { raw in
-                door.teltonika(
-                    raw.bindMemory(to: UInt8.self), from: envelope.remoteAddress, channel: channel,
-                    receivedMs: now)
+            if let d = door.teltonika(bytes, from: peer, socket: socket, receivedMs: now) {
+                take(d)
             }
-            if let d { take(d, context: context) }
         case .nmea:
-            readNMEA(envelope, now: now)
+            readNMEA(Array(bytes), from: peer, now: now)
         }
     }
 
     /// Queues a decoded datagram, or answers at once when it holds nothing to commit.
-    private func take(_ d: InboundDatagram, context: ChannelHandlerContext) {
+    private func take(_ d: InboundDatagram) {
         fixes += d.fixes.count
         if d.fixes.isEmpty {
             if let route = d.replyTo, let bytes = d.replyBytes() {
-                context.write(
-                    wrapOutboundOut(
-                        AddressedEnvelope(
-                            remoteAddress: route.address, data: ByteBuffer(bytes: bytes))),
-                    promise: nil)
-                replied = true
+                immediate.append((route.address, bytes))
             }
         } else {
             pending.append(d)
         }
     }
 
-    private func readNMEA(_ envelope: AddressedEnvelope<ByteBuffer>, now: Int64) {
-        let bytes = Array(envelope.data.readableBytesView)
+    private func readNMEA(_ bytes: [UInt8], from peer: PeerAddress, now: Int64) {
         var sentences: [NMEASentence] = []
         for piece in NMEAParser.split(bytes) {
             switch NMEAParser.parse(piece) {
             case .success(let s): sentences.append(s)
             case .failure(let f):
-                bytes.withUnsafeBufferPointer {
-                    door.refuse("nmea", f.reason, f.detail, $0, envelope.remoteAddress)
-                }
+                bytes.withUnsafeBufferPointer { door.refuse("nmea", f.reason, f.detail, $0, peer) }
             }
         }
         guard
             sentences.contains(where: { if case .other = $0 { return false } else { return true } })
         else { return }
-        let key = "\(envelope.remoteAddress)"
+        let key = peer.text
         var entry = assemblers[key]
-        if let device = door.nmeaDevice(sentences, from: envelope.remoteAddress) {
+        if let device = door.nmeaDevice(sentences, from: peer) {
             if entry == nil || entry!.device != device { entry = (device, NMEAAssembler(), now) }
         }
         guard var e = entry else {
             bytes.withUnsafeBufferPointer {
                 door.refuse(
                     "nmea", .unknownDevice,
-                    "no $PFLID sentence and \(envelope.remoteAddress) is not in [nmea.devices]",
-                    $0, envelope.remoteAddress)
+                    "no $PFLID sentence and \(peer) is not in [nmea.devices]", $0, peer)
             }
             return
         }
@@ -126,8 +95,10 @@ final class DatagramHandler: ChannelInboundHandler {
         if !d.fixes.isEmpty { pending.append(d) }
     }
 
-    private func flushNMEA(context: ChannelHandlerContext) {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+    /// NMEA: releases RMCs whose GGA did not come within a second, and
+    /// forgets senders idle for a minute. Called about every 0.5 s.
+    func flushNMEA(now: Int64) {
+        guard kind == .nmea else { return }
         for (key, var e) in assemblers {
             if e.assembler.hasPending, now - e.assembler.pendingSince >= 1000 {
                 queueNMEA(e.assembler.flush(device: e.device), now: now)
@@ -136,16 +107,18 @@ final class DatagramHandler: ChannelInboundHandler {
                 assemblers[key] = nil
             }
         }
-        channelReadComplete(context: context)
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
+    /// The end of a read batch: counts it, sends the immediate replies, and
+    /// offers the decoded datagrams to the engine's queue (what does not fit
+    /// is shed: reason `overload`, no reply).
+    func batchComplete() {
         door.metrics.received(datagrams: datagrams, fixes: fixes)
         datagrams = 0
         fixes = 0
-        if replied {
-            context.flush()
-            replied = false
+        if !immediate.isEmpty {
+            socket.send(immediate)
+            immediate.removeAll(keepingCapacity: true)
         }
         guard !pending.isEmpty else { return }
         let taken = door.queue.offer(pending)
@@ -155,11 +128,5 @@ final class DatagramHandler: ChannelInboundHandler {
             }
         }
         pending.removeAll(keepingCapacity: true)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A UDP socket error (e.g. ICMP port unreachable for an earlier reply)
-        // concerns one peer only; the channel stays open.
-        door.logger.debug("udp channel error: \(error)")
     }
 }

@@ -2,7 +2,6 @@ import FleetProtocols
 import FleetTracking
 import Foundation
 import Logging
-import NIOCore
 
 /// Where datagrams enter: decode (pure), screen (pure), count and log what
 /// is refused, and hand the rest to the engine's queue.
@@ -41,7 +40,7 @@ final class Door: Sendable {
     /// refused whole (no reply: the device resends). Records screened out are
     /// counted and dropped; the packet is still acknowledged in full.
     func teltonika(
-        _ bytes: UnsafeBufferPointer<UInt8>, from address: SocketAddress, channel: any Channel,
+        _ bytes: UnsafeBufferPointer<UInt8>, from address: PeerAddress, socket: UDPSocket,
         receivedMs: Int64
     ) -> InboundDatagram? {
         switch TeltonikaDecoder.decode(bytes) {
@@ -58,7 +57,7 @@ final class Door: Sendable {
             }
             var d = InboundDatagram(
                 fixes: [], seqs: [], rejected: [],
-                replyTo: ReplyRoute(channel: channel, address: address),
+                replyTo: ReplyRoute(socket: socket, address: address),
                 receivedMs: receivedMs)
             d.teltonikaAck = (packet.packetId, packet.avlPacketId, UInt8(packet.fixes.count))
             d.fixes.reserveCapacity(packet.fixes.count)
@@ -78,12 +77,9 @@ final class Door: Sendable {
 
     /// The device id of an NMEA datagram: its `$PFLID`, else the sender's
     /// address in `[nmea.devices]` ("ip:port" first, then "ip").
-    func nmeaDevice(_ sentences: [NMEASentence], from address: SocketAddress) -> String? {
+    func nmeaDevice(_ sentences: [NMEASentence], from address: PeerAddress) -> String? {
         for s in sentences { if case .identity(let id) = s { return id } }
-        let ip = address.ipAddress ?? ""
-        let port = address.port.map(String.init) ?? ""
-        let withPort = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
-        return nmeaDevices[withPort] ?? nmeaDevices[ip]
+        return nmeaDevices[address.text] ?? nmeaDevices[address.ip]
     }
 
     /// Screens NMEA fixes of one device into a datagram for the engine (no reply).
@@ -107,7 +103,7 @@ final class Door: Sendable {
 
     /// Decodes and screens one JSON datagram.
     func json(
-        _ bytes: UnsafeBufferPointer<UInt8>, from address: SocketAddress, channel: any Channel,
+        _ bytes: UnsafeBufferPointer<UInt8>, from address: PeerAddress, socket: UDPSocket,
         receivedMs: Int64
     ) -> InboundDatagram {
         let out = JSONFixDecoder.decode(bytes)
@@ -146,7 +142,7 @@ final class Door: Sendable {
                 wantsReply = true
             }
         }
-        if wantsReply { d.replyTo = ReplyRoute(channel: channel, address: address) }
+        if wantsReply { d.replyTo = ReplyRoute(socket: socket, address: address) }
         return d
     }
 
@@ -154,7 +150,7 @@ final class Door: Sendable {
     func refuse(
         _ proto: String, _ reason: RejectReason, _ detail: String,
         _ bytes: UnsafeBufferPointer<UInt8>,
-        _ address: SocketAddress
+        _ address: PeerAddress
     ) {
         metrics.rejected(proto, reason)
         let (ok, suppressed) = rejectLog.admit()

@@ -4,8 +4,6 @@ import FleetSystemd
 import FleetTracking
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
 
 /// fleetd's life: start-up, serving, reload and clean shutdown.
 ///
@@ -80,24 +78,27 @@ public final class Daemon: Sendable {
             timer.resume()
         }
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        var channels: [(WireProtocol, any Channel)] = []
+        var listeners: [UDPListener] = []
         do {
             for (kind, address) in [
                 (WireProtocol.json, config.listenJSON), (.teltonika, config.listenTeltonika),
                 (.nmea, config.listenNMEA),
             ] {
                 if let address {
-                    channels.append((kind, try bind(address, kind: kind, door: door, group: group)))
+                    listeners.append(
+                        UDPListener(socket: try bind(address, kind: kind), kind: kind, door: door))
                 }
             }
         } catch {
+            for l in listeners { l.socket.close() }
             engine.finish()
             checkpointer.stop()
-            try? group.syncShutdownGracefully()
             throw error
         }
-        if channels.isEmpty { logger.warning("no listen address configured: nothing will arrive") }
+        for l in listeners { l.start() }
+        if listeners.isEmpty {
+            logger.warning("no listen address configured: nothing will arrive")
+        }
 
         // Signals: handled on a dispatch queue, never in a signal handler.
         let stop = DispatchSemaphore(value: 0)
@@ -136,10 +137,8 @@ public final class Daemon: Sendable {
         let status = StatusReporter(
             metrics: metrics, engine: engine, notifier: notifier, logger: logger,
             database: config.database)
-        let listening = channels.compactMap { kind, c in
-            c.localAddress.map { "\(kind.rawValue) \(Self.describe($0))" }
-        }
-        .joined(separator: ", ")
+        let listening = listeners.map { "\($0.kind.rawValue) \($0.socket.local)" }
+            .joined(separator: ", ")
         status.listening = listening
         status.start()
         notifier.ready(status: "ready; listening on \(listening.isEmpty ? "nothing" : listening)")
@@ -151,30 +150,18 @@ public final class Daemon: Sendable {
 
         notifier.stopping(status: "stopping: committing held fixes")
         logger.notice("stopping: no more reads; committing what is held")
-        for (_, c) in channels {
-            try? c.setOption(ChannelOptions.autoRead, value: false).wait()
-        }
-        // Let the event loop hand over the read cycle in progress.
-        try? group.next().submit {}.wait()
+        // Each listener queues the batch in hand and stops; the engine then
+        // commits everything queued and sends its replies.
+        for l in listeners { l.stop() }
         engine.finish()
         checkpointer.stop()
-        // Replies were queued on the event loop by the engine; let them go out.
-        try? group.next().submit {}.wait()
-        for (_, c) in channels { try? c.close().wait() }
+        for l in listeners { l.socket.close() }
         status.stop()
         registryTimer?.cancel()
-        try? group.syncShutdownGracefully()
         let m = metrics.snapshot()
         logger.notice(
             "stopped: \(m.fixesStored) fixes stored, \(m.alerts) alerts, \(m.totalRejects) rejected this run"
         )
-    }
-
-    /// `host:port` (`[v6]:port`) of a bound socket.
-    static func describe(_ a: SocketAddress) -> String {
-        let ip = a.ipAddress ?? "?"
-        let port = a.port.map(String.init) ?? "?"
-        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
     }
 
     private func loadFences() throws -> FenceIndex {
@@ -189,45 +176,22 @@ public final class Daemon: Sendable {
         return index
     }
 
-    private func bind(
-        _ address: ListenAddress, kind: WireProtocol, door: Door, group: MultiThreadedEventLoopGroup
-    )
-        throws -> any Channel
-    {
-        let bootstrap = DatagramBootstrap(group: group)
-            .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(
-                ChannelOptions.socketOption(.so_rcvbuf),
-                value: SocketOptionValue(config.receiveBufferBytes)
-            )
-            .channelOption(ChannelOptions.datagramVectorReadMessageCount, value: 64)
-            // A vector read splits the buffer evenly between its 64 messages: give each
-            // room for the largest UDP payload (65 507 bytes), or longer datagrams are cut.
-            .channelOption(
-                ChannelOptions.recvAllocator,
-                value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 65536)
-            )
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        DatagramHandler(door: door, kind: kind))
-                }
-            }
-        let channel: any Channel
+    /// Binds one listening socket; warns when the kernel caps its receive buffer.
+    private func bind(_ address: ListenAddress, kind: WireProtocol) throws -> UDPSocket {
+        let socket: UDPSocket
         do {
-            channel = try bootstrap.bind(host: address.host, port: address.port).wait()
+            socket = try UDPSocket(binding: address, receiveBuffer: config.receiveBufferBytes)
         } catch {
             throw StartupError("cannot listen on \(address) (listen.\(kind.rawValue)): \(error)")
         }
-        if let granted = try? channel.getOption(ChannelOptions.socketOption(.so_rcvbuf)).wait(),
-            Int(granted) < config.receiveBufferBytes
-        {
+        let granted = socket.receiveBufferGranted
+        if granted < config.receiveBufferBytes {
             // Linux reports double the usable size; below the request means capped by net.core.rmem_max.
             logger.warning(
                 "kernel granted a \(granted)-byte receive buffer on \(address), asked \(config.receiveBufferBytes) (raise net.core.rmem_max)"
             )
         }
-        return channel
+        return socket
     }
 }
 

@@ -1,0 +1,89 @@
+import CBatchUDP
+import Foundation
+import Synchronization
+
+/// A thread that reads one UDP socket: up to 64 datagrams per
+/// `recvmmsg(2)`, each decoded by the socket's `DatagramHandler`, the batch
+/// then queued for the engine. It waits for data at most 0.1 s at a time,
+/// to see `stop` and to run the NMEA assemblers' timer.
+final class UDPListener: @unchecked Sendable {
+    let socket: UDPSocket
+    let kind: WireProtocol
+    private let handler: DatagramHandler
+    private let stopping = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+    /// Datagrams per `recvmmsg`, and bytes kept for each: the largest UDP
+    /// payload (65 507 bytes) is read whole.
+    static let batch = 64
+    static let slot = 65_536
+
+    init(socket: UDPSocket, kind: WireProtocol, door: Door) {
+        self.socket = socket
+        self.kind = kind
+        self.handler = DatagramHandler(door: door, kind: kind, socket: socket)
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            done.signal()
+        }
+        thread.name = "fleetd-udp-\(kind.rawValue)"
+        thread.start()
+    }
+
+    /// Stops reading after the batch in hand (which is queued), and waits.
+    func stop() {
+        stopping.store(true, ordering: .relaxed)
+        done.wait()
+    }
+
+    private static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    private func run() {
+        var bytes = [UInt8](repeating: 0, count: Self.batch * Self.slot)
+        var lengths = [UInt32](repeating: 0, count: Self.batch)
+        var addrs = [UInt8](repeating: 0, count: Self.batch * Int(CBU_ADDR_SLOT))
+        var addrLengths = [UInt32](repeating: 0, count: Self.batch)
+        var lastFlush = Self.nowMs()
+        while !stopping.load(ordering: .relaxed) {
+            let n = bytes.withUnsafeMutableBufferPointer { b in
+                lengths.withUnsafeMutableBufferPointer { l in
+                    addrs.withUnsafeMutableBufferPointer { a in
+                        addrLengths.withUnsafeMutableBufferPointer { al in
+                            cbu_recv_from_batch(
+                                socket.fd, b.baseAddress!, UInt32(Self.slot), l.baseAddress!,
+                                a.baseAddress!, al.baseAddress!, Int32(Self.batch))
+                        }
+                    }
+                }
+            }
+            let now = Self.nowMs()
+            if n > 0 {
+                bytes.withUnsafeBufferPointer { b in
+                    addrs.withUnsafeBytes { a in
+                        for i in 0..<Int(n) {
+                            let peer = PeerAddress(
+                                raw: a.baseAddress! + i * Int(CBU_ADDR_SLOT),
+                                length: Int(addrLengths[i]))
+                            let datagram = UnsafeBufferPointer(
+                                rebasing: b[(i * Self.slot)..<(i * Self.slot + Int(lengths[i]))])
+                            handler.read(datagram, from: peer, now: now)
+                        }
+                    }
+                }
+            }
+            if now - lastFlush >= 500 {
+                handler.flushNMEA(now: now)
+                lastFlush = now
+            }
+            handler.batchComplete()
+            if n < Self.batch {
+                // Drained (or an error, e.g. ICMP unreachable for an earlier
+                // reply, which concerns one peer only): wait for more.
+                _ = cbu_wait_readable(socket.fd, 100_000_000)
+            }
+        }
+        handler.batchComplete()
+    }
+}

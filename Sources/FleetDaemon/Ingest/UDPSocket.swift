@@ -1,0 +1,112 @@
+import CBatchUDP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One bound UDP socket: received from by its `UDPListener`, replied on by
+/// the listener (at once) and by the engine (after the commit). Sending and
+/// receiving on one socket from two threads is safe (`socket(7)`).
+final class UDPSocket: Sendable {
+    let fd: Int32
+    /// The address actually bound (the port the kernel chose for port 0).
+    let local: PeerAddress
+
+    /// Binds `address` (numeric IP or a name `getaddrinfo(3)` resolves) with
+    /// `SO_REUSEADDR` and asks for a `receiveBuffer`-byte receive buffer.
+    /// `granted` is what the kernel gave (Linux reports double the usable
+    /// size; less than asked means capped by `net.core.rmem_max`).
+    /// Throws `StartupError` naming the address and the system's reason.
+    init(binding address: ListenAddress, receiveBuffer: Int) throws {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(address.host, String(address.port), &hints, &list)
+        guard rc == 0, let info = list else {
+            throw StartupError("cannot resolve \(address): \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(list) }
+        let fd = socket(
+            info.pointee.ai_family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw StartupError("cannot open a UDP socket: \(Self.errno())") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var size = Int32(clamping: receiveBuffer)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+            let reason = Self.errno()
+            _ = Glibc.close(fd)
+            throw StartupError("cannot bind \(address): \(reason)")
+        }
+        var raw = sockaddr_in6()
+        var len = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        _ = withUnsafeMutableBytes(of: &raw) {
+            getsockname(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &len)
+        }
+        self.fd = fd
+        self.local = withUnsafeBytes(of: raw) {
+            PeerAddress(raw: $0.baseAddress!, length: Int(len))
+        }
+    }
+
+    /// The receive buffer the kernel granted, bytes (as `getsockopt` reports it).
+    var receiveBufferGranted: Int {
+        var size: Int32 = 0
+        var len = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, &len)
+        return Int(size)
+    }
+
+    /// Sends each reply to its peer, in batches of `sendmmsg(2)`. A reply the
+    /// kernel refuses (e.g. no route) is dropped: the device resends.
+    func send(_ replies: [(PeerAddress, [UInt8])]) {
+        guard !replies.isEmpty, !replies.contains(where: { $0.1.isEmpty }) else { return }
+        var bytes: [UInt8] = []
+        var offsets: [UInt32] = []
+        var lengths: [UInt32] = []
+        var addrs = [UInt8](repeating: 0, count: replies.count * Int(CBU_ADDR_SLOT))
+        var addrLengths: [UInt32] = []
+        for (i, (peer, reply)) in replies.enumerated() {
+            offsets.append(UInt32(bytes.count))
+            lengths.append(UInt32(reply.count))
+            bytes += reply
+            peer.withSockAddr { a, n in
+                addrs.withUnsafeMutableBytes {
+                    ($0.baseAddress! + i * Int(CBU_ADDR_SLOT)).copyMemory(
+                        from: a, byteCount: Int(n))
+                }
+                addrLengths.append(UInt32(n))
+            }
+        }
+        var done = 0
+        while done < replies.count {
+            let n = bytes.withUnsafeBufferPointer { b in
+                offsets[done...].withUnsafeBufferPointer { o in
+                    lengths[done...].withUnsafeBufferPointer { l in
+                        addrs.withUnsafeBufferPointer { a in
+                            addrLengths[done...].withUnsafeBufferPointer { al in
+                                cbu_send_to_batch(
+                                    fd, b.baseAddress!, o.baseAddress!, l.baseAddress!,
+                                    a.baseAddress! + done * Int(CBU_ADDR_SLOT), al.baseAddress!,
+                                    Int32(o.count))
+                            }
+                        }
+                    }
+                }
+            }
+            if n > 0 {
+                done += Int(n)
+            } else if n < 0 && Glibc.errno == EINTR {
+                continue
+            } else {
+                done += 1  // this one is refused (its peer unreachable, say): skip it
+            }
+        }
+    }
+
+    func close() { _ = Glibc.close(fd) }
+
+    static func errno() -> String { String(cString: strerror(Glibc.errno)) }
+}
