@@ -127,14 +127,14 @@ final class Engine: @unchecked Sendable {
             var batch = WriteBatch()
             checkSilence(into: &batch)
             if !items.isEmpty { track(items, into: &batch) }
-            checkpoint(into: &batch, all: false)
+            checkpoint(into: &batch, all: false, limit: 256 + 2 * batch.positions.count)
             if items.isEmpty && batch.isEmpty { continue }
             handoff.put(PendingCommit(batch: batch, items: items))
         }
         // A clean stop leaves every state written: nothing to replay at the next start.
         while dirtyHead < dirtyOrder.count {
             var batch = WriteBatch()
-            checkpoint(into: &batch, all: true)
+            checkpoint(into: &batch, all: true, limit: 4096)
             handoff.put(PendingCommit(batch: batch, items: []))
         }
         handoff.close()
@@ -156,12 +156,15 @@ final class Engine: @unchecked Sendable {
 
     /// Adds to `batch` the current state of the devices whose state changed
     /// `checkpointMs` ago or more (every changed one when `all`), at most
-    /// 1 024 per batch so that a commit stays short (spread over the batches).
-    private func checkpoint(into batch: inout WriteBatch, all: Bool) {
+    /// `limit`: the engine passes 256 + twice the batch's fixes, so that the
+    /// states written keep pace with the fixes that dirty them (each fix
+    /// dirties at most one) while a burst (100 000 devices new at once) is
+    /// spread over many commits instead of stalling a few.
+    private func checkpoint(into batch: inout WriteBatch, all: Bool, limit: Int) {
         guard checkpointMs > 0 else { return }
         let due = now() - checkpointMs
         var n = 0
-        while dirtyHead < dirtyOrder.count, n < 1024, all || dirtyOrder[dirtyHead].at <= due {
+        while dirtyHead < dirtyOrder.count, n < limit, all || dirtyOrder[dirtyHead].at <= due {
             let device = dirtyOrder[dirtyHead].device
             dirtyHead += 1
             dirty.remove(device)
