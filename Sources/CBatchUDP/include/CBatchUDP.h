@@ -20,12 +20,14 @@ int cbu_recv_batch(int fd, uint8_t *bytes, uint32_t slot, uint32_t *lengths, int
 #define CBU_ADDR_SLOT 128
 
 /// As `cbu_recv_batch`, on an unconnected socket: also the sender of
-/// datagram i, `addrlens[i]` bytes at `addrs + i * CBU_ADDR_SLOT`.
+/// datagram i, `addrlens[i]` bytes at `addrs + i * CBU_ADDR_SLOT` (none
+/// when `addrs` is NULL).
 int cbu_recv_from_batch(int fd, uint8_t *bytes, uint32_t slot, uint32_t *lengths,
                         uint8_t *addrs, uint32_t *addrlens, int count);
 
 /// As `cbu_send_batch`, on an unconnected socket: datagram i goes to the
-/// `addrlens[i]`-byte address at `addrs + i * CBU_ADDR_SLOT`.
+/// `addrlens[i]`-byte address at `addrs + i * CBU_ADDR_SLOT` (to the
+/// connected peer when `addrs` is NULL).
 int cbu_send_to_batch(int fd, const uint8_t *bytes, const uint32_t *offsets,
                       const uint32_t *lengths, const uint8_t *addrs,
                       const uint32_t *addrlens, int count);
