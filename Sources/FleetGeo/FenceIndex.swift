@@ -150,8 +150,7 @@ public struct FenceIndex: Sendable {
         let y = p.lat
         var i = start
         let header = w[i]
-        let interiorCount = Int(UInt32(truncatingIfNeeded: header) & 0x7FFF_FFFF)
-        let boundaryCount = Int(header >> 32)
+        let (interiorCount, boundaryCount) = GridLevel.counts(header)
         i += 1
         if interiorCount > 0 {
             // The ids are consecutive Int32s (two to a little-endian word): one bulk append.
@@ -304,8 +303,7 @@ public struct FenceIndex: Sendable {
     ) {
         var i = start
         let header = w[i]
-        let interiorCount = Int(UInt32(truncatingIfNeeded: header) & 0x7FFF_FFFF)
-        let boundaryCount = Int(header >> 32)
+        let (interiorCount, boundaryCount) = GridLevel.counts(header)
         i += 1
         if interiorCount > 0 {
             let ids = UnsafeRawPointer(w.baseAddress! + i).assumingMemoryBound(to: Int32.self)
@@ -399,11 +397,16 @@ struct GridLevel: Sendable {
         }
     }
 
+    /// A cell run's header word: its interior and boundary entry counts.
+    @inline(__always)
+    static func counts(_ header: UInt64) -> (interior: Int, boundary: Int) {
+        (Int(UInt32(truncatingIfNeeded: header) & 0x7FFF_FFFF), Int(header >> 32))
+    }
+
     /// The fences listed in the cell whose run starts at `start`.
     static func fences(at start: UInt64, _ w: UnsafeBufferPointer<UInt64>) -> [Int32] {
         var i = Int(start)
-        let n = Int(UInt32(truncatingIfNeeded: w[i]) & 0x7FFF_FFFF)
-        let b = Int(w[i] >> 32)
+        let (n, b) = GridLevel.counts(w[i])
         i += 1
         var out: [Int32] = []
         for k in 0..<n {

@@ -205,7 +205,6 @@ public final class LoadGenerator {
             } else {
                 // Paced: datagram k is due at start + k / rate.
                 let due = Int(Double(now - start) / 1e9 * o.rate)
-                var n = 0
                 while firstSends < due {
                     let device = firstSends % o.devices
                     let k: UInt32
@@ -228,7 +227,6 @@ public final class LoadGenerator {
                     }
                     append(p, key: k)
                     firstSends += 1
-                    n += 1
                     if offsets.count >= o.batch { flush() }
                 }
                 if !offsets.isEmpty { flush() }
