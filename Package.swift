@@ -22,7 +22,9 @@ let package = Package(
     ],
     targets: [
         // Pure geometry: coordinates, haversine, fences, GeoJSON, the spatial index.
-        .target(name: "FleetGeo", swiftSettings: strict),
+        .target(name: "FleetGeo", dependencies: ["CPrefetch"], swiftSettings: strict),
+        // The CPU's prefetch hint, which Swift does not expose.
+        .target(name: "CPrefetch"),
         // Pure decoders: bytes in, fixes and device replies out.
         .target(name: "FleetProtocols", dependencies: ["FleetGeo"], swiftSettings: strict),
         // Pure tracking: fixes and state in, events and new state out.

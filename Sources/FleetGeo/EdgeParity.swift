@@ -45,6 +45,25 @@ enum EdgeParity {
         return degenerate ? nil : refInside != odd
     }
 
+    /// Whether (x, y) is inside, for a cell crossed by one edge only (at `start`,
+    /// as x1, y1, x2, y2): the edge's chord splits the cell, so the side of
+    /// its line decides — one orientation test. `leftInside`: points left
+    /// of the edge (counter-clockwise turn) are inside. Nil within the
+    /// on-edge tolerance of the line: the caller then uses `decide`.
+    @inline(__always)
+    static func side(
+        _ x: Double, _ y: Double, _ e: UnsafeBufferPointer<UInt64>, _ start: Int,
+        leftInside: Bool
+    ) -> Bool? {
+        let x1 = Double(bitPattern: e[start])
+        let y1 = Double(bitPattern: e[start + 1])
+        let x2 = Double(bitPattern: e[start + 2])
+        let y2 = Double(bitPattern: e[start + 3])
+        let d = Segment.orient(x1, y1, x2, y2, x, y)
+        guard abs(d) > Segment.tolerance * max(abs(x2 - x1), abs(y2 - y1), 1) else { return nil }
+        return (d > 0) == leftInside
+    }
+
     /// True when the closed segment touches the closed rectangle.
     @inline(__always)
     static func segmentTouchesRect(

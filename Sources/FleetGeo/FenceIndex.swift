@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// The spatial index over fences: which fences contain a point, which a
 /// segment passes through.
 ///
@@ -39,6 +41,10 @@ public struct FenceIndex: Sendable {
         public var interiorEntries = 0
         public var boundaryEntries = 0
         public var edgeCopies = 0
+        /// Boundary entries decided by one side-of-line test (`EdgeParity.side`).
+        public var sideEntries = 0
+        /// Grids with a dense table (the rest are hashed).
+        public var denseGrids = 0
         /// Bytes held by the index structures (the fences themselves not counted).
         public var bytes = 0
     }
@@ -60,9 +66,9 @@ public struct FenceIndex: Sendable {
         s.interiorEntries = b.interiorCount
         s.boundaryEntries = b.boundaryCount
         s.edgeCopies = b.edgeCopies
-        s.bytes =
-            grids.reduce(0) { $0 + $1.slots.count * MemoryLayout<CellSlot>.stride } + words.count
-            * 8
+        s.sideEntries = b.sideCount
+        s.denseGrids = grids.filter { !$0.offsets.isEmpty }.count
+        s.bytes = grids.reduce(0) { $0 + $1.bytes } + words.count * 8
         stats = s
     }
 
@@ -77,8 +83,8 @@ public struct FenceIndex: Sendable {
             for g in grids {
                 let ix = Int(((x + 180) * g.inverse).rounded(.down))
                 let iy = Int(((y + 90) * g.inverse).rounded(.down))
-                guard let start = g.find(GridLevel.key(ix, iy)) else { continue }
-                scan(w, Int(start), g, ix, iy, p, &out)
+                guard let r = g.run(ix, iy) else { continue }
+                scan(w, r.start, g, ix, iy, p, &out)
             }
         }
     }
@@ -86,9 +92,11 @@ public struct FenceIndex: Sendable {
     /// Classifies many points at once; `body` gets each point's index and its
     /// containing fences (valid only during the call), in input order.
     ///
-    /// Same answers as `containing(_:into:)`, faster: the table probes and the
-    /// first reads of 16 points' cells are issued together, so their cache
-    /// misses overlap instead of queueing one behind another.
+    /// Same answers as `containing(_:into:)`, faster: the points go through
+    /// a software pipeline. A point's table entry is prefetched
+    /// `2 × FenceIndex.lookahead` points before it is decided, its cell's
+    /// run (every cache line) `lookahead` points before, so the memory
+    /// latency of one point overlaps the work on others.
     public func forEachContaining(
         _ points: UnsafeBufferPointer<Coordinate>, _ body: (Int, UnsafeBufferPointer<Int32>) -> Void
     ) {
@@ -102,41 +110,63 @@ public struct FenceIndex: Sendable {
             return
         }
         let g = grids[0]
-        let lane = 16
-        var starts = [Int](repeating: -1, count: lane)
-        var cells = [(Int, Int)](repeating: (0, 0), count: lane)
+        let d = FenceIndex.lookahead
+        let ringSize = 4 * d  // a power of two above 2d
+        let mask = ringSize - 1
+        // Per point in flight: its cell, then its run's start (−2: not yet looked up;
+        // −1: no run, or not a valid point).
+        let ring = UnsafeMutableBufferPointer<(ix: Int, iy: Int, start: Int)>.allocate(
+            capacity: ringSize)
+        defer { ring.deallocate() }
+        let n = points.count
         words.withUnsafeBufferPointer { w in
-            var base = 0
-            while base < points.count {
-                let n = min(lane, points.count - base)
-                // 1: probe every point's cell (independent loads).
-                for k in 0..<n {
-                    let p = points[base + k]
-                    starts[k] = -1
-                    guard p.lon.isFinite, p.lat.isFinite, abs(p.lat) <= 90, abs(p.lon) <= 180 else {
-                        continue
+            for t in 0..<(n + 2 * d) {
+                // A: the cell of point t, and a prefetch of its table entry.
+                if t < n {
+                    let p = points[t]
+                    if p.lon.isFinite, p.lat.isFinite, abs(p.lat) <= 90, abs(p.lon) <= 180 {
+                        let ix = Int(((p.lon + 180) * g.inverse).rounded(.down))
+                        let iy = Int(((p.lat + 90) * g.inverse).rounded(.down))
+                        g.prefetch(ix, iy)
+                        ring[t & mask] = (ix, iy, -2)
+                    } else {
+                        ring[t & mask] = (0, 0, -1)
                     }
-                    let ix = Int(((p.lon + 180) * g.inverse).rounded(.down))
-                    let iy = Int(((p.lat + 90) * g.inverse).rounded(.down))
-                    cells[k] = (ix, iy)
-                    if let s = g.find(GridLevel.key(ix, iy)) { starts[k] = Int(s) }
                 }
-                // 2: touch every run's header (independent loads).
-                var touch: UInt64 = 0
-                for k in 0..<n where starts[k] >= 0 { touch &+= w[starts[k]] }
-                if touch == 1 << 63 { out.removeAll(keepingCapacity: true) }  // keeps the loads
-                // 3: decide each point, its cell now in cache.
-                for k in 0..<n {
+                // B: point t − d's run, found and prefetched.
+                let b = t - d
+                if b >= 0 && b < n && ring[b & mask].start == -2 {
+                    let c = ring[b & mask]
+                    if let r = g.run(c.ix, c.iy) {
+                        ring[b & mask].start = r.start
+                        let base = UnsafeRawPointer(w.baseAddress!)
+                        var k = r.start
+                        while k < r.end {
+                            cpf_prefetch(base + 8 * k)
+                            k += 8
+                        }
+                        cpf_prefetch(base + 8 * (r.end - 1))
+                    } else {
+                        ring[b & mask].start = -1
+                    }
+                }
+                // C: point t − 2d decided.
+                let a = t - 2 * d
+                if a >= 0 {
+                    let c = ring[a & mask]
                     out.removeAll(keepingCapacity: true)
-                    if starts[k] >= 0 {
-                        scan(w, starts[k], g, cells[k].0, cells[k].1, points[base + k], &out)
+                    if c.start >= 0 {
+                        scan(w, c.start, g, c.ix, c.iy, points[a], &out)
                     }
-                    out.withUnsafeBufferPointer { body(base + k, $0) }
+                    out.withUnsafeBufferPointer { body(a, $0) }
                 }
-                base += n
             }
         }
     }
+
+    /// Points between prefetching an entry and using it in
+    /// `forEachContaining` (each of its two stages).
+    static let lookahead = 8
 
     /// Appends the fences of the cell run at `start` (grid `g`, cell ix, iy)
     /// that contain `p`.
@@ -173,7 +203,12 @@ public struct FenceIndex: Sendable {
             let edges = Int(meta >> 8)
             let flags = UInt8(truncatingIfNeeded: meta)
             let inside: Bool
-            if flags & IndexBuilder.exact != 0 {
+            if flags & IndexBuilder.oneSide != 0,
+                let d = EdgeParity.side(
+                    x, y, w, i, leftInside: flags & IndexBuilder.leftInside != 0)
+            {
+                inside = d
+            } else if flags & IndexBuilder.exact != 0 {
                 inside = fences[Int(fence)].contains(p)
             } else if let d = EdgeParity.decide(
                 x, y, cx, cy, w, i, edges, refInside: flags & IndexBuilder.refInside != 0)
@@ -255,13 +290,13 @@ public struct FenceIndex: Sendable {
                                 EdgeParity.segmentTouchesRect(
                                     p.lon, p.lat, q.lon, q.lat, x0 - pad, y0 - pad,
                                     x0 + g.cellSize + pad, y0 + g.cellSize + pad),
-                                let start = g.find(GridLevel.key(ix, iy))
+                                let r = g.run(ix, iy)
                             else { continue }
                             let settles = EdgeParity.segmentTouchesRect(
                                 p.lon, p.lat, q.lon, q.lat, x0, y0, x0 + g.cellSize,
                                 y0 + g.cellSize)
                             segmentInCell(
-                                w, Int(start), p, q, interiorTouched: settles, &hits, &exact)
+                                w, r.start, p, q, interiorTouched: settles, &hits, &exact)
                         }
                     }
                 }
@@ -354,79 +389,5 @@ public struct FenceIndex: Sendable {
     /// Longitude shifts (0, −360, +360) under which some of a box lies in −180…180.
     static func wrapShifts(_ b: BoundingBox) -> [Double] {
         [0.0, -360, 360].filter { b.maxX + $0 >= -180 && b.minX + $0 <= 180 }
-    }
-}
-
-/// One slot of a grid's open-addressing table.
-struct CellSlot: Sendable {
-    var key: UInt64
-    /// Where the cell's run starts in `words`.
-    var start: UInt64
-}
-
-/// One flat grid: its cell size and its cells by key.
-struct GridLevel: Sendable {
-    let cellSize: Double
-    let inverse: Double
-    let slots: [CellSlot]
-    let mask: Int
-    let count: Int
-    static let empty = UInt64.max
-
-    @inline(__always)
-    static func key(_ ix: Int, _ iy: Int) -> UInt64 {
-        UInt64(UInt32(truncatingIfNeeded: ix)) << 32 | UInt64(UInt32(truncatingIfNeeded: iy))
-    }
-
-    @inline(__always)
-    static func hash(_ key: UInt64) -> Int {
-        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 20)
-    }
-
-    /// Where the cell's run starts, or nil for a cell no fence touches.
-    @inline(__always)
-    func find(_ key: UInt64) -> UInt64? {
-        slots.withUnsafeBufferPointer { s in
-            var h = GridLevel.hash(key) & mask
-            while true {
-                let slot = s[h]
-                if slot.key == key { return slot.start }
-                if slot.key == GridLevel.empty { return nil }
-                h = (h + 1) & mask
-            }
-        }
-    }
-
-    /// A cell run's header word: its interior and boundary entry counts.
-    @inline(__always)
-    static func counts(_ header: UInt64) -> (interior: Int, boundary: Int) {
-        (Int(UInt32(truncatingIfNeeded: header) & 0x7FFF_FFFF), Int(header >> 32))
-    }
-
-    /// The fences listed in the cell whose run starts at `start`.
-    static func fences(at start: UInt64, _ w: UnsafeBufferPointer<UInt64>) -> [Int32] {
-        var i = Int(start)
-        let (n, b) = GridLevel.counts(w[i])
-        i += 1
-        var out: [Int32] = []
-        for k in 0..<n {
-            let v = Int32(truncatingIfNeeded: w[i + k / 2] >> (k % 2 == 0 ? 0 : 32))
-            out.append(v >= 0 ? v : -v - 1)
-        }
-        i += (n + 1) / 2
-        for _ in 0..<b {
-            out.append(Int32(truncatingIfNeeded: w[i]))
-            let edges = Int(Int32(truncatingIfNeeded: w[i] >> 32) >> 8)
-            i += 1 + 4 * edges
-        }
-        return out
-    }
-
-    func allFences(_ w: UnsafeBufferPointer<UInt64>) -> Set<Int32> {
-        var out = Set<Int32>()
-        for s in slots where s.key != GridLevel.empty {
-            out.formUnion(GridLevel.fences(at: s.start, w))
-        }
-        return out
     }
 }

@@ -8,6 +8,11 @@ struct IndexBuilder {
     static let refInside: UInt8 = 1
     static let exact: UInt8 = 2
     static let dedupe: UInt8 = 4
+    /// Boundary entry with one edge whose chord splits the cell: decided by
+    /// the side of its line (`EdgeParity.side`).
+    static let oneSide: UInt8 = 8
+    /// With `oneSide`: points left of the edge are inside.
+    static let leftInside: UInt8 = 16
     /// Header bit: the cell's interior list holds a fence of several parts.
     static let hasMultiPart: UInt64 = 1 << 31
 
@@ -15,6 +20,7 @@ struct IndexBuilder {
     let leafDivisions: Double
     private(set) var interiorCount = 0
     private(set) var boundaryCount = 0
+    private(set) var sideCount = 0
     private var levels: [Int: LevelBuild] = [:]
     private var baseCell = 1.0
 
@@ -234,6 +240,18 @@ struct IndexBuilder {
                     } else if inside {
                         flags |= IndexBuilder.refInside
                     }
+                    if flags & IndexBuilder.exact == 0, edges.count == 1 {
+                        // One edge touches the (padded) cell, so both its ends lie
+                        // outside the cell (a vertex inside would bring its other
+                        // edge too): its chord is the whole boundary in the cell.
+                        let e = edges[0]
+                        let d = Segment.orient(ex1[e], ey1[e], ex2[e], ey2[e], xc, yc)
+                        if d != 0 {
+                            flags |= IndexBuilder.oneSide
+                            sideCount += 1
+                            if (d > 0) == inside { flags |= IndexBuilder.leftInside }
+                        }
+                    }
                     let start = Int32(g.staging.count)
                     for e in edges {
                         g.staging.append(ex1[e])
@@ -318,7 +336,8 @@ struct IndexBuilder {
     }
 
     /// Packs each grid: cells' runs laid out one after another, and the
-    /// open-addressing table (load ≤ 1/2).
+    /// grid's table (`GridLevel`: dense when the occupied box is at most four
+    /// times the cells in use, else hashed).
     func pack() -> ([GridLevel], [UInt64]) {
         var words: [UInt64] = []
         var total = 0
@@ -327,6 +346,8 @@ struct IndexBuilder {
                 g.keys.count + (g.interior.count + g.keys.count) / 2 + g.boundary.count
                 + g.staging.count
         }
+        // Runs are addressed with 32-bit offsets (a 32 GiB index).
+        precondition(total < Int(UInt32.max), "fence index larger than 2³² words")
         words.reserveCapacity(total)
         var grids: [GridLevel] = []
         for level in levels.keys.sorted() {
@@ -351,12 +372,7 @@ struct IndexBuilder {
                 boundarySorted[fill[Int(p.cell)]] = k
                 fill[Int(p.cell)] += 1
             }
-            var capacity = 16
-            while capacity < n * 2 { capacity <<= 1 }
-            var slots = [CellSlot](
-                repeating: CellSlot(key: GridLevel.empty, start: 0), count: capacity)
-            for cell in 0..<n {
-                let slot = CellSlot(key: g.keys[cell], start: UInt64(words.count))
+            func emitRun(_ cell: Int) {
                 let interior = interiorSorted[interiorStart[cell]..<interiorStart[cell + 1]]
                 let boundary = boundarySorted[boundaryStart[cell]..<boundaryStart[cell + 1]].map {
                     g.boundary[$0]
@@ -380,14 +396,35 @@ struct IndexBuilder {
                         words.append(v.bitPattern)
                     }
                 }
-                var h = GridLevel.hash(slot.key) & (capacity - 1)
-                while slots[h].key != GridLevel.empty { h = (h + 1) & (capacity - 1) }
-                slots[h] = slot
             }
-            grids.append(
-                GridLevel(
-                    cellSize: g.cellSize, inverse: 1 / g.cellSize, slots: slots, mask: capacity - 1,
-                    count: n))
+            if !g.dense.isEmpty, g.dense.count <= 4 * n + 4096 {
+                // Dense: runs in row order, each ending where the next begins.
+                var offsets = [UInt32](repeating: 0, count: g.dense.count + 1)
+                for d in 0..<g.dense.count {
+                    offsets[d] = UInt32(words.count)
+                    if g.dense[d] >= 0 { emitRun(Int(g.dense[d])) }
+                }
+                offsets[g.dense.count] = UInt32(words.count)
+                grids.append(
+                    GridLevel(
+                        cellSize: g.cellSize, count: n, x0: g.denseX0, y0: g.denseY0,
+                        width: g.denseWidth, height: g.dense.count / g.denseWidth,
+                        offsets: offsets))
+            } else {
+                var capacity = 16
+                while capacity < n * 2 { capacity <<= 1 }
+                var slots = [CellSlot](
+                    repeating: CellSlot(key: GridLevel.empty, start: 0, end: 0), count: capacity)
+                for cell in 0..<n {
+                    let start = UInt32(words.count)
+                    emitRun(cell)
+                    let slot = CellSlot(key: g.keys[cell], start: start, end: UInt32(words.count))
+                    var h = GridLevel.hash(slot.key) & (capacity - 1)
+                    while slots[h].key != GridLevel.empty { h = (h + 1) & (capacity - 1) }
+                    slots[h] = slot
+                }
+                grids.append(GridLevel(cellSize: g.cellSize, count: n, slots: slots))
+            }
         }
         return (grids, words)
     }

@@ -90,9 +90,9 @@ struct GeoBench: ParsableCommand {
         print(
             String(
                 format:
-                    "FenceIndex: build %.3f s; index %@ (RSS grew %@); grids %@; %d cells, %d interior and %d boundary entries, %d edge copies",
-                build, Measure.mib(s.bytes), Measure.mib(rssGrowth), sizes, s.cells,
-                s.interiorEntries, s.boundaryEntries,
+                    "FenceIndex: build %.3f s; index %@ (RSS grew %@); grids %@ (%d dense); %d cells, %d interior and %d boundary entries (%d by one side test), %d edge copies",
+                build, Measure.mib(s.bytes), Measure.mib(rssGrowth), sizes, s.denseGrids, s.cells,
+                s.interiorEntries, s.boundaryEntries, s.sideEntries,
                 s.edgeCopies))
         print(
             String(
@@ -122,17 +122,21 @@ struct GeoBench: ParsableCommand {
                 format: "plain grid (%.3f° cells): build %.3f s; %.0f points/s", gridDegrees,
                 gridBuild, gridRate))
         print(String(format: "ratio FenceIndex / plain grid: %.1f×", rate / gridRate))
-        // The two must agree exactly.
+        // The three must agree exactly: batches, one at a time, the plain grid.
+        var batched: [[Int32]] = []
+        ps.withUnsafeBufferPointer { buf in
+            index.forEachContaining(buf) { _, found in batched.append(found.sorted()) }
+        }
         var mismatches = 0
-        for p in ps {
+        for (k, p) in ps.enumerated() {
             var a: [Int32] = []
             index.containing(p, into: &a)
             var b: [Int32] = []
             grid.containing(p, into: &b)
-            if a.sorted() != b.sorted() { mismatches += 1 }
+            if a.sorted() != b.sorted() || batched[k] != b.sorted() { mismatches += 1 }
         }
         print(
-            "agreement with the plain grid: \(mismatches == 0 ? "all \(ps.count) points identical" : "\(mismatches) POINTS DIFFER")"
+            "agreement of batches, single points and the plain grid: \(mismatches == 0 ? "all \(ps.count) points identical" : "\(mismatches) POINTS DIFFER")"
         )
         return r
     }

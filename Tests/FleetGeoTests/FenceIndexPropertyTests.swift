@@ -346,6 +346,49 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
         #expect(cut > 50, "segments from outside into a country: \(cut)")
     }
 
+    /// A fleet's area gets a dense table; two areas far apart a hashed one.
+    /// Both, and the one-edge side test, give what every fence's own test
+    /// gives (the index's contract; `Fence.contains` is checked against the
+    /// oracle elsewhere), one point at a time and in batches.
+    @Test(arguments: [false, true])
+    func denseAndHashedTablesAgreeWithEveryFencesOwnTest(farApart: Bool) {
+        var rng = SplitMix(seed: farApart ? 31 : 30)
+        var fences = randomFences(
+            count: 160, around: Coordinate(lat: 45, lon: 7), spreadDeg: 0.2, rng: &rng)
+        if farApart {
+            fences += randomFences(
+                count: 160, around: Coordinate(lat: -33, lon: 151), spreadDeg: 0.2, rng: &rng)
+        }
+        let index = FenceIndex(fences: fences)
+        #expect(index.stats.cellSizes.count == 1)
+        #expect(index.stats.denseGrids == (farApart ? 0 : 1))
+        #expect(index.stats.sideEntries > index.stats.boundaryEntries / 10)
+        var points: [Coordinate] = []
+        for _ in 0..<2500 {
+            let c = farApart && Bool.random(using: &rng) ? (-33.0, 151.0) : (45.0, 7.0)
+            points.append(
+                Coordinate(
+                    lat: c.0 + Double.random(in: -0.25...0.25, using: &rng),
+                    lon: c.1 + Double.random(in: -0.25...0.25, using: &rng)))
+        }
+        let expected = points.map { p in
+            fences.indices.filter { fences[$0].contains(p) }.map { Int32($0) }
+        }
+        #expect(expected.reduce(0) { $0 + $1.count } > 1000)
+        var mismatches: [String] = []
+        for (k, p) in points.enumerated() where index.containing(p) != expected[k] {
+            mismatches.append("\(p): index \(index.containing(p)), fences \(expected[k])")
+        }
+        points.withUnsafeBufferPointer { buf in
+            index.forEachContaining(buf) { k, got in
+                if got.sorted() != expected[k] {
+                    mismatches.append("batch \(points[k]): \(got.sorted()), fences \(expected[k])")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
     @Test func aFenceFarLargerThanTheRestGoesToACoarserGrid() {
         var rng = SplitMix(seed: 12)
         var fences = randomFences(
