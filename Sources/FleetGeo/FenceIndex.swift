@@ -31,7 +31,7 @@ public struct FenceIndex: Sendable {
     /// count); the interior ids two to a word (−(f+1) marks a fence of several
     /// parts, appended only once); then per boundary entry a word (fence,
     /// `flags | edgeCount << 8`) and its edges as x1, y1, x2, y2 bit patterns.
-    let words: [UInt64]
+    let words: LargePageBuffer<UInt64>
     public let stats: Stats
 
     public struct Stats: Sendable {
@@ -59,7 +59,9 @@ public struct FenceIndex: Sendable {
         var b = IndexBuilder(fences: fences, leafDivisions: leafDivisions)
         b.build()
         self.fences = fences
-        (grids, words) = b.pack()
+        let packed = b.pack()
+        grids = packed.0
+        words = LargePageBuffer(packed.1)
         var s = Stats()
         s.cellSizes = grids.map(\.cellSize)
         s.cells = grids.reduce(0) { $0 + $1.count }

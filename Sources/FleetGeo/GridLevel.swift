@@ -21,9 +21,9 @@ struct GridLevel: Sendable {
     let y0: Int
     let width: Int
     let height: Int
-    let offsets: [UInt32]
+    let offsets: LargePageBuffer<UInt32>
     /// Hash table (used when `offsets` is empty).
-    let slots: [CellSlot]
+    let slots: LargePageBuffer<CellSlot>
     let mask: Int
 
     static let empty = UInt64.max
@@ -41,8 +41,8 @@ struct GridLevel: Sendable {
         self.y0 = y0
         self.width = width
         self.height = height
-        self.offsets = offsets
-        slots = []
+        self.offsets = LargePageBuffer(offsets)
+        slots = LargePageBuffer([])
         mask = 0
     }
 
@@ -56,8 +56,8 @@ struct GridLevel: Sendable {
         y0 = 0
         width = 0
         height = 0
-        offsets = []
-        self.slots = slots
+        offsets = LargePageBuffer([])
+        self.slots = LargePageBuffer(slots)
         mask = slots.count - 1
     }
 
@@ -124,10 +124,10 @@ struct GridLevel: Sendable {
     /// Calls `body` with the start of every cell's run.
     func forEachRun(_ body: (Int) -> Void) {
         if !offsets.isEmpty {
-            let o = offsets
+            let o = offsets.buffer
             for d in 0..<(o.count - 1) where o[d] < o[d + 1] { body(Int(o[d])) }
         } else {
-            for s in slots where s.key != GridLevel.empty { body(Int(s.start)) }
+            for s in slots.buffer where s.key != GridLevel.empty { body(Int(s.start)) }
         }
     }
 
