@@ -59,9 +59,7 @@ public struct FenceIndex: Sendable {
         var b = IndexBuilder(fences: fences, leafDivisions: leafDivisions)
         b.build()
         self.fences = fences
-        let packed = b.pack()
-        grids = packed.0
-        words = LargePageBuffer(packed.1)
+        (grids, words) = b.pack()
         var s = Stats()
         s.cellSizes = grids.map(\.cellSize)
         s.cells = grids.reduce(0) { $0 + $1.count }

@@ -338,8 +338,7 @@ struct IndexBuilder {
     /// Packs each grid: cells' runs laid out one after another, and the
     /// grid's table (`GridLevel`: dense when the occupied box is at most four
     /// times the cells in use, else hashed).
-    func pack() -> ([GridLevel], [UInt64]) {
-        var words: [UInt64] = []
+    func pack() -> ([GridLevel], LargePageBuffer<UInt64>) {
         var total = 0
         for g in levels.values {
             total +=
@@ -348,83 +347,93 @@ struct IndexBuilder {
         }
         // Runs are addressed with 32-bit offsets (a 32 GiB index).
         precondition(total < Int(UInt32.max), "fence index larger than 2³² words")
-        words.reserveCapacity(total)
         var grids: [GridLevel] = []
-        for level in levels.keys.sorted() {
-            let g = levels[level]!
-            let n = g.keys.count
-            // Counting sort of the entries by cell.
-            var interiorStart = [Int](repeating: 0, count: n + 1)
-            for p in g.interior { interiorStart[Int(p.cell) + 1] += 1 }
-            for k in 0..<n { interiorStart[k + 1] += interiorStart[k] }
-            var interiorSorted = [Int32](repeating: 0, count: g.interior.count)
-            var fill = interiorStart
-            for p in g.interior {
-                interiorSorted[fill[Int(p.cell)]] = p.value
-                fill[Int(p.cell)] += 1
-            }
-            var boundaryStart = [Int](repeating: 0, count: n + 1)
-            for p in g.boundary { boundaryStart[Int(p.cell) + 1] += 1 }
-            for k in 0..<n { boundaryStart[k + 1] += boundaryStart[k] }
-            var boundarySorted = [Int](repeating: 0, count: g.boundary.count)
-            fill = boundaryStart
-            for (k, p) in g.boundary.enumerated() {
-                boundarySorted[fill[Int(p.cell)]] = k
-                fill[Int(p.cell)] += 1
-            }
-            func emitRun(_ cell: Int) {
-                let interior = interiorSorted[interiorStart[cell]..<interiorStart[cell + 1]]
-                let boundary = boundarySorted[boundaryStart[cell]..<boundaryStart[cell + 1]].map {
-                    g.boundary[$0]
+        let words = LargePageBuffer<UInt64>(capacity: total) { words in
+            var used = 0
+            for level in levels.keys.sorted() {
+                let g = levels[level]!
+                let n = g.keys.count
+                // Counting sort of the entries by cell.
+                var interiorStart = [Int](repeating: 0, count: n + 1)
+                for p in g.interior { interiorStart[Int(p.cell) + 1] += 1 }
+                for k in 0..<n { interiorStart[k + 1] += interiorStart[k] }
+                var interiorSorted = [Int32](repeating: 0, count: g.interior.count)
+                var fill = interiorStart
+                for p in g.interior {
+                    interiorSorted[fill[Int(p.cell)]] = p.value
+                    fill[Int(p.cell)] += 1
                 }
-                let multi = interior.contains { $0 < 0 } ? IndexBuilder.hasMultiPart : 0
-                words.append(UInt64(interior.count) | multi | UInt64(boundary.count) << 32)
-                var k = interior.startIndex
-                while k < interior.endIndex {
-                    let lo = UInt64(UInt32(bitPattern: interior[k]))
-                    let hi =
-                        k + 1 < interior.endIndex ? UInt64(UInt32(bitPattern: interior[k + 1])) : 0
-                    words.append(lo | hi << 32)
-                    k += 2
+                var boundaryStart = [Int](repeating: 0, count: n + 1)
+                for p in g.boundary { boundaryStart[Int(p.cell) + 1] += 1 }
+                for k in 0..<n { boundaryStart[k + 1] += boundaryStart[k] }
+                var boundarySorted = [Int](repeating: 0, count: g.boundary.count)
+                fill = boundaryStart
+                for (k, p) in g.boundary.enumerated() {
+                    boundarySorted[fill[Int(p.cell)]] = k
+                    fill[Int(p.cell)] += 1
                 }
-                for b in boundary {
-                    words.append(
-                        UInt64(UInt32(bitPattern: b.fence)) | UInt64(UInt32(bitPattern: b.meta))
-                            << 32)
-                    let edges = Int(b.meta >> 8)
-                    for v in g.staging[Int(b.coordStart)..<(Int(b.coordStart) + 4 * edges)] {
-                        words.append(v.bitPattern)
+                func emitRun(_ cell: Int) {
+                    let interior = interiorSorted[interiorStart[cell]..<interiorStart[cell + 1]]
+                    let boundary = boundarySorted[boundaryStart[cell]..<boundaryStart[cell + 1]].map
+                    {
+                        g.boundary[$0]
+                    }
+                    let multi = interior.contains { $0 < 0 } ? IndexBuilder.hasMultiPart : 0
+                    words[used] = UInt64(interior.count) | multi | UInt64(boundary.count) << 32
+                    used += 1
+                    var k = interior.startIndex
+                    while k < interior.endIndex {
+                        let lo = UInt64(UInt32(bitPattern: interior[k]))
+                        let hi =
+                            k + 1 < interior.endIndex
+                            ? UInt64(UInt32(bitPattern: interior[k + 1])) : 0
+                        words[used] = lo | hi << 32
+                        used += 1
+                        k += 2
+                    }
+                    for b in boundary {
+                        words[used] =
+                            UInt64(UInt32(bitPattern: b.fence)) | UInt64(UInt32(bitPattern: b.meta))
+                            << 32
+                        used += 1
+                        let edges = Int(b.meta >> 8)
+                        for v in g.staging[Int(b.coordStart)..<(Int(b.coordStart) + 4 * edges)] {
+                            words[used] = v.bitPattern
+                            used += 1
+                        }
                     }
                 }
-            }
-            if !g.dense.isEmpty, g.dense.count <= 4 * n + 4096 {
-                // Dense: runs in row order, each ending where the next begins.
-                var offsets = [UInt32](repeating: 0, count: g.dense.count + 1)
-                for d in 0..<g.dense.count {
-                    offsets[d] = UInt32(words.count)
-                    if g.dense[d] >= 0 { emitRun(Int(g.dense[d])) }
+                if !g.dense.isEmpty, g.dense.count <= 4 * n + 4096 {
+                    // Dense: runs in row order, each ending where the next begins.
+                    var offsets = [UInt32](repeating: 0, count: g.dense.count + 1)
+                    for d in 0..<g.dense.count {
+                        offsets[d] = UInt32(used)
+                        if g.dense[d] >= 0 { emitRun(Int(g.dense[d])) }
+                    }
+                    offsets[g.dense.count] = UInt32(used)
+                    grids.append(
+                        GridLevel(
+                            cellSize: g.cellSize, count: n, x0: g.denseX0, y0: g.denseY0,
+                            width: g.denseWidth, height: g.dense.count / g.denseWidth,
+                            offsets: offsets))
+                } else {
+                    var capacity = 16
+                    while capacity < n * 2 { capacity <<= 1 }
+                    var slots = [CellSlot](
+                        repeating: CellSlot(key: GridLevel.empty, start: 0, end: 0), count: capacity
+                    )
+                    for cell in 0..<n {
+                        let start = UInt32(used)
+                        emitRun(cell)
+                        let slot = CellSlot(key: g.keys[cell], start: start, end: UInt32(used))
+                        var h = GridLevel.hash(slot.key) & (capacity - 1)
+                        while slots[h].key != GridLevel.empty { h = (h + 1) & (capacity - 1) }
+                        slots[h] = slot
+                    }
+                    grids.append(GridLevel(cellSize: g.cellSize, count: n, slots: slots))
                 }
-                offsets[g.dense.count] = UInt32(words.count)
-                grids.append(
-                    GridLevel(
-                        cellSize: g.cellSize, count: n, x0: g.denseX0, y0: g.denseY0,
-                        width: g.denseWidth, height: g.dense.count / g.denseWidth,
-                        offsets: offsets))
-            } else {
-                var capacity = 16
-                while capacity < n * 2 { capacity <<= 1 }
-                var slots = [CellSlot](
-                    repeating: CellSlot(key: GridLevel.empty, start: 0, end: 0), count: capacity)
-                for cell in 0..<n {
-                    let start = UInt32(words.count)
-                    emitRun(cell)
-                    let slot = CellSlot(key: g.keys[cell], start: start, end: UInt32(words.count))
-                    var h = GridLevel.hash(slot.key) & (capacity - 1)
-                    while slots[h].key != GridLevel.empty { h = (h + 1) & (capacity - 1) }
-                    slots[h] = slot
-                }
-                grids.append(GridLevel(cellSize: g.cellSize, count: n, slots: slots))
             }
+            return used
         }
         return (grids, words)
     }

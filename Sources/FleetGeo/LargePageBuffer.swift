@@ -18,9 +18,20 @@ final class LargePageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
     /// Tables smaller than this (bytes) are allocated as usual.
     static var threshold: Int { 4 << 20 }
 
-    init(_ values: [Element]) {
-        count = values.count
-        let bytes = max(1, count) * MemoryLayout<Element>.stride
+    /// A copy of `values`.
+    convenience init(_ values: [Element]) {
+        self.init(capacity: values.count) { base in
+            values.withUnsafeBufferPointer { src in
+                if let s = src.baseAddress { base.initialize(from: s, count: values.count) }
+            }
+            return values.count
+        }
+    }
+
+    /// Room for `capacity` values, of which `fill` initialises the first
+    /// ones and returns how many (at most `capacity`).
+    init(capacity: Int, fill: (UnsafeMutablePointer<Element>) -> Int) {
+        let bytes = max(1, capacity) * MemoryLayout<Element>.stride
         let huge = 2 << 20
         var memory: UnsafeMutableRawPointer?
         if bytes >= LargePageBuffer.threshold {
@@ -34,10 +45,9 @@ final class LargePageBuffer<Element: BitwiseCopyable>: @unchecked Sendable {
             memory = malloc(bytes)
         }
         guard let memory else { fatalError("out of memory for a \(bytes)-byte index table") }
-        base = memory.bindMemory(to: Element.self, capacity: max(1, count))
-        values.withUnsafeBufferPointer { src in
-            if let s = src.baseAddress { base.initialize(from: s, count: count) }
-        }
+        base = memory.bindMemory(to: Element.self, capacity: max(1, capacity))
+        count = fill(base)
+        precondition(count <= capacity, "filled past the capacity")
     }
 
     deinit { free(base) }
