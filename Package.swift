@@ -74,7 +74,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
-        // sendmmsg/recvmmsg, which Swift's Glibc module does not declare.
+        // sendmmsg/recvmmsg and malloc_trim, which Swift's Glibc module does not declare.
         .target(name: "CBatchUDP"),
         // The simulator: route files, the replaying device, the load generator, the UDP client.
         .target(

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "CBatchUDP.h"
+#include <malloc.h>
 
 #include <errno.h>
 #include <string.h>
@@ -67,3 +68,5 @@ int cbu_wait_readable(int fd, int64_t nanoseconds) {
     struct timespec ts = {.tv_sec = nanoseconds / 1000000000, .tv_nsec = nanoseconds % 1000000000};
     return ppoll(&p, 1, &ts, NULL);
 }
+
+int cbu_malloc_trim(unsigned long pad) { return malloc_trim(pad); }

@@ -36,4 +36,9 @@ int cbu_send_to_batch(int fd, const uint8_t *bytes, const uint32_t *offsets,
 /// when readable, 0 on timeout, -1 on error.
 int cbu_wait_readable(int fd, int64_t nanoseconds);
 
+/// Returns free heap memory to the system (glibc's malloc_trim(3), which
+/// Swift's Glibc module does not declare: it lives in <malloc.h>). `pad`:
+/// bytes to keep at the top of the heap. Returns 1 when memory was released.
+int cbu_malloc_trim(unsigned long pad);
+
 #endif

@@ -1,3 +1,4 @@
+import CBatchUDP
 import FleetGeo
 import Foundation
 
@@ -14,6 +15,12 @@ enum FenceFile {
                     FenceProblem(featureIndex: nil, id: nil, message: "cannot read the file")
                 ])
         }
-        return FenceIndex(fences: try GeoJSONFenceLoader.load(Array(data), file: path))
+        let index = FenceIndex(fences: try GeoJSONFenceLoader.load(Array(data), file: path))
+        // Parsing and building freed ~100 MB (10 000 fences) in this thread's
+        // malloc arena; the engine's threads allocate from their own arenas,
+        // so without a trim it stays resident for the daemon's life. See
+        // malloc_trim(3).
+        _ = cbu_malloc_trim(0)
+        return index
     }
 }
