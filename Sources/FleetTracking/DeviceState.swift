@@ -59,7 +59,15 @@ public struct DeviceState: Sendable, Equatable {
     }
 
     /// The memberships as stored (one line each).
-    public var fencesText: String { fences.map(\.line).joined(separator: "\n") }
+    public var fencesText: String {
+        var out = ""
+        out.reserveCapacity(fences.count * 32)
+        for (k, m) in fences.enumerated() {
+            if k > 0 { out += "\n" }
+            m.appendLine(to: &out)
+        }
+        return out
+    }
 
     /// Reads stored memberships; bare ids (the first schema) count as inside since `lastTime`.
     public static func fences(fromText text: String, lastTime: Int64) -> [FenceMembership] {

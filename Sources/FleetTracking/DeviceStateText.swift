@@ -12,35 +12,79 @@
 public enum DeviceStateText {
     /// Writes the tracking parts of `s`.
     public static func encode(_ s: DeviceState) -> String {
-        var out: [String] = ["acc=\(s.accepted)", "seq=\(s.seq)"]
-        func wp(_ w: Waypoint) -> String { "\(w.time),\(w.lat),\(w.lon),\(w.odometerM),\(w.fixNo)" }
+        // One string appended to (no string per token): the writer encodes
+        // every checkpointed state of a commit. Integers of up to 15 digits
+        // are small strings (no allocation); doubles write themselves.
+        var out = ""
+        out.reserveCapacity(256)
+        func key(_ k: String) {
+            if !out.isEmpty { out += " " }
+            out += k
+            out += "="
+        }
+        func int(_ v: Int64, comma: Bool = true) {
+            if comma { out += "," }
+            out += String(v)
+        }
+        func num(_ v: Double, comma: Bool = true) {
+            if comma { out += "," }
+            v.write(to: &out)
+        }
+        func wp(_ k: String, _ w: Waypoint) {
+            key(k)
+            int(w.time, comma: false)
+            num(w.lat)
+            num(w.lon)
+            num(w.odometerM)
+            int(w.fixNo)
+        }
+        key("acc")
+        int(s.accepted, comma: false)
+        key("seq")
+        int(s.seq, comma: false)
         switch s.motion {
         case .still(let lat, let lon, let weight, let rest, let pending):
-            out.append("still=\(lat),\(lon),\(weight)")
-            out.append("rest=" + wp(rest))
-            if let p = pending { out.append("pend=" + wp(p)) }
+            key("still")
+            num(lat, comma: false)
+            num(lon)
+            int(Int64(weight))
+            wp("rest", rest)
+            if let p = pending { wp("pend", p) }
         case .moving(let rest, let stay):
-            out.append("moving=\(stay.dLat),\(stay.dLon),\(stay.count)")
-            out.append("rest=" + wp(rest))
+            key("moving")
+            num(stay.dLat, comma: false)
+            num(stay.dLon)
+            int(Int64(stay.count))
+            wp("rest", rest)
         case nil: break
         }
         switch s.trip {
         case .parked(let anchor, let near):
-            out.append("park=" + wp(anchor))
-            out.append("near=" + wp(near))
+            wp("park", anchor)
+            wp("near", near)
         case .driving(let start, let candidate, let maxKmh):
-            out.append("drive=" + wp(start))
-            out.append("cand=" + wp(candidate))
-            out.append("max=\(maxKmh)")
+            wp("drive", start)
+            wp("cand", candidate)
+            key("max")
+            num(maxKmh, comma: false)
         case nil: break
         }
-        for x in s.suspects { out.append("sus=\(x.time),\(x.lat),\(x.lon),\(x.seq)") }
-        if let o = s.overspeed {
-            out.append(
-                "os=\(o.since),\(o.maxKmh),\(o.limitKmh),\(o.announced ? 1 : 0),\(o.underSince ?? -1)"
-            )
+        for x in s.suspects {
+            key("sus")
+            int(x.time, comma: false)
+            num(x.lat)
+            num(x.lon)
+            int(x.seq)
         }
-        return out.joined(separator: " ")
+        if let o = s.overspeed {
+            key("os")
+            int(o.since, comma: false)
+            num(o.maxKmh)
+            num(o.limitKmh)
+            int(o.announced ? 1 : 0)
+            int(o.underSince ?? -1)
+        }
+        return out
     }
 
     /// A state from its stored parts: the `device_state` columns (fences as

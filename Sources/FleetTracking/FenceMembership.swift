@@ -23,12 +23,31 @@ public struct FenceMembership: Sendable, Equatable {
         self.phase = phase
     }
 
-    /// One line of the persisted form: `id \t kind \t t1 [\t t2]`.
+    /// One line of the persisted form: `id \t kind \t t1 [\t t2 \t fixes]`.
     var line: String {
+        var out = ""
+        appendLine(to: &out)
+        return out
+    }
+
+    /// Appends `line` to `out` (no intermediate strings: the writer encodes
+    /// thousands of these per commit).
+    func appendLine(to out: inout String) {
+        out += fence
         switch phase {
-        case .entering(let s): "\(fence)\te\t\(s)"
-        case .inside(let s): "\(fence)\ti\t\(s)"
-        case .exiting(let e, let s, let n): "\(fence)\tx\t\(e)\t\(s)\t\(n)"
+        case .entering(let s):
+            out += "\te\t"
+            out += String(s)
+        case .inside(let s):
+            out += "\ti\t"
+            out += String(s)
+        case .exiting(let e, let s, let n):
+            out += "\tx\t"
+            out += String(e)
+            out += "\t"
+            out += String(s)
+            out += "\t"
+            out += String(n)
         }
     }
 
