@@ -33,36 +33,39 @@ import FleetProtocols
 public struct Tracker: Sendable {
     public let fences: FenceIndex
     public let settings: TrackerSettings
-    private let byId: [String: Int]
-    /// For each fence index, the index `byId` gives its id: fences sharing an
-    /// id are one fence to the tracker (memberships are kept by id).
-    private let canonical: [Int32]
     /// For each fence index, the rank of its id among the distinct ids in
     /// ascending order (the order memberships are kept in); `idByRank` the
-    /// reverse. Lets the common fix — in exactly the fences it was in — be
-    /// checked with no hashing and no sets.
+    /// reverse, `rankById` the look-up by id. Fences sharing an id are one
+    /// fence to the tracker (memberships are kept by id): the last of them
+    /// (`indexByRank`) stands for it. Lets fixes be checked against
+    /// memberships by merging sorted ranks, with no sets and almost no
+    /// hashing.
     private let rankOf: [Int32]
     private let idByRank: [String]
+    private let rankById: [String: Int32]
+    private let indexByRank: [Int32]
     private var scratch: [Int32] = []
     private var ranks: [Int32] = []
-    /// Per fence index: its speed limit (0: none) and whether it has a
-    /// dwell, read on every fix without touching the `Fence` objects.
+    /// Per fence index: its speed limit (0: none) and its dwell (ms), read
+    /// on every fix without touching the `Fence` objects.
     private let limits: [Double]
-    private let dwells: [Bool]
+    private let dwellMsOf: [Int64]
 
     public init(fences: FenceIndex, settings: TrackerSettings = TrackerSettings()) {
         self.fences = fences
         self.settings = settings
         var byId: [String: Int] = [:]
         for (i, f) in fences.fences.enumerated() { byId[f.id] = i }
-        self.byId = byId
-        self.canonical = fences.fences.map { Int32(byId[$0.id]!) }
         self.idByRank = byId.keys.sorted()
         var rank: [String: Int32] = [:]
         for (r, id) in idByRank.enumerated() { rank[id] = Int32(r) }
+        self.rankById = rank
         self.rankOf = fences.fences.map { rank[$0.id]! }
+        self.indexByRank = idByRank.map { Int32(byId[$0]!) }
+        self.dwellMsOf = fences.fences.map {
+            Int64((($0.dwellS ?? settings.dwellS) * 1000).rounded())
+        }
         self.limits = fences.fences.map { $0.speedLimitKmh ?? 0 }
-        self.dwells = fences.fences.map { (($0.dwellS ?? settings.dwellS) * 1000).rounded() != 0 }
     }
 
     /// What processing one fix produced.
@@ -96,9 +99,6 @@ public struct Tracker: Sendable {
     }
 
     private func margin(_ f: Fence) -> Double { f.marginM ?? settings.marginM }
-    private func dwellMs(_ f: Fence) -> Int64 {
-        Int64(((f.dwellS ?? settings.dwellS) * 1000).rounded())
-    }
 
     /// Processes `fix` for a device whose state is `state` (nil: never seen).
     public mutating func process(_ fix: Fix, state: DeviceState?) -> Outcome {
@@ -280,7 +280,7 @@ public struct Tracker: Sendable {
         let mid = prev.time + (fix.time - prev.time) / 2
         // Every fence containing `p` is a member, so the index need not find the ends'.
         let cut = fences.touched(from: from, to: p, endsExcluded: true) { i in
-            member(i) || dwells[Int(i)]
+            member(i) || dwellMsOf[Int(i)] != 0
         }
         for i in cut {
             let fence = fences.fences[Int(i)]
@@ -302,10 +302,30 @@ public struct Tracker: Sendable {
         _ fix: Fix, at p: Coordinate, prev: Waypoint?, via: [Suspect]?, state st: inout DeviceState,
         alerts: inout [Alert]
     ) {
-        // Fence indices (not ids) in the hot part: no string hashing per fence.
-        let containing = Set(scratch.map { canonical[Int($0)] })
+        // `ranks`: the containing fences' id ranks, ascending and distinct.
+        // Memberships are kept in id order, which is rank order: one merge
+        // of the two, no sets.
+        let ranks = self.ranks
+        var held: [(rank: Int32, m: FenceMembership)] = []
+        held.reserveCapacity(st.fences.count)
+        var q = 0
+        var ordered = true
+        for m in st.fences {
+            let r: Int32
+            if q < ranks.count, idByRank[Int(ranks[q])] == m.fence {
+                r = ranks[q]  // the usual case, the next containing fence: no hashing
+            } else if let known = rankById[m.fence] {
+                r = known
+            } else {
+                continue  // fence removed by a reload: forget it
+            }
+            while q < ranks.count && ranks[q] <= r { q += 1 }
+            if let last = held.last, last.rank >= r { ordered = false }
+            held.append((r, m))
+        }
+        if !ordered { held.sort { $0.rank < $1.rank } }
         var next: [FenceMembership] = []
-        let before = st.fences
+        next.reserveCapacity(held.count + ranks.count)
         func alert(
             _ type: AlertType, _ fence: String, at time: Int64, duration: Int64? = nil,
             crossed: Bool = false
@@ -316,26 +336,46 @@ public struct Tracker: Sendable {
                     lon: fix.lon,
                     durationS: duration.map { Double($0) / 1000 }, crossed: crossed))
         }
-        // Fences the device had a membership in.
-        var known = Set<Int32>()
-        for m in before {
-            guard let index = byId[m.fence] else { continue }  // fence removed by a reload: forget it
-            known.insert(Int32(index))
-            let fence = fences.fences[index]
-            let inside = containing.contains(Int32(index))
+        var k = 0  // into `ranks`
+        // Fences newly containing the device, with ranks below `limit`.
+        func enter(below limit: Int32) {
+            while k < ranks.count && ranks[k] < limit {
+                let r = Int(ranks[k])
+                let id = idByRank[r]
+                if dwellMsOf[Int(indexByRank[r])] == 0 {
+                    alert(.geofenceEnter, id, at: fix.time)
+                    next.append(FenceMembership(fence: id, phase: .inside(since: fix.time)))
+                } else {
+                    next.append(FenceMembership(fence: id, phase: .entering(since: fix.time)))
+                }
+                k += 1
+            }
+        }
+        // Fences the device had a membership in, and new ones between them.
+        for (r, m) in held {
+            enter(below: r)
+            let inside: Bool
+            if k < ranks.count && ranks[k] == r {
+                inside = true
+                k += 1
+            } else {
+                inside = k > 0 && ranks[k - 1] == r
+            }
+            let index = Int(indexByRank[Int(r)])
+            let dwell = dwellMsOf[index]
             switch m.phase {
             case .entering(let since):
                 guard inside else { continue }  // left before the dwell: no alert
-                if fix.time - since >= dwellMs(fence) {
+                if fix.time - since >= dwell {
                     alert(.geofenceEnter, m.fence, at: since)
                     next.append(FenceMembership(fence: m.fence, phase: .inside(since: since)))
                 } else {
                     next.append(m)
                 }
             case .inside(let since):
-                if inside || !beyondMargin(fence, p) {
+                if inside || !beyondMargin(fences.fences[index], p) {
                     next.append(m)
-                } else if settings.exitConfirmFixes <= 1 && dwellMs(fence) == 0 {
+                } else if settings.exitConfirmFixes <= 1 && dwell == 0 {
                     alert(.geofenceExit, m.fence, at: fix.time, duration: fix.time - since)
                 } else {
                     next.append(
@@ -344,11 +384,9 @@ public struct Tracker: Sendable {
                             phase: .exiting(enteredAt: since, since: fix.time, fixes: 1)))
                 }
             case .exiting(let enteredAt, let since, let fixes):
-                if inside || !beyondMargin(fence, p) {
+                if inside || !beyondMargin(fences.fences[index], p) {
                     next.append(FenceMembership(fence: m.fence, phase: .inside(since: enteredAt)))
-                } else if fixes + 1 >= settings.exitConfirmFixes
-                    && fix.time - since >= dwellMs(fence)
-                {
+                } else if fixes + 1 >= settings.exitConfirmFixes && fix.time - since >= dwell {
                     alert(.geofenceExit, m.fence, at: since, duration: since - enteredAt)
                 } else {
                     next.append(
@@ -358,27 +396,17 @@ public struct Tracker: Sendable {
                 }
             }
         }
-        // Fences newly containing the device.
-        let entered = containing.filter { !known.contains($0) }.map { fences.fences[Int($0)] }
-        for fence in entered.sorted(by: { $0.id < $1.id }) {
-            let id = fence.id
-            if dwellMs(fence) == 0 {
-                alert(.geofenceEnter, id, at: fix.time)
-                next.append(FenceMembership(fence: id, phase: .inside(since: fix.time)))
-            } else {
-                next.append(FenceMembership(fence: id, phase: .entering(since: fix.time)))
-            }
-        }
+        enter(below: .max)
         // Fences cut between the last position and this one.
         if let prev, via == nil {
+            let heldRanks = held.map(\.rank)
             crossings(
                 from: prev, to: p, fix: fix,
                 member: { i in
-                    let c = canonical[Int(i)]
-                    return known.contains(c) || containing.contains(c)
+                    let r = self.rankOf[Int(i)]
+                    return Self.sortedContains(ranks, r) || Self.sortedContains(heldRanks, r)
                 }, alerts: &alerts)
         }
-        next.sort { $0.fence < $1.fence }
         st.fences = next
     }
 
