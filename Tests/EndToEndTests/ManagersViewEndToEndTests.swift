@@ -114,9 +114,13 @@ import Testing
         #expect(d.stop() == 0)
     }
 
-    @Test func deviceStateIsCheckpointedWhileRunning() throws {
-        // Written within state_checkpoint_s of changing, not only at the stop.
-        let e = try DaemonProcess(fences: nil, storageExtra: "state_checkpoint_s = 1")
+    /// Written while running, not only at the stop: within
+    /// state_checkpoint_s of changing under load, and as soon as the daemon
+    /// is idle otherwise (here the six fixes come one by one, with idle
+    /// spells between them; with a 600 s interval only the idle path writes).
+    @Test(arguments: [1, 600])
+    func deviceStateIsCheckpointedWhileRunning(intervalS: Int) throws {
+        let e = try DaemonProcess(fences: nil, storageExtra: "state_checkpoint_s = \(intervalS)")
         let client = try UDPClient(host: "127.0.0.1", port: e.port)
         let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 600_000
         for k in 0..<6 {
