@@ -5,21 +5,24 @@ import CPrefetch
 ///
 /// Flat grids of classified cells. The cell size of the finest grid follows
 /// the data (the median fence extent / `leafDivisions`); each coarser grid is
-/// 64 times wider, and a fence goes to the finest grid where it spans at most
-/// 64 cells, so a country costs no more cells than a depot. Only grids that
-/// hold fences are searched (usually one).
+/// `maxCellsAcross` (256) times wider, and a fence goes to the finest grid
+/// where it spans at most 256 cells, so a country costs no more cells than a
+/// depot. Only grids that hold fences are searched (usually one).
 ///
 /// Every cell a fence touches is classified once, at build time:
 /// - no edge of the fence touches the cell: the cell is wholly inside (the
 ///   fence goes into the cell's *interior list*: a point there needs no test)
 ///   or wholly outside (nothing is stored);
-/// - edges cross the cell: a *boundary entry* keeps the coordinates of just
-///   those edges and whether the cell's centre is inside. A point is decided
-///   by the parity of the crossings of the short segment from the centre to
-///   it, usually one to three edge tests.
+/// - one edge crosses the cell: its chord is the fence's whole boundary in
+///   the cell, so the side of its line decides (one orientation test);
+/// - more edges cross the cell: a *boundary entry* keeps the coordinates of
+///   just those edges and whether the cell's centre is inside. A point is
+///   decided by the parity of the crossings of the short segment from the
+///   centre to it, usually two or three edge tests.
 /// Circles and corridors get interior cells the same way; their boundary
 /// entries are decided exactly. A cell's lists and edges lie in one
-/// contiguous run of memory, found with one hash probe.
+/// contiguous run of memory, found with one table look-up (`GridLevel`:
+/// dense over a fleet's area, hashed for fences scattered worldwide).
 ///
 /// Answers equal `Fence.contains` for every fence, a point on an edge
 /// counting as inside; degenerate cases (the segment from the centre touching

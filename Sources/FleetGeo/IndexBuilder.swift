@@ -3,7 +3,8 @@ import Foundation
 /// Builds `FenceIndex`: splits fences into parts, picks each part's grid,
 /// classifies the cells it touches (edges rasterised cell by cell, interior
 /// found by a scanline per row of cells), then packs each grid's cells into
-/// contiguous runs and an open-addressing table.
+/// contiguous runs (in a `LargePageBuffer`) and the grid's table
+/// (`GridLevel`: dense or hashed).
 struct IndexBuilder {
     static let refInside: UInt8 = 1
     static let exact: UInt8 = 2
