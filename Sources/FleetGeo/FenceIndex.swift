@@ -199,12 +199,8 @@ public struct FenceIndex: Sendable {
         let cx = -180 + (Double(ix) + 0.5) * g.cellSize
         let cy = -90 + (Double(iy) + 0.5) * g.cellSize
         for _ in 0..<boundaryCount {
-            let head = w[i]
+            let (fence, flags, edges) = GridLevel.entry(w[i])
             i += 1
-            let fence = Int32(truncatingIfNeeded: head)
-            let meta = Int32(truncatingIfNeeded: head >> 32)
-            let edges = Int(meta >> 8)
-            let flags = UInt8(truncatingIfNeeded: meta)
             let inside: Bool
             if flags & IndexBuilder.oneSide != 0,
                 let d = EdgeParity.side(
@@ -353,12 +349,9 @@ public struct FenceIndex: Sendable {
             i += (interiorCount + 1) / 2
         }
         for _ in 0..<boundaryCount {
-            let head = w[i]
+            let (fence, flags, edges) = GridLevel.entry(w[i])
             i += 1
-            let fence = Int32(truncatingIfNeeded: head)
-            let meta = Int32(truncatingIfNeeded: head >> 32)
-            let edges = Int(meta >> 8)
-            if UInt8(truncatingIfNeeded: meta) & IndexBuilder.exact != 0 || edges == 0 {
+            if flags & IndexBuilder.exact != 0 || edges == 0 {
                 exact.append(fence)
             } else {
                 for e in 0..<edges {

@@ -137,6 +137,14 @@ struct GridLevel: Sendable {
         (Int(UInt32(truncatingIfNeeded: header) & 0x7FFF_FFFF), Int(header >> 32))
     }
 
+    /// A boundary entry's first word: its fence, its flags (`IndexBuilder`'s)
+    /// and how many edges (four words each) follow it.
+    @inline(__always)
+    static func entry(_ word: UInt64) -> (fence: Int32, flags: UInt8, edges: Int) {
+        let meta = Int32(truncatingIfNeeded: word >> 32)
+        return (Int32(truncatingIfNeeded: word), UInt8(truncatingIfNeeded: meta), Int(meta >> 8))
+    }
+
     /// The fences listed in the cell whose run starts at `start`.
     static func fences(at start: Int, _ w: UnsafeBufferPointer<UInt64>) -> [Int32] {
         var i = start
@@ -149,8 +157,8 @@ struct GridLevel: Sendable {
         }
         i += (n + 1) / 2
         for _ in 0..<b {
-            out.append(Int32(truncatingIfNeeded: w[i]))
-            let edges = Int(Int32(truncatingIfNeeded: w[i] >> 32) >> 8)
+            let (fence, _, edges) = GridLevel.entry(w[i])
+            out.append(fence)
             i += 1 + 4 * edges
         }
         return out
