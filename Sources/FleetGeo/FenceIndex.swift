@@ -181,24 +181,18 @@ public struct FenceIndex: Sendable {
     ) {
         let x = p.lon
         let y = p.lat
-        var i = start
-        let header = w[i]
-        let (interiorCount, boundaryCount) = GridLevel.counts(header)
-        i += 1
-        if interiorCount > 0 {
-            // The ids are consecutive Int32s (two to a little-endian word): one bulk append.
-            let ids = UnsafeRawPointer(w.baseAddress! + i).assumingMemoryBound(to: Int32.self)
-            if header & IndexBuilder.hasMultiPart == 0 {
-                out.append(contentsOf: UnsafeBufferPointer(start: ids, count: interiorCount))
-            } else {
-                for k in 0..<interiorCount { FenceIndex.emit(ids[k], &out) }
-            }
-            i += (interiorCount + 1) / 2
+        let run = GridLevel.head(w, at: start)
+        // The ids are consecutive Int32s: one bulk append.
+        if !run.multiPart {
+            out.append(contentsOf: run.interior)
+        } else {
+            for v in run.interior { FenceIndex.emit(v, &out) }
         }
-        guard boundaryCount > 0 else { return }
+        guard run.boundary > 0 else { return }
+        var i = run.entries
         let cx = -180 + (Double(ix) + 0.5) * g.cellSize
         let cy = -90 + (Double(iy) + 0.5) * g.cellSize
-        for _ in 0..<boundaryCount {
+        for _ in 0..<run.boundary {
             let (fence, flags, edges) = GridLevel.entry(w[i])
             i += 1
             let inside: Bool
@@ -335,20 +329,13 @@ public struct FenceIndex: Sendable {
         _ w: UnsafeBufferPointer<UInt64>, _ start: Int, _ p: Coordinate, _ q: Coordinate,
         interiorTouched: Bool, _ hits: inout [Int32], _ exact: inout [Int32]
     ) {
-        var i = start
-        let header = w[i]
-        let (interiorCount, boundaryCount) = GridLevel.counts(header)
-        i += 1
-        if interiorCount > 0 {
-            let ids = UnsafeRawPointer(w.baseAddress! + i).assumingMemoryBound(to: Int32.self)
-            for k in 0..<interiorCount {
-                let v = ids[k]
-                let f = v >= 0 ? v : -v - 1
-                if interiorTouched { hits.append(f) } else { exact.append(f) }
-            }
-            i += (interiorCount + 1) / 2
+        let run = GridLevel.head(w, at: start)
+        for v in run.interior {
+            let f = v >= 0 ? v : -v - 1
+            if interiorTouched { hits.append(f) } else { exact.append(f) }
         }
-        for _ in 0..<boundaryCount {
+        var i = run.entries
+        for _ in 0..<run.boundary {
             let (fence, flags, edges) = GridLevel.entry(w[i])
             i += 1
             if flags & IndexBuilder.exact != 0 || edges == 0 {

@@ -131,10 +131,21 @@ struct GridLevel: Sendable {
         }
     }
 
-    /// A cell run's header word: its interior and boundary entry counts.
+    /// The head of the cell run at `start`: its interior fence ids (two
+    /// `Int32`s to a word; −(f+1) for a fence of several parts, when
+    /// `multiPart`), how many boundary entries follow, and the word where
+    /// the first of them starts.
     @inline(__always)
-    static func counts(_ header: UInt64) -> (interior: Int, boundary: Int) {
-        (Int(UInt32(truncatingIfNeeded: header) & 0x7FFF_FFFF), Int(header >> 32))
+    static func head(_ w: UnsafeBufferPointer<UInt64>, at start: Int) -> (
+        interior: UnsafeBufferPointer<Int32>, multiPart: Bool, boundary: Int, entries: Int
+    ) {
+        let header = w[start]
+        let n = Int(UInt32(truncatingIfNeeded: header) & 0x7FFF_FFFF)
+        let ids = UnsafeRawPointer(w.baseAddress! + start + 1).assumingMemoryBound(to: Int32.self)
+        return (
+            UnsafeBufferPointer(start: ids, count: n), header & IndexBuilder.hasMultiPart != 0,
+            Int(header >> 32), start + 1 + (n + 1) / 2
+        )
     }
 
     /// A boundary entry's first word: its fence, its flags (`IndexBuilder`'s)
@@ -147,16 +158,10 @@ struct GridLevel: Sendable {
 
     /// The fences listed in the cell whose run starts at `start`.
     static func fences(at start: Int, _ w: UnsafeBufferPointer<UInt64>) -> [Int32] {
-        var i = start
-        let (n, b) = GridLevel.counts(w[i])
-        i += 1
-        var out: [Int32] = []
-        for k in 0..<n {
-            let v = Int32(truncatingIfNeeded: w[i + k / 2] >> (k % 2 == 0 ? 0 : 32))
-            out.append(v >= 0 ? v : -v - 1)
-        }
-        i += (n + 1) / 2
-        for _ in 0..<b {
+        let run = GridLevel.head(w, at: start)
+        var out = run.interior.map { $0 >= 0 ? $0 : -$0 - 1 }
+        var i = run.entries
+        for _ in 0..<run.boundary {
             let (fence, _, edges) = GridLevel.entry(w[i])
             out.append(fence)
             i += 1 + 4 * edges

@@ -130,7 +130,6 @@ final class Engine: @unchecked Sendable {
             }
             var batch = WriteBatch()
             checkSilence(into: &batch)
-            if !items.isEmpty { track(items, into: &batch) }
             if items.isEmpty {
                 // Idle: nothing arrived during the idle wait. Dirty states are
                 // written now, due or not, a slice per wake-up (a commit of
@@ -139,6 +138,7 @@ final class Engine: @unchecked Sendable {
                 // the next load, and a crash has less to replay.
                 checkpoint(into: &batch, all: true, limit: 1024)
             } else {
+                track(items, into: &batch)
                 checkpoint(into: &batch, all: false, limit: 64 + batch.positions.count / 2)
             }
             if items.isEmpty && batch.isEmpty { continue }
