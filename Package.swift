@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "fleetbench",
             dependencies: [
-                "FleetGeo", "FleetProtocols", "FleetSimCore",
+                "FleetGeo", "FleetProtocols", "FleetTracking", "FleetSimCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

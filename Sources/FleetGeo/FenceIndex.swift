@@ -289,7 +289,8 @@ public struct FenceIndex: Sendable {
                                 p.lon, p.lat, q.lon, q.lat, x0, y0, x0 + g.cellSize,
                                 y0 + g.cellSize)
                             segmentInCell(
-                                w, r.start, p, q, interiorTouched: settles, &hits, &exact)
+                                w, r.start, p, q, interiorTouched: settles,
+                                edgesOnly: endsExcluded, &hits, &exact)
                         }
                     }
                 }
@@ -323,16 +324,21 @@ public struct FenceIndex: Sendable {
     /// One cell's part of `touched`: its fences the segment p→q (within the
     /// cell's grid frame) settles into `hits` (an edge of the cell's boundary
     /// entry touched; an interior cell, when `interiorTouched`), and those
-    /// that need the full test into `exact`.
+    /// that need the full test into `exact`. `edgesOnly`: the cell's
+    /// interior fences are skipped (with the ends excluded, a fence is
+    /// touched exactly when an edge is, and that edge lies in a boundary
+    /// cell the segment passes through).
     @inline(__always)
     private func segmentInCell(
         _ w: UnsafeBufferPointer<UInt64>, _ start: Int, _ p: Coordinate, _ q: Coordinate,
-        interiorTouched: Bool, _ hits: inout [Int32], _ exact: inout [Int32]
+        interiorTouched: Bool, edgesOnly: Bool, _ hits: inout [Int32], _ exact: inout [Int32]
     ) {
         let run = GridLevel.head(w, at: start)
-        for v in run.interior {
-            let f = v >= 0 ? v : -v - 1
-            if interiorTouched { hits.append(f) } else { exact.append(f) }
+        if !edgesOnly {
+            for v in run.interior {
+                let f = v >= 0 ? v : -v - 1
+                if interiorTouched { hits.append(f) } else { exact.append(f) }
+            }
         }
         var i = run.entries
         for _ in 0..<run.boundary {

@@ -40,6 +40,7 @@ public final class WALCheckpointer: @unchecked Sendable {
     /// failed checkpoint is tried again at the next interval.
     public func start(changed: @escaping @Sendable ((any Error)?) -> Void) {
         let thread = Thread { [self] in
+            Thread.current.name = "fleetd-wal"
             var failing = false
             while stopped.wait(timeout: .now() + interval) == .timedOut {
                 do {
@@ -55,7 +56,6 @@ public final class WALCheckpointer: @unchecked Sendable {
             }
             done.signal()
         }
-        thread.name = "fleetd-checkpoint"
         thread.start()
     }
 

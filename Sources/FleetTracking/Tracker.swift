@@ -44,8 +44,14 @@ public struct Tracker: Sendable {
     private let idByRank: [String]
     private let rankById: [String: Int32]
     private let indexByRank: [Int32]
+    /// Per-fix scratch, kept between fixes so the hot path allocates
+    /// nothing: the containing fences, their ranks, the memberships' ranks
+    /// and indices, and the memberships being built.
     private var scratch: [Int32] = []
     private var ranks: [Int32] = []
+    private var heldRanks: [Int32] = []
+    private var heldAt: [Int] = []
+    private var building: [FenceMembership] = []
     /// Per fence index: its speed limit (0: none) and its dwell (ms), read
     /// on every fix without touching the `Fence` objects.
     private let limits: [Double]
@@ -72,7 +78,8 @@ public struct Tracker: Sendable {
     public struct Outcome: Sendable, Equatable {
         public var disposition: FixDisposition
         public var alerts: [Alert]
-        /// The device's state after the fix (unchanged for duplicates and late fixes).
+        /// The device's state after the fix (unchanged for duplicates and late
+        /// fixes); nil from the in-place `process(_:state:containing:)`.
         public var state: DeviceState?
         /// Trips the fix ended.
         public var trips: [Trip] = []
@@ -81,10 +88,11 @@ public struct Tracker: Sendable {
         public var confirmed: [Int64] = []
 
         /// The state to keep and store: nil when the fix changed nothing
-        /// (a duplicate or a late fix).
-        public var newState: DeviceState? {
-            disposition == .duplicate || disposition == .late ? nil : state
-        }
+        /// (a duplicate or a late fix), or when the state was updated in place.
+        public var newState: DeviceState? { changesState ? state : nil }
+
+        /// False for a duplicate or a late fix: the device's state is as it was.
+        public var changesState: Bool { disposition != .duplicate && disposition != .late }
 
         public init(
             disposition: FixDisposition, alerts: [Alert], state: DeviceState?, trips: [Trip] = [],
@@ -100,17 +108,38 @@ public struct Tracker: Sendable {
 
     private func margin(_ f: Fence) -> Double { f.marginM ?? settings.marginM }
 
-    /// Processes `fix` for a device whose state is `state` (nil: never seen).
+    /// Processes `fix` for a device whose state is `state` (nil: never seen)
+    /// and returns what it produced with the state after it (`Outcome.state`).
     public mutating func process(_ fix: Fix, state: DeviceState?) -> Outcome {
-        if let state {
-            if fix.time == state.lastTime {
-                return Outcome(disposition: .duplicate, alerts: [], state: state)
-            }
-            if fix.time < state.lastTime {
-                return Outcome(disposition: .late, alerts: [], state: state)
-            }
+        var st = state
+        var outcome = process(fix, state: &st)
+        outcome.state = st
+        return outcome
+    }
+
+    /// Processes `fix`, updating the device's state in place (nil: never
+    /// seen; set on its first fix). The outcome's `state` is left nil: the
+    /// caller holds the state (no copy of it per fix). `containing`, when
+    /// given, is the index's answer for the fix's position (`FenceIndex.
+    /// containing`, in any order), e.g. from a batched classification; the
+    /// tracker does not ask again. Duplicates and late fixes leave the state
+    /// untouched (`Outcome.changesState` false).
+    public mutating func process(
+        _ fix: Fix, state: inout DeviceState?, containing: UnsafeBufferPointer<Int32>? = nil
+    ) -> Outcome {
+        if let last = state?.lastTime {
+            if fix.time == last { return Outcome(disposition: .duplicate, alerts: [], state: nil) }
+            if fix.time < last { return Outcome(disposition: .late, alerts: [], state: nil) }
+        } else {
+            state = DeviceState(lastTime: fix.time, lat: .nan, lon: .nan, fences: [])
         }
-        var st = state ?? DeviceState(lastTime: fix.time, lat: .nan, lon: .nan, fences: [])
+        return advance(fix, state: &state!, containing: containing)
+    }
+
+    /// A fix in order for a device whose state is `st`.
+    private mutating func advance(
+        _ fix: Fix, state st: inout DeviceState, containing: UnsafeBufferPointer<Int32>?
+    ) -> Outcome {
         var alerts: [Alert] = []
         if st.silent {
             alerts.append(
@@ -122,7 +151,7 @@ public struct Tracker: Sendable {
         }
         st.lastTime = fix.time
         guard fix.valid else {
-            return Outcome(disposition: .invalid, alerts: alerts, state: st)
+            return Outcome(disposition: .invalid, alerts: alerts, state: nil)
         }
         st.seq += 1
         // The jump filter.
@@ -131,7 +160,8 @@ public struct Tracker: Sendable {
             impliedKmh(last.time, last.lat, last.lon, fix) > settings.jumpSpeedKmh
         {
             let n = Int64(max(1, settings.jumpWindowFixes))
-            st.suspects.removeAll { $0.seq <= st.seq - n }
+            let seq = st.seq
+            st.suspects.removeAll { $0.seq <= seq - n }
             let agreeing = st.suspects.filter {
                 impliedKmh($0.time, $0.lat, $0.lon, fix) <= settings.jumpSpeedKmh
             }
@@ -143,12 +173,12 @@ public struct Tracker: Sendable {
                 if st.suspects.count >= n {
                     st.suspects.removeFirst(st.suspects.count - Int(n) + 1)
                 }
-                return Outcome(disposition: .jump, alerts: alerts, state: st)
+                return Outcome(disposition: .jump, alerts: alerts, state: nil)
             }
         }
-        var outcome = accept(fix, state: st, relocatedVia: via)
-        outcome.alerts = alerts + outcome.alerts
-        outcome.confirmed = via?.map(\.time) ?? []
+        var outcome = accept(fix, state: &st, relocatedVia: via, containing: containing)
+        if !alerts.isEmpty { outcome.alerts = alerts + outcome.alerts }
+        if let via { outcome.confirmed = via.map(\.time) }
         return outcome
     }
 
@@ -168,10 +198,10 @@ public struct Tracker: Sendable {
     }
 
     /// A fix that passed the filters: moves the vehicle, runs every detector.
-    private mutating func accept(_ fix: Fix, state: DeviceState, relocatedVia via: [Suspect]?)
-        -> Outcome
-    {
-        var st = state
+    private mutating func accept(
+        _ fix: Fix, state st: inout DeviceState, relocatedVia via: [Suspect]?,
+        containing: UnsafeBufferPointer<Int32>?
+    ) -> Outcome {
         let prev = st.lastWaypoint
         st.accepted += 1
         let gap = prev.map { Double(fix.time - $0.time) > settings.tripGapS * 1000 } ?? false
@@ -208,7 +238,12 @@ public struct Tracker: Sendable {
         }
 
         let p = Coordinate(lat: fix.lat, lon: fix.lon)
-        fences.containing(p, into: &scratch)
+        if let containing {
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: containing)
+        } else {
+            fences.containing(p, into: &scratch)
+        }
         var alerts: [Alert] = []
         // The common case: inside exactly the fences the device was already
         // inside (confirmed), in none entering or leaving. Nothing changes.
@@ -255,7 +290,7 @@ public struct Tracker: Sendable {
         advanceTrip(
             fix, here: here, prev: prev, gap: gap, speed: speed, state: &st, alerts: &alerts,
             trips: &trips)
-        return Outcome(disposition: .accepted, alerts: alerts, state: st, trips: trips)
+        return Outcome(disposition: .accepted, alerts: alerts, state: nil, trips: trips)
     }
 
     private static func sortedContains(_ a: [Int32], _ v: Int32) -> Bool {
@@ -298,19 +333,32 @@ public struct Tracker: Sendable {
 
     /// The general case of the fence detectors: every membership advanced
     /// (dwell, hysteresis, exit confirmation), new fences entered, crossings.
-    private func memberships(
+    private mutating func memberships(
         _ fix: Fix, at p: Coordinate, prev: Waypoint?, via: [Suspect]?, state st: inout DeviceState,
         alerts: inout [Alert]
     ) {
         // `ranks`: the containing fences' id ranks, ascending and distinct.
         // Memberships are kept in id order, which is rank order: one merge
-        // of the two, no sets.
+        // of the two, no sets. The scratch arrays are taken from `self` for
+        // the call and given back (their storage reused from fix to fix).
         let ranks = self.ranks
-        var held: [(rank: Int32, m: FenceMembership)] = []
-        held.reserveCapacity(st.fences.count)
+        var heldRanks = self.heldRanks
+        var heldAt = self.heldAt
+        var next = self.building
+        self.heldRanks = []
+        self.heldAt = []
+        self.building = []
+        defer {
+            heldRanks.removeAll(keepingCapacity: true)
+            heldAt.removeAll(keepingCapacity: true)
+            next.removeAll(keepingCapacity: true)
+            self.heldRanks = heldRanks
+            self.heldAt = heldAt
+            self.building = next
+        }
         var q = 0
         var ordered = true
-        for m in st.fences {
+        for (at, m) in st.fences.enumerated() {
             let r: Int32
             if q < ranks.count, idByRank[Int(ranks[q])] == m.fence {
                 r = ranks[q]  // the usual case, the next containing fence: no hashing
@@ -320,21 +368,22 @@ public struct Tracker: Sendable {
                 continue  // fence removed by a reload: forget it
             }
             while q < ranks.count && ranks[q] <= r { q += 1 }
-            if let last = held.last, last.rank >= r { ordered = false }
-            held.append((r, m))
+            if let last = heldRanks.last, last >= r { ordered = false }
+            heldRanks.append(r)
+            heldAt.append(at)
         }
-        if !ordered { held.sort { $0.rank < $1.rank } }
-        var next: [FenceMembership] = []
-        next.reserveCapacity(held.count + ranks.count)
+        if !ordered {
+            let pairs = zip(heldRanks, heldAt).sorted { $0.0 < $1.0 }
+            heldRanks = pairs.map(\.0)
+            heldAt = pairs.map(\.1)
+        }
         func alert(
-            _ type: AlertType, _ fence: String, at time: Int64, duration: Int64? = nil,
-            crossed: Bool = false
+            _ type: AlertType, _ fence: String, at time: Int64, duration: Int64? = nil
         ) {
             alerts.append(
                 Alert(
                     type: type, device: fix.device, time: time, fence: fence, lat: fix.lat,
-                    lon: fix.lon,
-                    durationS: duration.map { Double($0) / 1000 }, crossed: crossed))
+                    lon: fix.lon, durationS: duration.map { Double($0) / 1000 }))
         }
         var k = 0  // into `ranks`
         // Fences newly containing the device, with ranks below `limit`.
@@ -352,7 +401,8 @@ public struct Tracker: Sendable {
             }
         }
         // Fences the device had a membership in, and new ones between them.
-        for (r, m) in held {
+        for (h, r) in heldRanks.enumerated() {
+            let m = st.fences[heldAt[h]]
             enter(below: r)
             let inside: Bool
             if k < ranks.count && ranks[k] == r {
@@ -399,15 +449,17 @@ public struct Tracker: Sendable {
         enter(below: .max)
         // Fences cut between the last position and this one.
         if let prev, via == nil {
-            let heldRanks = held.map(\.rank)
+            let held = heldRanks
             crossings(
                 from: prev, to: p, fix: fix,
                 member: { i in
                     let r = self.rankOf[Int(i)]
-                    return Self.sortedContains(ranks, r) || Self.sortedContains(heldRanks, r)
+                    return Self.sortedContains(ranks, r) || Self.sortedContains(held, r)
                 }, alerts: &alerts)
         }
-        st.fences = next
+        // In place: the state's own array storage is reused.
+        st.fences.removeAll(keepingCapacity: true)
+        st.fences.append(contentsOf: next)
     }
 
     /// `overspeed_start` once the speed has been over `limit` for

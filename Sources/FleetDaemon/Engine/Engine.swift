@@ -86,18 +86,19 @@ final class Engine: @unchecked Sendable {
     }
 
     func start() {
+        // Names are set from the threads themselves, so `top -H` shows them.
         let writer = Thread { [self] in
+            Thread.current.name = "fleetd-writer"
             writeLoop()
             written.signal()
         }
-        writer.name = "fleetd-writer"
         writer.start()
         let thread = Thread { [self] in
+            Thread.current.name = "fleetd-engine"
             run()
             written.wait()
             done.signal()
         }
-        thread.name = "fleetd-engine"
         thread.start()
     }
 
@@ -237,12 +238,13 @@ final class Engine: @unchecked Sendable {
             batch.trips += outcome.trips
             for t in outcome.confirmed { batch.confirmed.append((fix.device, t)) }
             if silentAfterMs > 0 { lastHeard[fix.device] = received[i] }
-            if let s = outcome.newState {
+            if outcome.changesState {
                 // A fix near the retention horizon has its state written with it:
                 // retention may delete it before a checkpoint would, and replay
                 // after a crash needs every fix since the device's checkpoint.
                 if checkpointMs == 0 || fix.time < horizon {
-                    batch.states[fix.device] = s
+                    batch.states[fix.device] =
+                        shards[Self.shard(of: fix.device, count: count)].states[fix.device]
                 } else {
                     markDirty(fix.device, at: received[i])
                 }

@@ -21,17 +21,8 @@ final class TrackingShard: @unchecked Sendable {
         into outcomes: UnsafeMutableBufferPointer<Tracker.Outcome?>
     ) {
         for i in indices {
-            let fix = fixes[i]
-            // One hash of the device id per fix: the state is replaced in place.
-            if let at = states.index(forKey: fix.device) {
-                let outcome = tracker.process(fix, state: states.values[at])
-                if let s = outcome.newState { states.values[at] = s }
-                outcomes[i] = outcome
-            } else {
-                let outcome = tracker.process(fix, state: nil)
-                if let s = outcome.newState { states[fix.device] = s }
-                outcomes[i] = outcome
-            }
+            // One hash of the device id per fix; the state is updated in place.
+            outcomes[i] = tracker.process(fixes[i], state: &states[fixes[i].device])
         }
     }
 }

@@ -25,10 +25,11 @@ final class UDPListener: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
+            // Set from the thread itself, so `top -H` and `ps -L` show it (15 bytes at most).
+            Thread.current.name = "udp-\(kind.rawValue)"
             run()
             done.signal()
         }
-        thread.name = "fleetd-udp-\(kind.rawValue)"
         thread.start()
     }
 
