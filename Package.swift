@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "fleetbench",
             dependencies: [
-                "FleetGeo", "FleetProtocols", "FleetTracking", "FleetSimCore",
+                "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStore", "FleetSimCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

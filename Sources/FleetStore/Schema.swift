@@ -108,6 +108,42 @@ public enum Schema {
                     CREATE INDEX trips_by_start ON trips(start_ms);
                     """)
         }
+        m.registerMigration(
+            "v6: positions in arrival order, found by (device, time) through an index"
+        ) { db in
+            // Positions were clustered by (device, time): a fleet's fixes arrive
+            // in no device order, so every fix landed on a page of its own and a
+            // commit rewrote about one 4 KiB page per fix, read first when it had
+            // left the cache. Now rows append in arrival order (rowid) and only
+            // the small index entries scatter.
+            let columns = """
+                device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
+                valid, disposition, received_ms, priority, movement, gsm_signal, ext_voltage_mv,
+                odometer_m, gnss_status, fix_quality, hdop, io, io_codec
+                """
+            try db.execute(
+                sql: """
+                    CREATE TABLE positions_v6 (
+                        id INTEGER PRIMARY KEY,
+                        device_id INTEGER NOT NULL,
+                        time_ms INTEGER NOT NULL,
+                        lat REAL NOT NULL, lon REAL NOT NULL,
+                        speed_kmh REAL, course REAL, alt_m REAL, accuracy_m REAL,
+                        sats INTEGER, ignition INTEGER,
+                        valid INTEGER NOT NULL,
+                        disposition INTEGER NOT NULL,
+                        received_ms INTEGER NOT NULL,
+                        priority INTEGER, movement INTEGER, gsm_signal INTEGER, ext_voltage_mv INTEGER,
+                        odometer_m INTEGER, gnss_status INTEGER, fix_quality INTEGER, hdop REAL,
+                        io BLOB, io_codec INTEGER
+                    );
+                    INSERT INTO positions_v6 (\(columns))
+                      SELECT \(columns) FROM positions ORDER BY received_ms, device_id, time_ms;
+                    DROP TABLE positions;
+                    ALTER TABLE positions_v6 RENAME TO positions;
+                    CREATE UNIQUE INDEX positions_by_device_time ON positions(device_id, time_ms);
+                    """)
+        }
         return m
     }
 }

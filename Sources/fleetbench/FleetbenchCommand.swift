@@ -5,5 +5,7 @@ import ArgumentParser
 struct FleetbenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetbench", abstract: "fleetd's benchmarks: print figures.",
-        subcommands: [GeoBench.self, DecodeBench.self, TrackBench.self, IngestBench.self])
+        subcommands: [
+            GeoBench.self, DecodeBench.self, TrackBench.self, StoreBench.self, IngestBench.self,
+        ])
 }

@@ -1,0 +1,121 @@
+import ArgumentParser
+import FleetProtocols
+import FleetStore
+import FleetTracking
+import Foundation
+
+/// `fleetbench store`: the writer alone (group commits into a real SQLite
+/// file, no network, no tracking) on one core. Fixes as Teltonika devices
+/// send them (decoded from real packets), one per device per round in
+/// device order, committed `--batch` at a time; a share of the commits'
+/// rows are device states, as the engine's checkpoints add them.
+struct StoreBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Fixes committed per second by the writer on one core (positions and states).")
+
+    @Option(help: "Devices.")
+    var devices = 100_000
+
+    @Option(help: "Fixes per commit.")
+    var batch = 1000
+
+    @Option(
+        help: "Device states written per fix (the engine's checkpoints: ~0.25 at 40 000 fixes/s).")
+    var statesPerFix = 0.25
+
+    @Option(help: "Memberships per device state (the standard workload: ~20).")
+    var memberships = 20
+
+    @Option(help: "Rounds (one fix per device each) per timed pass.")
+    var rounds = 2
+
+    @Option(help: "Timed passes (the median is reported); the table grows from pass to pass.")
+    var runs = 3
+
+    @Flag(
+        help:
+            "Devices in a random order each round (default: in device order, as fleetsim load sends)."
+    )
+    var shuffle = false
+
+    func run() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fleetbench-store-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let writer = try StoreWriter(path: dir.appendingPathComponent("store.db").path)
+        let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
+        let ids = (0..<devices).map { String(350_000_000_000_000 + $0) }
+        let fences = (0..<memberships).map {
+            FenceMembership(fence: String(100 + $0 * 37), phase: .inside(since: t0))
+        }
+        var round = 0
+        /// Device d's fix of round k, decoded from the packet the device sends.
+        func fix(_ d: Int, _ k: Int) -> Fix {
+            var r = TeltonikaEncoder.Record(
+                time: t0 + Int64(k) * 1000, lat: 48.85 + Double(d % 1000) * 1e-3 + Double(k) * 1e-4,
+                lon: 2.35 + Double(d / 1000) * 1e-3)
+            r.speedKmh = 36
+            r.io = [(239, 1, 1), (66, 2, 12_600)]
+            let packet = TeltonikaEncoder.udp(avlPacketId: 1, imei: ids[d], records: [r])
+            guard case .success(let p) = TeltonikaDecoder.decode(packet) else {
+                fatalError("encoder")
+            }
+            return p.fixes[0]
+        }
+        func pass() throws -> Double {
+            var spent = 0.0
+            var stateDebt = 0.0
+            for _ in 0..<rounds {
+                var batches: [WriteBatch] = []
+                var b = WriteBatch()
+                var order = Array(0..<devices)
+                if shuffle { order.shuffle() }
+                for d in order {
+                    let f = fix(d, round)
+                    b.positions.append(
+                        PositionRow(fix: f, disposition: .accepted, receivedMs: f.time))
+                    stateDebt += statesPerFix
+                    if stateDebt >= 1 {
+                        stateDebt -= 1
+                        var s = DeviceState(
+                            lastTime: f.time, lat: f.lat, lon: f.lon, fences: fences)
+                        s.accepted = Int64(round + 1)
+                        // The states of devices heard from earlier (those coming due):
+                        // in the same order as the fixes.
+                        b.states[ids[(d + devices / 2) % devices]] = s
+                    }
+                    if b.positions.count == batch {
+                        batches.append(b)
+                        b = WriteBatch()
+                    }
+                }
+                if !b.positions.isEmpty { batches.append(b) }
+                round += 1
+                var failure: (any Error)?
+                spent += Measure.seconds {
+                    do {
+                        for b in batches { try writer.commit(b, committedMs: t0) }
+                    } catch { failure = error }
+                }
+                if let failure { throw failure }
+            }
+            return spent
+        }
+        let first = try pass()
+        say(
+            String(
+                format: "first pass (every device new): %.0f fixes/s",
+                Double(devices * rounds) / first))
+        var times: [Double] = []
+        for _ in 0..<runs { times.append(try pass()) }
+        let fixes = Double(devices * rounds)
+        let t = Measure.median(times)
+        say(
+            String(
+                format:
+                    "steady: %.0f fixes/s on one core, %.2f µs/fix (%d fixes and %.0f states per commit; median of %d passes of %.0f fixes)",
+                fixes / t, t / fixes * 1e6, batch, Double(batch) * statesPerFix, runs, fixes))
+    }
+}
