@@ -31,16 +31,15 @@ final class Engine: @unchecked Sendable {
     private let retainMs: Int64
     private var lastPrune: Int64 = 0
     private let maxDelay: TimeInterval
-    /// `device_silent` threshold, ms (0: off); wall-clock time each device was
-    /// last heard from (or the engine's start), and when silence was last checked.
+    /// `device_silent` threshold, ms (0: off; when each device was last heard
+    /// from is kept in its shard's entry), and when silence was last checked.
     private let silentAfterMs: Int64
-    private var lastHeard: [String: Int64] = [:]
     private var lastSilenceCheck: Int64 = 0
     /// State checkpointing (`storage.state_checkpoint_s`, ms; 0: every
     /// change is written with its batch). Devices whose state changed since
-    /// it was last written, and when each first changed, oldest first.
+    /// it was last written (flagged `dirty` in their entries), and when each
+    /// first changed, oldest first.
     private let checkpointMs: Int64
-    private var dirty = Set<String>()
     private var dirtyOrder: [(device: String, at: Int64)] = []
     private var dirtyHead = 0
     private let done = DispatchSemaphore(value: 0)
@@ -70,18 +69,16 @@ final class Engine: @unchecked Sendable {
         self.shards = (0..<count).map { _ in
             TrackingShard(tracker: Tracker(fences: fences, settings: config.tracking))
         }
+        let start = Int64(Date().timeIntervalSince1970 * 1000)
         for (device, state) in states {
-            shards[Self.shard(of: device, count: count)].states[device] = state
+            shards[Self.shard(of: device, count: count)].devices[device] = TrackedDevice(
+                state: state, heardMs: start)
         }
         self.metrics = metrics
         self.logger = logger
         self.maxFixes = config.batchMaxFixes
         self.maxDelay = Double(config.batchMaxDelayMs) / 1000
         self.silentAfterMs = Int64(config.silentAfterS * 1000)
-        let start = Int64(Date().timeIntervalSince1970 * 1000)
-        if silentAfterMs > 0 {
-            for (device, state) in states where !state.silent { lastHeard[device] = start }
-        }
         for device in unwritten.sorted() { markDirty(device, at: start) }
     }
 
@@ -164,8 +161,12 @@ final class Engine: @unchecked Sendable {
         }
     }
 
+    /// Flags `device`'s entry dirty and queues it for a checkpoint (unless it is already).
     private func markDirty(_ device: String, at t: Int64) {
-        if dirty.insert(device).inserted { dirtyOrder.append((device, t)) }
+        let shard = shards[Self.shard(of: device, count: shards.count)]
+        guard shard.devices[device] != nil, shard.devices[device]?.dirty == false else { return }
+        shard.devices[device]?.dirty = true
+        dirtyOrder.append((device, t))
     }
 
     /// Adds to `batch` the current state of the devices whose state changed
@@ -185,8 +186,9 @@ final class Engine: @unchecked Sendable {
         while dirtyHead < dirtyOrder.count, n < limit, all || dirtyOrder[dirtyHead].at <= due {
             let device = dirtyOrder[dirtyHead].device
             dirtyHead += 1
-            dirty.remove(device)
-            if let s = shards[Self.shard(of: device, count: shards.count)].states[device] {
+            let shard = shards[Self.shard(of: device, count: shards.count)]
+            shard.devices[device]?.dirty = false
+            if let s = shard.devices[device]?.state {
                 batch.states[device] = s
                 n += 1
             }
@@ -204,6 +206,9 @@ final class Engine: @unchecked Sendable {
     private func track(_ items: [InboundDatagram], into batch: inout WriteBatch) {
         var fixes: [Fix] = []
         var received: [Int64] = []
+        let total = items.reduce(0) { $0 + $1.fixes.count }
+        fixes.reserveCapacity(total)
+        received.reserveCapacity(total)
         for d in items {
             fixes += d.fixes
             received += repeatElement(d.receivedMs, count: d.fixes.count)
@@ -211,44 +216,49 @@ final class Engine: @unchecked Sendable {
         let count = shards.count
         var parts = [[Int]](repeating: [], count: count)
         for (i, f) in fixes.enumerated() { parts[Self.shard(of: f.device, count: count)].append(i) }
-        var outcomes = [Tracker.Outcome?](repeating: nil, count: fixes.count)
+        // A fix near the retention horizon has its state written with it:
+        // retention may delete it before a checkpoint would, and replay after
+        // a crash needs every fix since the device's checkpoint.
+        let stateBefore =
+            checkpointMs == 0
+            ? Int64.max : retainMs > 0 ? now() - retainMs + checkpointMs + 3_600_000 : .min
+        var results = [TrackingShard.Result?](repeating: nil, count: fixes.count)
         fixes.withUnsafeBufferPointer { fx in
-            outcomes.withUnsafeMutableBufferPointer { out in
-                // Each shard reads all fixes and writes only its own slots.
-                nonisolated(unsafe) let out = out
-                nonisolated(unsafe) let fx = fx
-                let parts = parts
-                let shards = self.shards
-                if fixes.count >= 512 && count > 1 {
-                    DispatchQueue.concurrentPerform(iterations: count) { k in
-                        shards[k].process(fx, indices: parts[k], into: out)
+            received.withUnsafeBufferPointer { rx in
+                results.withUnsafeMutableBufferPointer { out in
+                    // Each shard reads all fixes and writes only its own slots.
+                    nonisolated(unsafe) let out = out
+                    nonisolated(unsafe) let fx = fx
+                    nonisolated(unsafe) let rx = rx
+                    let parts = parts
+                    let shards = self.shards
+                    if fixes.count >= 512 && count > 1 {
+                        DispatchQueue.concurrentPerform(iterations: count) { k in
+                            shards[k].process(
+                                fx, received: rx, indices: parts[k], stateBefore: stateBefore,
+                                into: out)
+                        }
+                    } else {
+                        for k in 0..<count {
+                            shards[k].process(
+                                fx, received: rx, indices: parts[k], stateBefore: stateBefore,
+                                into: out)
+                        }
                     }
-                } else {
-                    for k in 0..<count { shards[k].process(fx, indices: parts[k], into: out) }
                 }
             }
         }
         batch.positions.reserveCapacity(fixes.count)
-        let horizon = retainMs > 0 ? now() - retainMs + checkpointMs + 3_600_000 : .min
         for (i, fix) in fixes.enumerated() {
-            guard let outcome = outcomes[i] else { continue }
+            guard let r = results[i] else { continue }
+            let outcome = r.outcome
             batch.positions.append(
                 PositionRow(fix: fix, disposition: outcome.disposition, receivedMs: received[i]))
-            batch.alerts += outcome.alerts
-            batch.trips += outcome.trips
+            if !outcome.alerts.isEmpty { batch.alerts += outcome.alerts }
+            if !outcome.trips.isEmpty { batch.trips += outcome.trips }
             for t in outcome.confirmed { batch.confirmed.append((fix.device, t)) }
-            if silentAfterMs > 0 { lastHeard[fix.device] = received[i] }
-            if outcome.changesState {
-                // A fix near the retention horizon has its state written with it:
-                // retention may delete it before a checkpoint would, and replay
-                // after a crash needs every fix since the device's checkpoint.
-                if checkpointMs == 0 || fix.time < horizon {
-                    batch.states[fix.device] =
-                        shards[Self.shard(of: fix.device, count: count)].states[fix.device]
-                } else {
-                    markDirty(fix.device, at: received[i])
-                }
-            }
+            if let s = outcome.state { batch.states[fix.device] = s }
+            if r.newlyDirty { dirtyOrder.append((fix.device, received[i])) }
         }
     }
 
@@ -264,14 +274,17 @@ final class Engine: @unchecked Sendable {
         let t = now()
         guard t - lastSilenceCheck >= 1000 else { return }
         lastSilenceCheck = t
-        var quiet: [String] = []
-        for (device, heard) in lastHeard where t - heard >= silentAfterMs { quiet.append(device) }
-        for device in quiet.sorted() {
-            let heard = lastHeard.removeValue(forKey: device)!
+        var quiet: [(device: String, heard: Int64)] = []
+        for shard in shards {
+            for (device, e) in shard.devices where t - e.heardMs >= silentAfterMs {
+                if let s = e.state, !s.silent { quiet.append((device, e.heardMs)) }
+            }
+        }
+        for (device, heard) in quiet.sorted(by: { $0.device < $1.device }) {
             let shard = shards[Self.shard(of: device, count: shards.count)]
-            guard let state = shard.states[device], !state.silent else { continue }
+            guard let state = shard.devices[device]?.state else { continue }
             let (alert, next) = Tracker.silence(state, device: device, lastHeardMs: heard, nowMs: t)
-            shard.states[device] = next
+            shard.devices[device]?.state = next
             batch.states[device] = next
             batch.alerts.append(alert)
         }

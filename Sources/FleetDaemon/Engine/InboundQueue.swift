@@ -70,6 +70,15 @@ final class InboundQueue: @unchecked Sendable {
     }
 
     private func take0(_ maxFixes: Int) -> [InboundDatagram] {
+        if head == 0 && fixes <= maxFixes && !items.isEmpty {
+            // Everything waiting fits: hand over the array itself (no copy of
+            // each datagram), and start a fresh one of the same size.
+            var out: [InboundDatagram] = []
+            out.reserveCapacity(items.count)
+            swap(&out, &items)
+            fixes = 0
+            return out
+        }
         var out: [InboundDatagram] = []
         var n = 0
         while head < items.count && (out.isEmpty || n + items[head].fixes.count <= maxFixes) {

@@ -2,7 +2,7 @@ import FleetGeo
 import FleetProtocols
 import FleetTracking
 
-/// The devices one core tracks: their states and a tracker of its own.
+/// The devices one core tracks: their entries and a tracker of its own.
 ///
 /// A device always hashes to the same shard, so its fixes are processed in
 /// arrival order by one thread, and no lock guards its state: the engine
@@ -10,19 +10,84 @@ import FleetTracking
 /// thread hop per batch, not per fix).
 final class TrackingShard: @unchecked Sendable {
     var tracker: Tracker
-    var states: [String: DeviceState] = [:]
+    var devices: [String: TrackedDevice] = [:]
+    /// Scratch for the batched classification, reused from batch to batch.
+    private var points: [Coordinate] = []
+    private var found: [Int32] = []
+    private var foundEnd: [Int] = []
 
     init(tracker: Tracker) { self.tracker = tracker }
 
+    /// What tracking one fix gave the engine.
+    struct Result {
+        var outcome: Tracker.Outcome
+        /// The device's state became dirty with this fix (it was clean).
+        var newlyDirty = false
+    }
+
     /// Processes the fixes at `indices` of `fixes`, in order, writing each
-    /// outcome at its index of `outcomes` (a slot no other shard writes).
+    /// result at its index of `results` (a slot no other shard writes).
+    /// The valid fixes' positions are classified first, in one batch
+    /// (`FenceIndex.forEachContaining`). A fix whose state changed carries a
+    /// copy of the state in its outcome when its time is before `stateBefore`
+    /// (the engine writes that state with the fix); otherwise the device is
+    /// marked dirty.
     func process(
-        _ fixes: UnsafeBufferPointer<Fix>, indices: [Int],
-        into outcomes: UnsafeMutableBufferPointer<Tracker.Outcome?>
+        _ fixes: UnsafeBufferPointer<Fix>, received: UnsafeBufferPointer<Int64>, indices: [Int],
+        stateBefore: Int64, into results: UnsafeMutableBufferPointer<Result?>
     ) {
-        for i in indices {
-            // One hash of the device id per fix; the state is updated in place.
-            outcomes[i] = tracker.process(fixes[i], state: &states[fixes[i].device])
+        points.removeAll(keepingCapacity: true)
+        for i in indices where fixes[i].valid {
+            points.append(Coordinate(lat: fixes[i].lat, lon: fixes[i].lon))
         }
+        found.removeAll(keepingCapacity: true)
+        foundEnd.removeAll(keepingCapacity: true)
+        points.withUnsafeBufferPointer { buf in
+            tracker.fences.forEachContaining(buf) { _, hits in
+                found.append(contentsOf: hits)
+                foundEnd.append(found.count)
+            }
+        }
+        var k = 0  // into `foundEnd`, one per valid fix
+        found.withUnsafeBufferPointer { all in
+            for i in indices {
+                let fix = fixes[i]
+                var containing: UnsafeBufferPointer<Int32>?
+                if fix.valid {
+                    let start = k == 0 ? 0 : foundEnd[k - 1]
+                    containing = UnsafeBufferPointer(rebasing: all[start..<foundEnd[k]])
+                    k += 1
+                }
+                results[i] = track(fix, received: received[i], containing, stateBefore)
+            }
+        }
+    }
+
+    private func track(
+        _ fix: Fix, received: Int64, _ containing: UnsafeBufferPointer<Int32>?,
+        _ stateBefore: Int64
+    ) -> Result {
+        // One hash of the device id; the entry is updated in place.
+        Self.track(
+            fix, received: received, containing, stateBefore, &tracker,
+            &devices[fix.device, default: TrackedDevice()])
+    }
+
+    private static func track(
+        _ fix: Fix, received: Int64, _ containing: UnsafeBufferPointer<Int32>?,
+        _ stateBefore: Int64, _ tracker: inout Tracker, _ entry: inout TrackedDevice
+    ) -> Result {
+        entry.heardMs = received
+        var result = Result(
+            outcome: tracker.process(fix, state: &entry.state, containing: containing))
+        if result.outcome.changesState {
+            if fix.time < stateBefore {
+                result.outcome.state = entry.state
+            } else if !entry.dirty {
+                entry.dirty = true
+                result.newlyDirty = true
+            }
+        }
+        return result
     }
 }
