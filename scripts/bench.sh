@@ -27,6 +27,17 @@ echo "== decoding (one core) =="
 "$bin/fleetbench" decode
 
 echo
+echo "== tracking (the tracker alone, one core) =="
+if [ -f "$data/points100k.csv" ]; then
+  "$bin/fleetbench" track --fences "$data/fences10k.geojson" --points "$data/points100k.csv"
+fi
+
+echo
+echo "== storage (the writer alone, one core): fixes in device order, then in random order =="
+"$bin/fleetbench" store
+"$bin/fleetbench" store --shuffle
+
+echo
 echo "== end to end: fleetd on loopback, every fix stored, acknowledged after commit =="
 # The standard 10 000 fences and 100 000 devices (fleetsim load's generator),
 # one warm-up fix per device, then rising offered rates until one is not
@@ -38,7 +49,7 @@ fi
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
   --proto teltonika --records 1 --warmup-rate 5000 \
   --rate 5000 --rate 10000 --rate 15000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 \
-  --rate 60000 --rate 80000 --rate 100000 --rate 150000 | tee "$data/ingest1.txt"
+  --rate 60000 --rate 70000 --rate 80000 --rate 90000 --rate 100000 --rate 150000 | tee "$data/ingest1.txt"
 echo
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
   --proto teltonika --records 10 --warmup-rate 5000 \
@@ -55,7 +66,7 @@ cref=../shared/bench/cref/run.sh
 if [ -x "$cref" ] || [ -f "$cref" ]; then
   # Needs gcc and libsqlite3-dev; a failure here costs the ratio, not the benchmark.
   # Its default steps start at 100 000/s; ours start lower, so do its.
-  bash "$cref" 2 1 25000 50000 75000 100000 150000 200000 | tee "$data/yardstick.txt" \
+  bash "$cref" 2 1 25000 50000 60000 70000 80000 90000 100000 125000 150000 200000 | tee "$data/yardstick.txt" \
     || echo "bench: the yardstick did not run (gcc missing?)" >&2
   yard=$(sed -n 's/^highest loss-free offered rate: \([0-9]*\).*/\1/p' "$data/yardstick.txt")
   ours=$(sed -n 's/^highest sustained: [0-9]* datagrams\/s = \([0-9]*\) fixes.*/\1/p' "$data/ingest1.txt")
