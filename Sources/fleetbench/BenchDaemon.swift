@@ -91,8 +91,9 @@ final class BenchDaemon {
         }
     }
 
-    /// Waits (up to 60 s) until the status file says nothing is queued and
-    /// nothing was stored in the last second: the previous step is finished.
+    /// Waits (up to 60 s) until the status file says nothing is queued,
+    /// nothing was stored in the last second, and no device state waits for
+    /// its checkpoint: the previous step is finished.
     func waitIdle() {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
@@ -100,7 +101,13 @@ final class BenchDaemon {
             guard let data = FileManager.default.contents(atPath: statusPath),
                 let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
             else { continue }
-            if (o["queue_fixes"] as? Int) == 0 && (o["fixes_per_s"] as? Int) == 0 { return }
+            // Idle: nothing queued or arriving, and the device states the last
+            // step changed written (the idle engine writes them, 1 024 per commit).
+            if (o["queue_fixes"] as? Int) == 0 && (o["fixes_per_s"] as? Int) == 0
+                && (o["states_unwritten"] as? Int ?? 0) == 0
+            {
+                return
+            }
         }
     }
 

@@ -52,6 +52,7 @@ struct StatusCommand: ParsableCommand {
         print(
             "  stored: \(int("fixes_stored")) fixes, \(int("alerts")) alerts, \(int("commits")) commits; queue \(int("queue_fixes")) fixes"
         )
+        print("  device states not yet checkpointed: \(int("states_unwritten"))")
         let last = int("last_commit_ms")
         print("  last commit: \(last == 0 ? "none yet" : RFC3339.format(millis: last))")
         if case .string(let e)? = doc["storage_error"] {

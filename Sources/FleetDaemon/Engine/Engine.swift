@@ -120,6 +120,7 @@ final class Engine: @unchecked Sendable {
         {
             heartbeat.store(now(), ordering: .relaxed)
             metrics.queueDepth(queue.depth)
+            metrics.unwrittenStates(dirtyOrder.count - dirtyHead)
             if let fresh = pendingFences.withLock({ f -> FenceIndex? in
                 defer { f = nil }
                 return f

@@ -13,6 +13,9 @@ public final class Metrics: Sendable {
         /// Rejections by "protocol/reason".
         public var rejects: [String: Int] = [:]
         public var queueFixes = 0
+        /// Devices whose state changed since it was last written (what a
+        /// crash now would replay from their fixes).
+        public var statesUnwritten = 0
         /// Wall-clock time of the last successful commit, Unix ms (0: none yet).
         public var lastCommitMs: Int64 = 0
         /// Set while the writer cannot commit; cleared when it can again.
@@ -50,4 +53,6 @@ public final class Metrics: Sendable {
     func writerFailed(_ message: String) { state.withLock { $0.writerError = message } }
 
     func queueDepth(_ fixes: Int) { state.withLock { $0.queueFixes = fixes } }
+
+    func unwrittenStates(_ count: Int) { state.withLock { $0.statesUnwritten = count } }
 }

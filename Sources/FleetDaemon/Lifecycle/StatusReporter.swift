@@ -71,6 +71,7 @@ final class StatusReporter: @unchecked Sendable {
             "started_ms":\(Int64(started.timeIntervalSince1970 * 1000)),"listening":\(JSONValue.quote(listening)),\
             "fixes_per_s":\(Int(rate.rounded())),"datagrams":\(m.datagrams),"fixes_in":\(m.fixesIn),\
             "fixes_stored":\(m.fixesStored),"alerts":\(m.alerts),"commits":\(m.commits),"queue_fixes":\(m.queueFixes),\
+            "states_unwritten":\(m.statesUnwritten),\
             "last_commit_ms":\(m.lastCommitMs),"storage_error":\(m.writerError.map(JSONValue.quote) ?? "null"),\
             "rejected":{\(rejects.joined(separator: ","))}}
 
