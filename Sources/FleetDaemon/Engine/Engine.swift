@@ -165,7 +165,7 @@ final class Engine: @unchecked Sendable {
     /// Flags `device`'s entry dirty and queues it for a checkpoint (unless it is already).
     private func markDirty(_ device: String, at t: Int64) {
         let shard = shards[Self.shard(of: device, count: shards.count)]
-        guard shard.devices[device] != nil, shard.devices[device]?.dirty == false else { return }
+        guard shard.devices[device]?.dirty == false else { return }  // unknown, or queued already
         shard.devices[device]?.dirty = true
         dirtyOrder.append((device, t))
     }
