@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetGeo
 import FleetProtocols
+import FleetSimCore
 import FleetTracking
 import Foundation
 
@@ -37,19 +38,12 @@ struct TrackBench: ParsableCommand {
         var states: [String: DeviceState] = [:]
         states.reserveCapacity(devices)
         let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
-        let step = 10.0 / 111_195.0
+        let points = starts.map { (lat: $0.lat, lon: $0.lon) }
         func fix(_ d: Int, _ k: Int) -> Fix {
-            let base = starts[d % starts.count]
-            let (dLat, dLon): (Double, Double) =
-                switch d % 4 {
-                case 0: (step, 0)
-                case 1: (0, step / cos(base.lat * .pi / 180))
-                case 2: (-step, 0)
-                default: (0, -step / cos(base.lat * .pi / 180))
-                }
+            let at = LoadGenerator.position(device: d, fix: k, points: points)
             return Fix(
-                device: ids[d], time: t0 + Int64(k) * 1000, lat: base.lat + Double(k) * dLat,
-                lon: base.lon + Double(k) * dLon, speedKmh: 36, course: Double((d % 4) * 90))
+                device: ids[d], time: t0 + Int64(k) * 1000, lat: at.lat, lon: at.lon,
+                speedKmh: 36, course: Double((d % 4) * 90))
         }
         var alerts = 0
         var round = 0

@@ -259,26 +259,30 @@ public final class LoadGenerator {
         return report
     }
 
+    /// Where device `device` is at its fix number `k`: it starts at
+    /// `points[device % points.count]` and heads north, east, south or west
+    /// (by `device % 4`, the course `device % 4 × 90°`), 10 m per fix.
+    public static func position(device: Int, fix k: Int, points: [(lat: Double, lon: Double)])
+        -> (lat: Double, lon: Double)
+    {
+        let base = points[device % points.count]
+        let step = 10.0 / 111_195.0
+        let (dLat, dLon): (Double, Double) =
+            switch device % 4 {
+            case 0: (step, 0)
+            case 1: (0, step / cos(base.lat * .pi / 180))
+            case 2: (-step, 0)
+            default: (0, -step / cos(base.lat * .pi / 180))
+            }
+        return (base.lat + Double(k) * dLat, base.lon + Double(k) * dLon)
+    }
+
     /// The datagram of `p` (its device, its fixes from its first), keyed by `key`.
     private func encode(_ p: Pending, key: UInt32, into out: inout [UInt8]) {
         let device = Int(p.device)
-        let base = points[device % points.count]
-        // Heading by device: north, east, south or west, 10 m per fix.
-        let (dLat, dLon): (Double, Double) = {
-            let step = 10.0 / 111_195.0
-            switch device % 4 {
-            case 0: return (step, 0)
-            case 1: return (0, step / cos(base.lat * .pi / 180))
-            case 2: return (-step, 0)
-            default: return (0, -step / cos(base.lat * .pi / 180))
-            }
-        }()
         let fixes = (0..<Int(p.fixes)).map { j -> (time: Int64, lat: Double, lon: Double) in
-            let k = Double(Int(p.firstFix) + j)
-            return (
-                t0Ms + Int64(p.firstFix) * 1000 + Int64(j) * 1000, base.lat + k * dLat,
-                base.lon + k * dLon
-            )
+            let at = Self.position(device: device, fix: Int(p.firstFix) + j, points: points)
+            return (t0Ms + Int64(p.firstFix) * 1000 + Int64(j) * 1000, at.lat, at.lon)
         }
         switch options.proto {
         case .json:

@@ -58,19 +58,12 @@ final class TrackingShard: @unchecked Sendable {
                     containing = UnsafeBufferPointer(rebasing: all[start..<foundEnd[k]])
                     k += 1
                 }
-                results[i] = track(fix, received: received[i], containing, stateBefore)
+                // One hash of the device id; the entry is updated in place.
+                results[i] = Self.track(
+                    fix, received: received[i], containing, stateBefore, &tracker,
+                    &devices[fix.device, default: TrackedDevice()])
             }
         }
-    }
-
-    private func track(
-        _ fix: Fix, received: Int64, _ containing: UnsafeBufferPointer<Int32>?,
-        _ stateBefore: Int64
-    ) -> Result {
-        // One hash of the device id; the entry is updated in place.
-        Self.track(
-            fix, received: received, containing, stateBefore, &tracker,
-            &devices[fix.device, default: TrackedDevice()])
     }
 
     private static func track(
