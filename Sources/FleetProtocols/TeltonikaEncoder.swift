@@ -27,49 +27,71 @@ public enum TeltonikaEncoder {
         packetId: UInt16 = 0xCAFE, avlPacketId: UInt8, imei: String, codec: UInt8 = 0x08,
         records: [Record]
     ) -> [UInt8] {
-        var body: [UInt8] = []
+        var out: [UInt8] = []
+        appendUDP(
+            to: &out, packetId: packetId, avlPacketId: avlPacketId, imei: imei, codec: codec,
+            records: records)
+        return out
+    }
+
+    /// Appends the datagram `udp` builds to `out`, with no allocation of
+    /// its own (the load generator encodes tens of thousands a second).
+    public static func appendUDP(
+        to out: inout [UInt8], packetId: UInt16 = 0xCAFE, avlPacketId: UInt8, imei: String,
+        codec: UInt8 = 0x08, records: [Record]
+    ) {
+        let lengthAt = out.count
+        out.append(0)
+        out.append(0)
         func put(_ v: UInt64, _ n: Int) {
-            for k in (0..<n).reversed() { body.append(UInt8(truncatingIfNeeded: v >> (8 * k))) }
+            var k = n
+            while k > 0 {
+                k -= 1
+                out.append(UInt8(truncatingIfNeeded: v >> (8 * k)))
+            }
         }
         put(UInt64(packetId), 2)
-        body.append(0x01)
-        body.append(avlPacketId)
+        out.append(0x01)
+        out.append(avlPacketId)
         put(UInt64(imei.utf8.count), 2)
-        body += Array(imei.utf8)
-        body.append(codec)
-        body.append(UInt8(records.count))
+        out.append(contentsOf: imei.utf8)
+        out.append(codec)
+        out.append(UInt8(truncatingIfNeeded: records.count))
         let wide = codec != 0x08
         let countWidth = codec == 0x8E ? 2 : 1
         for r in records {
             put(UInt64(bitPattern: r.time), 8)
-            body.append(r.priority)
+            out.append(r.priority)
             put(UInt64(UInt32(bitPattern: Int32((r.lon * 10_000_000).rounded()))), 4)
             put(UInt64(UInt32(bitPattern: Int32((r.lat * 10_000_000).rounded()))), 4)
             put(UInt64(UInt16(bitPattern: r.altM)), 2)
             put(UInt64(r.angle), 2)
-            body.append(r.sats)
+            out.append(r.sats)
             put(UInt64(r.speedKmh), 2)
             put(0, wide ? 2 : 1)  // event IO id
-            if codec == 0x10 { body.append(7) }  // generation type: periodical
+            if codec == 0x10 { out.append(7) }  // generation type: periodical
             put(UInt64(r.io.count + (codec == 0x8E ? r.nx.count : 0)), countWidth)
-            for width in [1, 2, 4, 8] {
-                let group = r.io.filter { $0.width == width }
-                put(UInt64(group.count), countWidth)
-                for e in group {
+            var width = 1
+            while width <= 8 {  // the groups of 1, 2, 4 and 8-byte elements
+                put(UInt64(r.io.count { $0.width == width }), countWidth)
+                for e in r.io where e.width == width {
                     put(UInt64(e.id), wide ? 2 : 1)
                     put(e.value, width)
                 }
+                width *= 2
             }
             if codec == 0x8E {
                 put(UInt64(r.nx.count), 2)
                 for e in r.nx {
                     put(UInt64(e.id), 2)
                     put(UInt64(e.bytes.count), 2)
-                    body += e.bytes
+                    out.append(contentsOf: e.bytes)
                 }
             }
         }
-        body.append(UInt8(records.count))
-        return [UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
+        out.append(UInt8(truncatingIfNeeded: records.count))
+        let length = out.count - lengthAt - 2
+        out[lengthAt] = UInt8(truncatingIfNeeded: length >> 8)
+        out[lengthAt + 1] = UInt8(truncatingIfNeeded: length)
     }
 }

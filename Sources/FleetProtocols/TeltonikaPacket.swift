@@ -13,6 +13,21 @@ public struct TeltonikaPacket: Sendable, Equatable {
     /// The 7-byte acknowledgement the device expects once `accepted` records
     /// are safe: length 5, packet id, 0x01, AVL packet id, count.
     public static func reply(packetId: UInt16, avlPacketId: UInt8, accepted: UInt8) -> [UInt8] {
-        [0x00, 0x05, UInt8(packetId >> 8), UInt8(packetId & 0xFF), 0x01, avlPacketId, accepted]
+        var out: [UInt8] = []
+        appendReply(to: &out, packetId: packetId, avlPacketId: avlPacketId, accepted: accepted)
+        return out
+    }
+
+    /// Appends the bytes `reply` returns to `out`.
+    public static func appendReply(
+        to out: inout [UInt8], packetId: UInt16, avlPacketId: UInt8, accepted: UInt8
+    ) {
+        out.append(0x00)
+        out.append(0x05)
+        out.append(UInt8(packetId >> 8))
+        out.append(UInt8(packetId & 0xFF))
+        out.append(0x01)
+        out.append(avlPacketId)
+        out.append(accepted)
     }
 }

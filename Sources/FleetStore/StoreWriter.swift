@@ -49,11 +49,22 @@ public final class StoreWriter {
                     db,
                     sql: """
                         SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.fences, s.position_time_ms,
-                               s.odometer_m, s.silent, s.tracking
+                               s.odometer_m, s.silent, s.tracking, s.state
                         FROM device_state s JOIN devices d ON d.id = s.device_id
                         """)
                 while let row = try rows.next() {
                     let last: Int64 = row[1]
+                    let blob: Data? = row[9]
+                    if let blob {
+                        // The binary form (v7 on). One that cannot be read
+                        // restarts the device's tracking at its stored position.
+                        states[row[0]] =
+                            blob.withUnsafeBytes { DeviceStateCodec.decode($0) }
+                            ?? DeviceState(
+                                lastTime: last, lat: row[2] ?? .nan, lon: row[3] ?? .nan,
+                                positionTime: row[5] ?? last, fences: [])
+                        continue
+                    }
                     states[row[0]] = DeviceStateText.restore(
                         lastTime: last, lat: row[2] ?? .nan, lon: row[3] ?? .nan,
                         positionTime: row[5] ?? last, fencesText: row[4], tracking: row[8],
@@ -141,6 +152,9 @@ public final class StoreWriter {
         }
         return deleted
     }
+
+    /// Reused for each checkpointed state's encoding.
+    private var stateBuffer: [UInt8] = []
 
     /// The last device id `prune` visited.
     private var pruneCursor: Int64 = 0
@@ -231,14 +245,14 @@ public final class StoreWriter {
                     let upsert = try db.cachedStatement(
                         sql: """
                             INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences, position_time_ms,
-                              odometer_m, silent, tracking)
-                            VALUES (?,?,?,?,?,?,?,?,?)
+                              odometer_m, silent, tracking, state)
+                            VALUES (?,?,?,?,'',?,?,?,NULL,?)
                             ON CONFLICT(device_id) DO UPDATE SET
                               last_time_ms = excluded.last_time_ms, lat = excluded.lat,
-                              lon = excluded.lon, fences = excluded.fences,
+                              lon = excluded.lon, fences = '',
                               position_time_ms = excluded.position_time_ms,
                               odometer_m = excluded.odometer_m, silent = excluded.silent,
-                              tracking = excluded.tracking
+                              tracking = NULL, state = excluded.state
                             """)
                     let u = upsert.sqliteStatement
                     for (device, st) in batch.states {
@@ -246,11 +260,15 @@ public final class StoreWriter {
                         sqlite3_bind_int64(u, 2, st.lastTime)
                         bindDouble(u, 3, st.lat.isNaN ? nil : st.lat)
                         bindDouble(u, 4, st.lon.isNaN ? nil : st.lon)
-                        bindText(u, 5, st.fencesText)
-                        sqlite3_bind_int64(u, 6, st.positionTime)
-                        sqlite3_bind_double(u, 7, st.odometerM)
-                        sqlite3_bind_int64(u, 8, st.silent ? 1 : 0)
-                        bindText(u, 9, DeviceStateText.encode(st))
+                        sqlite3_bind_int64(u, 5, st.positionTime)
+                        sqlite3_bind_double(u, 6, st.odometerM)
+                        sqlite3_bind_int64(u, 7, st.silent ? 1 : 0)
+                        stateBuffer.removeAll(keepingCapacity: true)
+                        DeviceStateCodec.encode(st, into: &stateBuffer)
+                        stateBuffer.withUnsafeBytes {
+                            _ = sqlite3_bind_blob(
+                                u, 8, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
+                        }
                         try step(u, db)
                     }
                 }

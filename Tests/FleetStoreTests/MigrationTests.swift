@@ -1,4 +1,5 @@
 import FleetProtocols
+import FleetTracking
 import Foundation
 import GRDB
 import Testing
@@ -58,5 +59,66 @@ import Testing
             ).map { $0["detail"] as String }.joined()
         }
         #expect(plan.contains("positions_by_device_time"))
+    }
+}
+
+extension MigrationTests {
+    /// A state row in the text form of v5–v6 is read after the move to the
+    /// binary form (v7), and rewritten in the binary form at its next checkpoint.
+    @Test func aStateStoredAsTextBeforeV7IsReadAndRewrittenAsBinary() throws {
+        let path = temporaryDatabase()
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        var state = DeviceState(
+            lastTime: 5000, lat: 48.1, lon: 11.5, positionTime: 4000,
+            fences: [FenceMembership(fence: "yard", phase: .inside(since: 1000))])
+        state.accepted = 3
+        state.seq = 3
+        state.odometerM = 12.5
+        do {
+            let q = try DatabaseQueue(path: path)
+            try Schema.migrator.migrate(
+                q, upTo: "v6: positions in arrival order, found by (device, time) through an index")
+            try q.write { db in
+                try db.execute(
+                    sql: "INSERT INTO devices (id, ident, created_ms) VALUES (1, 'a', 0)")
+                try db.execute(
+                    sql: """
+                        INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences,
+                          position_time_ms, odometer_m, silent, tracking)
+                        VALUES (1, 5000, 48.1, 11.5, ?, 4000, 12.5, 0, ?)
+                        """, arguments: [state.fencesText, DeviceStateText.encode(state)])
+            }
+        }
+        let w = try StoreWriter(path: path)
+        #expect(try w.loadStates()["a"] == state)
+        var b = WriteBatch()
+        state.lastTime = 6000
+        b.states["a"] = state
+        try w.commit(b, committedMs: 1)
+        let row = try DatabaseQueue(path: path).read { db in
+            try Row.fetchOne(db, sql: "SELECT fences, tracking, length(state) FROM device_state")
+        }
+        #expect(row?[0] == "")
+        #expect((row?[1] as String?) == nil)
+        #expect((row?[2] as Int?) ?? 0 > 0)
+        #expect(try StoreWriter(path: path).loadStates()["a"] == state)
+    }
+
+    /// A binary state that cannot be read restarts that device's tracking at
+    /// its stored position instead of stopping the daemon.
+    @Test func anUnreadableBinaryStateRestartsFromThePosition() throws {
+        let path = temporaryDatabase()
+        let w = try StoreWriter(path: path)
+        var b = WriteBatch()
+        b.states["a"] = DeviceState(
+            lastTime: 5000, lat: 48.1, lon: 11.5,
+            fences: [FenceMembership(fence: "yard", phase: .inside(since: 1000))])
+        try w.commit(b, committedMs: 1)
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE device_state SET state = x'01ff'")
+        }
+        let s = try #require(try StoreWriter(path: path).loadStates()["a"])
+        #expect(s.lastTime == 5000 && s.lat == 48.1 && s.lon == 11.5 && s.fences.isEmpty)
     }
 }

@@ -79,7 +79,13 @@ struct Replay {
         for (device, s) in states { states[device] = Replay.reloaded(s) }
     }
 
+    /// `s` as the writer stores it and reads it back (`DeviceStateCodec`).
     static func reloaded(_ s: DeviceState) -> DeviceState {
+        DeviceStateCodec.encode(s).withUnsafeBytes { DeviceStateCodec.decode($0) }!
+    }
+
+    /// `s` through the text form of schema v5–v6 (rows written before v7).
+    static func reloadedFromText(_ s: DeviceState) -> DeviceState {
         DeviceStateText.restore(
             lastTime: s.lastTime, lat: s.lat, lon: s.lon, positionTime: s.positionTime,
             fencesText: s.fencesText, tracking: DeviceStateText.encode(s), odometerM: s.odometerM,

@@ -193,7 +193,7 @@ import Testing
         #expect(replay.states["v"]!.silent == false)
     }
 
-    @Test func theStateTextRoundTripsExactly() {
+    @Test func theStoredStateRoundTripsExactly() {
         var replay = Replay(fences: FenceIndex(fences: [yard()]))
         var g = Gaussian(state: 7)
         var fixes: [Fix] = []
@@ -205,6 +205,7 @@ import Testing
             replay.feed([s])
             let state = replay.states["v"]!
             #expect(Replay.reloaded(state) == state, "fix \(k): \(DeviceStateText.encode(state))")
+            #expect(Replay.reloadedFromText(state) == state, "fix \(k): the text form of v5-v6")
         }
     }
 }

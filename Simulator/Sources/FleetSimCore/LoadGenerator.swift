@@ -23,6 +23,13 @@ public final class LoadGenerator {
     private let t0Ms: Int64
     /// Each device's next fix number: runs continue the devices' tracks.
     private var nextFix: [Int32]
+    /// Scratch for the Teltonika records of one datagram.
+    private var records: [TeltonikaEncoder.Record] = []
+    /// The IO elements every Teltonika record carries: ignition on (239),
+    /// external voltage 12.6 V (66).
+    private static let teltonikaIO: [(id: UInt16, width: Int, value: UInt64)] = [
+        (239, 1, 1), (66, 2, 12_600),
+    ]
 
     /// A datagram sent and not yet acknowledged.
     private struct Pending {
@@ -132,28 +139,29 @@ public final class LoadGenerator {
             guard n > 0 else { return false }
             for i in 0..<Int(n) {
                 let reply = inBuf[(i * slot)..<(i * slot + Int(inLengths[i]))]
-                var keys: [UInt32] = []
                 var fixes = 0
-                if acksPerFix {
-                    guard let r = JSONReply.parse(Array(reply)) else { continue }
-                    // A datagram's lines are answered together; its key is its first seq.
-                    keys =
-                        r.acked.map { UInt32(truncatingIfNeeded: $0) }
-                        + r.rejected.map { UInt32(truncatingIfNeeded: $0.seq) }
-                    report.fixesRejected += r.rejected.count
-                    fixes = r.acked.count
-                } else {
-                    guard reply.count == 7 else { continue }
-                    let b = Array(reply)
-                    keys = [UInt32(b[2]) << 8 | UInt32(b[3]) | UInt32(b[5]) << 16]
-                    fixes = Int(b[6])
-                }
                 var matched = false
-                for k in keys {
+                func match(_ k: UInt32) {
                     if let p = pending.removeValue(forKey: k) {
                         matched = true
                         report.latenciesMs.append(Float(Double(now - p.firstSentNs) / 1e6))
                     }
+                }
+                if acksPerFix {
+                    guard let r = JSONReply.parse(Array(reply)) else { continue }
+                    // A datagram's lines are answered together; its key is its first seq.
+                    for s in r.acked { match(UInt32(truncatingIfNeeded: s)) }
+                    for x in r.rejected { match(UInt32(truncatingIfNeeded: x.seq)) }
+                    report.fixesRejected += r.rejected.count
+                    fixes = r.acked.count
+                } else {
+                    // Teltonika: 7 bytes, the packet id at 2-3, the AVL packet id at 5.
+                    guard reply.count == 7 else { continue }
+                    let b = reply.startIndex
+                    match(
+                        UInt32(reply[b + 2]) << 8 | UInt32(reply[b + 3]) | UInt32(reply[b + 5])
+                            << 16)
+                    fixes = Int(reply[b + 6])
                 }
                 if matched {
                     report.fixesAcked += fixes
@@ -280,6 +288,26 @@ public final class LoadGenerator {
     /// The datagram of `p` (its device, its fixes from its first), keyed by `key`.
     private func encode(_ p: Pending, key: UInt32, into out: inout [UInt8]) {
         let device = Int(p.device)
+        if options.proto == .teltonika {
+            // The hot case: records built in reused storage, the datagram
+            // appended in place (no array per datagram).
+            records.removeAll(keepingCapacity: true)
+            for j in 0..<Int(p.fixes) {
+                let at = Self.position(device: device, fix: Int(p.firstFix) + j, points: points)
+                var r = TeltonikaEncoder.Record(
+                    time: t0Ms + Int64(p.firstFix) * 1000 + Int64(j) * 1000, lat: at.lat,
+                    lon: at.lon)
+                r.speedKmh = 36
+                r.angle = UInt16((device % 4) * 90)
+                r.io = Self.teltonikaIO
+                records.append(r)
+            }
+            TeltonikaEncoder.appendUDP(
+                to: &out, packetId: UInt16(truncatingIfNeeded: key),
+                avlPacketId: UInt8(truncatingIfNeeded: key >> 16),
+                imei: String(350_000_000_000_000 + device), records: records)
+            return
+        }
         let fixes = (0..<Int(p.fixes)).map { j -> (time: Int64, lat: Double, lon: Double) in
             let at = Self.position(device: device, fix: Int(p.firstFix) + j, points: points)
             return (t0Ms + Int64(p.firstFix) * 1000 + Int64(j) * 1000, at.lat, at.lon)
@@ -295,18 +323,7 @@ public final class LoadGenerator {
                     ).utf8)
             }
         case .teltonika:
-            let records = fixes.map { f in
-                var r = TeltonikaEncoder.Record(time: f.time, lat: f.lat, lon: f.lon)
-                r.speedKmh = 36
-                r.angle = UInt16((device % 4) * 90)
-                r.io = [(239, 1, 1), (66, 2, 12_600)]
-                return r
-            }
-            out.append(
-                contentsOf: TeltonikaEncoder.udp(
-                    packetId: UInt16(truncatingIfNeeded: key),
-                    avlPacketId: UInt8(truncatingIfNeeded: key >> 16),
-                    imei: String(350_000_000_000_000 + device), records: records))
+            break  // above
         case .nmea:
             var lines = [NMEAEncoder.checksummed("$PFLID,d\(device)")]
             for f in fixes {

@@ -51,6 +51,8 @@ final class Engine: @unchecked Sendable {
     private let pendingFences = Mutex<FenceIndex?>(nil)
     /// Wall-clock time of the engine loop's last turn, Unix ms (for the watchdog).
     let heartbeat = Atomic<Int64>(0)
+    /// The writer thread's replies, one reused batch per socket.
+    private var replies: [(socket: UDPSocket, batch: ReplyBatch)] = []
     /// True while the queue is closed: failing commits are given up after a while.
     private let stopping = Atomic<Bool>(false)
 
@@ -344,14 +346,22 @@ final class Engine: @unchecked Sendable {
     }
 
     /// Sends the replies of a committed batch, straight from this thread
-    /// (`sendmmsg`, one call per socket per 1 024 replies).
+    /// (`sendmmsg`, one call per socket per 1 024 replies), gathered in the
+    /// writer's reused per-socket batches.
     private func sendReplies(_ items: [InboundDatagram]) {
-        var bySocket: [ObjectIdentifier: (UDPSocket, [(PeerAddress, [UInt8])])] = [:]
         for d in items {
-            guard let route = d.replyTo, let bytes = d.replyBytes() else { continue }
-            bySocket[ObjectIdentifier(route.socket), default: (route.socket, [])].1.append(
-                (route.address, bytes))
+            guard let route = d.replyTo else { continue }
+            let k =
+                replies.firstIndex { $0.socket === route.socket }
+                ?? {
+                    replies.append((route.socket, ReplyBatch()))
+                    return replies.count - 1
+                }()
+            d.appendReply(to: &replies[k].batch)
         }
-        for (_, (socket, replies)) in bySocket { socket.send(replies) }
+        for k in replies.indices where !replies[k].batch.isEmpty {
+            replies[k].socket.send(replies[k].batch)
+            replies[k].batch.removeAll()
+        }
     }
 }

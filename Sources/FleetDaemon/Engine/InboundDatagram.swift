@@ -18,6 +18,20 @@ struct InboundDatagram: Sendable {
 
 extension InboundDatagram {
     /// The bytes to send once this datagram's fixes are committed, if any.
+    /// Adds this datagram's reply (when it has one) to `batch`, addressed to
+    /// its sender; the Teltonika acknowledgement is written in place.
+    func appendReply(to batch: inout ReplyBatch) {
+        guard let route = replyTo else { return }
+        if let t = teltonikaAck {
+            batch.append(to: route.address) {
+                TeltonikaPacket.appendReply(
+                    to: &$0, packetId: t.packetId, avlPacketId: t.avlPacketId, accepted: t.records)
+            }
+        } else if let bytes = replyBytes() {
+            batch.append(to: route.address, bytes: bytes)
+        }
+    }
+
     func replyBytes() -> [UInt8]? {
         if let t = teltonikaAck {
             return TeltonikaPacket.reply(

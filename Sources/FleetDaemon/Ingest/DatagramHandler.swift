@@ -18,7 +18,7 @@ final class DatagramHandler {
     private var datagrams = 0
     private var fixes = 0
     /// Replies due at once (datagrams with nothing to commit), sent after the batch.
-    private var immediate: [(PeerAddress, [UInt8])] = []
+    private var immediate = ReplyBatch()
     /// NMEA: one assembler per sender, with the device it speaks for.
     private var assemblers: [String: (device: String, assembler: NMEAAssembler, seenMs: Int64)] =
         [:]
@@ -48,9 +48,7 @@ final class DatagramHandler {
     private func take(_ d: InboundDatagram) {
         fixes += d.fixes.count
         if d.fixes.isEmpty {
-            if let route = d.replyTo, let bytes = d.replyBytes() {
-                immediate.append((route.address, bytes))
-            }
+            d.appendReply(to: &immediate)
         } else {
             pending.append(d)
         }
@@ -118,7 +116,7 @@ final class DatagramHandler {
         fixes = 0
         if !immediate.isEmpty {
             socket.send(immediate)
-            immediate.removeAll(keepingCapacity: true)
+            immediate.removeAll()
         }
         guard !pending.isEmpty else { return }
         let taken = door.queue.offer(pending)

@@ -59,34 +59,17 @@ final class UDPSocket: Sendable {
         return Int(size)
     }
 
-    /// Sends each reply to its peer, in batches of `sendmmsg(2)`. A reply the
-    /// kernel refuses (e.g. no route) is dropped: the device resends.
-    func send(_ replies: [(PeerAddress, [UInt8])]) {
-        guard !replies.isEmpty, !replies.contains(where: { $0.1.isEmpty }) else { return }
-        var bytes: [UInt8] = []
-        var offsets: [UInt32] = []
-        var lengths: [UInt32] = []
-        var addrs = [UInt8](repeating: 0, count: replies.count * Int(CBU_ADDR_SLOT))
-        var addrLengths: [UInt32] = []
-        for (i, (peer, reply)) in replies.enumerated() {
-            offsets.append(UInt32(bytes.count))
-            lengths.append(UInt32(reply.count))
-            bytes += reply
-            peer.withSockAddr { a, n in
-                addrs.withUnsafeMutableBytes {
-                    ($0.baseAddress! + i * Int(CBU_ADDR_SLOT)).copyMemory(
-                        from: a, byteCount: Int(n))
-                }
-                addrLengths.append(UInt32(n))
-            }
-        }
+    /// Sends each reply of `batch` to its peer, in batches of `sendmmsg(2)`.
+    /// A reply the kernel refuses (e.g. no route) is dropped: the device resends.
+    func send(_ batch: ReplyBatch) {
+        let count = batch.count
         var done = 0
-        while done < replies.count {
-            let n = bytes.withUnsafeBufferPointer { b in
-                offsets[done...].withUnsafeBufferPointer { o in
-                    lengths[done...].withUnsafeBufferPointer { l in
-                        addrs.withUnsafeBufferPointer { a in
-                            addrLengths[done...].withUnsafeBufferPointer { al in
+        while done < count {
+            let n = batch.bytes.withUnsafeBufferPointer { b in
+                batch.offsets[done...].withUnsafeBufferPointer { o in
+                    batch.lengths[done...].withUnsafeBufferPointer { l in
+                        batch.addrs.withUnsafeBufferPointer { a in
+                            batch.addrLengths[done...].withUnsafeBufferPointer { al in
                                 cbu_send_to_batch(
                                     fd, b.baseAddress!, o.baseAddress!, l.baseAddress!,
                                     a.baseAddress! + done * Int(CBU_ADDR_SLOT), al.baseAddress!,

@@ -1,0 +1,114 @@
+import FleetTracking
+import Testing
+
+/// The binary stored state: every part round-trips bit for bit, and a value
+/// that is damaged or of another version is refused, never half-read.
+@Suite struct DeviceStateCodecTests {
+    static func wp(_ t: Int64, _ k: Double) -> Waypoint {
+        Waypoint(
+            time: t, lat: 48 + k / 1000, lon: 11 - k / 700, odometerM: k * 13.25, fixNo: Int64(k))
+    }
+
+    /// States exercising every tag: each motion, trip and membership phase,
+    /// suspects, overspeed with and without its end, NaN and negative values.
+    static var samples: [DeviceState] {
+        var a = DeviceState(
+            lastTime: 1_718_000_000_000, lat: 48.137_154_3, lon: 11.576_124_9,
+            positionTime: 1_717_999_999_000,
+            fences: [
+                FenceMembership(fence: "depot", phase: .inside(since: 1_717_000_000_000)),
+                FenceMembership(fence: "zone-é", phase: .entering(since: 1_718_000_000_000)),
+                FenceMembership(
+                    fence: "z", phase: .exiting(enteredAt: 5, since: 1_718_000_000_001, fixes: 3)),
+            ])
+        a.odometerM = 123_456.789
+        a.accepted = 4242
+        a.seq = 4300
+        a.motion = .still(
+            lat: 48.1, lon: 11.5, weight: 100, rest: wp(1_717_000_000_000, 1),
+            pending: wp(1_718_000_000_000, 2))
+        a.trip = .parked(anchor: wp(1_716_000_000_000, 3), lastNear: wp(1_718_000_000_000, 4))
+        a.suspects = [
+            Suspect(time: 1_718_000_000_500, lat: 50, lon: 12, seq: 4299),
+            Suspect(time: 1_718_000_000_900, lat: -33.9, lon: 151.2, seq: 4300),
+        ]
+        a.overspeed = OverspeedEpisode(
+            since: 1_717_999_000_000, maxKmh: 131.5, limitKmh: 90, announced: true,
+            underSince: 1_717_999_990_000)
+        a.silent = true
+        var b = DeviceState(lastTime: -5, lat: .nan, lon: .nan, fences: [])
+        b.motion = .moving(rest: wp(-10, 5), stay: Motion.Stay(dLat: 1e-7, dLon: -3e-7, count: 7))
+        b.trip = .driving(start: wp(-100, 6), candidate: wp(-7, 7), maxSpeedKmh: 88.8)
+        b.overspeed = OverspeedEpisode(since: -6, maxKmh: 100, limitKmh: 50)
+        let c = DeviceState(lastTime: .max, lat: -90, lon: 180, positionTime: .min, fences: [])
+        return [a, b, c]
+    }
+
+    static func roundTrip(_ s: DeviceState) -> DeviceState? {
+        DeviceStateCodec.encode(s).withUnsafeBytes { DeviceStateCodec.decode($0) }
+    }
+
+    /// NaN is not equal to itself: compare the bit patterns of positions.
+    static func same(_ a: DeviceState, _ b: DeviceState) -> Bool {
+        var x = a
+        var y = b
+        guard x.lat.bitPattern == y.lat.bitPattern, x.lon.bitPattern == y.lon.bitPattern else {
+            return false
+        }
+        x.lat = 0
+        x.lon = 0
+        y.lat = 0
+        y.lon = 0
+        return x == y
+    }
+
+    @Test(arguments: 0..<3) func everyPartRoundTrips(_ k: Int) throws {
+        let s = Self.samples[k]
+        let back = try #require(Self.roundTrip(s))
+        #expect(Self.same(back, s))
+    }
+
+    @Test func encodingAppendsToWhatTheBufferHolds() {
+        var out: [UInt8] = [9, 9]
+        DeviceStateCodec.encode(Self.samples[0], into: &out)
+        #expect(Array(out.dropFirst(2)) == DeviceStateCodec.encode(Self.samples[0]))
+    }
+
+    @Test func everyTruncationIsRefused() {
+        for s in Self.samples {
+            let bytes = DeviceStateCodec.encode(s)
+            for n in 0..<bytes.count {
+                #expect(bytes[..<n].withUnsafeBytes { DeviceStateCodec.decode($0) } == nil)
+            }
+            #expect((bytes + [0]).withUnsafeBytes { DeviceStateCodec.decode($0) } == nil)
+        }
+    }
+
+    @Test func anotherVersionOrDamageIsRefusedWithoutCrashing() {
+        var bytes = DeviceStateCodec.encode(Self.samples[0])
+        bytes[0] = 2
+        #expect(bytes.withUnsafeBytes { DeviceStateCodec.decode($0) } == nil)
+        // Every single-byte corruption either decodes to some state or is
+        // refused; none traps or asks for a huge allocation.
+        let good = DeviceStateCodec.encode(Self.samples[0])
+        for i in good.indices {
+            for v: UInt8 in [0x00, 0x7F, 0x80, 0xFF] {
+                var b = good
+                b[i] = v
+                _ = b.withUnsafeBytes { DeviceStateCodec.decode($0) }
+            }
+        }
+    }
+
+    @Test func aStateIsSmallerThanItsTextForm() {
+        // 20 memberships, as in the benchmark's dense areas: ids and times
+        // relative to the last fix; doubles take their 8 bytes.
+        var s = Self.samples[0]
+        s.fences = (0..<20).map {
+            FenceMembership(fence: "f\(10_000 + $0)", phase: .inside(since: s.lastTime - 60_000))
+        }
+        let binary = DeviceStateCodec.encode(s).count
+        let text = s.fencesText.utf8.count + DeviceStateText.encode(s).utf8.count
+        #expect(binary < text * 2 / 3)
+    }
+}
