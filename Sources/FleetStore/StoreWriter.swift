@@ -15,8 +15,13 @@ public final class StoreWriter {
     private let queue: DatabaseQueue
     /// The writer's own automatic checkpoint, in WAL pages (SQLite's
     /// default is 1 000): a backstop behind `WALCheckpointer`, which does
-    /// the copying on its own thread. It bounds the WAL at about 64 MiB.
-    public static let writerCheckpointPages = 16_384
+    /// the copying on its own thread. It bounds the WAL at about 256 MiB.
+    /// Each time the WAL reaches it, the committing writer copies what the
+    /// checkpointer has not yet and syncs the database file (a stall of up
+    /// to ~100 ms on a busy disk), and the WAL starts over: at 64 MiB that
+    /// came every ~2 s at 27 500 fixes/s and set the p99 acknowledgement
+    /// delay (58–97 ms; 16–28 ms at 256 MiB with the checkpointer every 20 ms).
+    public static let writerCheckpointPages = 65_536
     /// Device ident → row id, for every device known to the database.
     private var deviceIds: [String: Int64] = [:]
 
