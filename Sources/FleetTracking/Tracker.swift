@@ -80,7 +80,13 @@ public struct Tracker: Sendable {
         public var alerts: [Alert]
         /// The device's state after the fix (unchanged for duplicates and late
         /// fixes); nil from the in-place `process(_:state:containing:)`.
-        public var state: DeviceState?
+        /// Kept out of line: the in-place path, the daemon's, moves outcomes
+        /// by the thousand with no state, and a `DeviceState` is 328 bytes.
+        public var state: DeviceState? {
+            get { stateBox?.state }
+            set { stateBox = newValue.map(StateBox.init) }
+        }
+        private var stateBox: StateBox?
         /// Trips the fix ended.
         public var trips: [Trip] = []
         /// Times (ms) of earlier fixes held as jump suspects that this fix
@@ -100,9 +106,21 @@ public struct Tracker: Sendable {
         ) {
             self.disposition = disposition
             self.alerts = alerts
-            self.state = state
+            self.stateBox = state.map(StateBox.init)
             self.trips = trips
             self.confirmed = confirmed
+        }
+
+        public static func == (a: Outcome, b: Outcome) -> Bool {
+            a.disposition == b.disposition && a.alerts == b.alerts && a.state == b.state
+                && a.trips == b.trips && a.confirmed == b.confirmed
+        }
+
+        /// An immutable box: outcomes stay values (a copy shares the box,
+        /// and setting `state` replaces it).
+        private final class StateBox: Sendable {
+            let state: DeviceState
+            init(_ state: DeviceState) { self.state = state }
         }
     }
 

@@ -4,7 +4,8 @@ import FleetProtocols
 /// what the sender must be told once they are committed.
 struct InboundDatagram: Sendable {
     var fixes: [Fix]
-    /// The sender's sequence number per fix (parallel to `fixes`).
+    /// JSON: the sender's sequence number per fix (parallel to `fixes`).
+    /// Empty for the other protocols, whose replies do not name fixes.
     var seqs: [Int64?]
     /// Lines refused at the door that carried a `seq`.
     var rejected: [(seq: Int64, reason: RejectReason)]

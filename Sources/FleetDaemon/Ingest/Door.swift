@@ -60,17 +60,21 @@ final class Door: Sendable {
                 replyTo: ReplyRoute(socket: socket, address: address),
                 receivedMs: receivedMs)
             d.teltonikaAck = (packet.packetId, packet.avlPacketId, UInt8(packet.fixes.count))
-            d.fixes.reserveCapacity(packet.fixes.count)
+            // The usual case, every record passes: the decoder's array is
+            // handed on as it is (no copy, no allocation).
+            var refused = 0
             for (i, fix) in packet.fixes.enumerated() {
                 if let (reason, detail) = screen.check(fix, receivedAtMs: receivedMs) {
                     refuse(
                         "teltonika", reason, "IMEI \(packet.imei) record \(i): \(detail)", bytes,
                         address)
-                    continue
+                    refused += 1
                 }
-                d.fixes.append(fix)
-                d.seqs.append(nil)
             }
+            d.fixes =
+                refused == 0
+                ? packet.fixes
+                : packet.fixes.filter { screen.check($0, receivedAtMs: receivedMs) == nil }
             return d
         }
     }
@@ -96,7 +100,6 @@ final class Door: Sendable {
                 continue
             }
             d.fixes.append(fix)
-            d.seqs.append(nil)
         }
         return d
     }
