@@ -174,52 +174,44 @@ public final class StoreWriter {
         var committed: [AlertRecord] = []
         do {
             try queue.inTransaction(.immediate) { db in
-                let insertPosition = try db.cachedStatement(
-                    sql: """
-                        INSERT OR IGNORE INTO positions
-                        (device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
-                         valid, disposition, received_ms, priority, movement, gsm_signal, ext_voltage_mv,
-                         odometer_m, gnss_status, fix_quality, hdop, io, io_codec)
-                        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-                        """
+                // Rows go in `Self.rowsPerInsert` at a time, one statement
+                // with that many VALUES tuples (a statement's fixed cost per
+                // step, paid once per group); the rest one by one.
+                let columns = """
+                    INSERT OR IGNORE INTO positions
+                    (device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
+                     valid, disposition, received_ms, priority, movement, gsm_signal, ext_voltage_mv,
+                     odometer_m, gnss_status, fix_quality, hdop, io, io_codec)
+                    VALUES
+                    """
+                let tuple =
+                    "("
+                    + Array(repeating: "?", count: Self.positionColumns).joined(
+                        separator: ",") + ")"
+                let one = try db.cachedStatement(sql: columns + tuple).sqliteStatement
+                let group = try db.cachedStatement(
+                    sql: columns
+                        + Array(repeating: tuple, count: Self.rowsPerInsert).joined(separator: ",")
                 ).sqliteStatement
-                for row in batch.positions where row.disposition != .duplicate {
-                    let f = row.fix
-                    let id = try deviceId(f.device, db: db, added: &added)
-                    let s = insertPosition
-                    sqlite3_bind_int64(s, 1, id)
-                    sqlite3_bind_int64(s, 2, f.time)
-                    sqlite3_bind_double(s, 3, f.lat)
-                    sqlite3_bind_double(s, 4, f.lon)
-                    bindDouble(s, 5, f.speedKmh)
-                    bindDouble(s, 6, f.course)
-                    bindDouble(s, 7, f.altM)
-                    bindDouble(s, 8, f.accuracyM)
-                    bindInt(s, 9, f.sats.map { Int64($0) })
-                    bindInt(s, 10, f.ignition.map { $0 ? 1 : 0 })
-                    sqlite3_bind_int64(s, 11, f.valid ? 1 : 0)
-                    sqlite3_bind_int64(s, 12, Int64(row.disposition.rawValue))
-                    sqlite3_bind_int64(s, 13, row.receivedMs)
-                    let x = f.extra
-                    bindInt(s, 14, x?.priority.map { Int64($0) })
-                    bindInt(s, 15, x?.movement.map { $0 ? 1 : 0 })
-                    bindInt(s, 16, x?.gsmSignal.map { Int64($0) })
-                    bindInt(s, 17, x?.externalVoltageMv.map { Int64($0) })
-                    bindInt(s, 18, x?.odometerM.map { Int64($0) })
-                    bindInt(s, 19, x?.gnssStatus.map { Int64($0) })
-                    bindInt(s, 20, x?.fixQuality.map { Int64($0) })
-                    bindDouble(s, 21, x?.hdop)
-                    if let raw = x?.ioRaw {
-                        _ = raw.withUnsafeBytes {
-                            sqlite3_bind_blob(
-                                s, 22, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
-                        }
-                        sqlite3_bind_int64(s, 23, Int64(x?.ioCodec ?? 0))
-                    } else {
-                        sqlite3_bind_null(s, 22)
-                        sqlite3_bind_null(s, 23)
+                var held = 0
+                var groupStart = 0  // index in `batch.positions` of the group's first row
+                for (i, row) in batch.positions.enumerated() where row.disposition != .duplicate {
+                    if held == 0 { groupStart = i }
+                    let id = try deviceId(row.fix.device, db: db, added: &added)
+                    bindPosition(group, at: Int32(held * Self.positionColumns), row, device: id)
+                    held += 1
+                    if held == Self.rowsPerInsert {
+                        try step(group, db)
+                        held = 0
                     }
-                    try step(s, db)
+                }
+                if held > 0 {
+                    // The last partial group: row by row.
+                    for row in batch.positions[groupStart...] where row.disposition != .duplicate {
+                        let id = try deviceId(row.fix.device, db: db, added: &added)
+                        bindPosition(one, at: 0, row, device: id)
+                        try step(one, db)
+                    }
                 }
                 if !batch.alerts.isEmpty {
                     let insertAlert = try db.cachedStatement(
@@ -247,34 +239,43 @@ public final class StoreWriter {
                     }
                 }
                 if !batch.states.isEmpty {
-                    let upsert = try db.cachedStatement(
-                        sql: """
-                            INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences, position_time_ms,
-                              odometer_m, silent, tracking, state)
-                            VALUES (?,?,?,?,'',?,?,?,NULL,?)
-                            ON CONFLICT(device_id) DO UPDATE SET
-                              last_time_ms = excluded.last_time_ms, lat = excluded.lat,
-                              lon = excluded.lon, fences = '',
-                              position_time_ms = excluded.position_time_ms,
-                              odometer_m = excluded.odometer_m, silent = excluded.silent,
-                              tracking = NULL, state = excluded.state
-                            """)
-                    let u = upsert.sqliteStatement
-                    for (device, st) in batch.states {
-                        sqlite3_bind_int64(u, 1, try deviceId(device, db: db, added: &added))
-                        sqlite3_bind_int64(u, 2, st.lastTime)
-                        bindDouble(u, 3, st.lat.isNaN ? nil : st.lat)
-                        bindDouble(u, 4, st.lon.isNaN ? nil : st.lon)
-                        sqlite3_bind_int64(u, 5, st.positionTime)
-                        sqlite3_bind_double(u, 6, st.odometerM)
-                        sqlite3_bind_int64(u, 7, st.silent ? 1 : 0)
+                    // Like positions: groups of `rowsPerInsert` rows per statement.
+                    func upsert(_ rows: Int) -> String {
+                        """
+                        INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences, position_time_ms,
+                          odometer_m, silent, tracking, state)
+                        VALUES \(Array(repeating: "(?,?,?,?,'',?,?,?,NULL,?)", count: rows).joined(separator: ","))
+                        ON CONFLICT(device_id) DO UPDATE SET
+                          last_time_ms = excluded.last_time_ms, lat = excluded.lat,
+                          lon = excluded.lon, fences = '',
+                          position_time_ms = excluded.position_time_ms,
+                          odometer_m = excluded.odometer_m, silent = excluded.silent,
+                          tracking = NULL, state = excluded.state
+                        """
+                    }
+                    let one = try db.cachedStatement(sql: upsert(1)).sqliteStatement
+                    let group = try db.cachedStatement(sql: upsert(Self.rowsPerInsert))
+                        .sqliteStatement
+                    let grouped = batch.states.count - batch.states.count % Self.rowsPerInsert
+                    for (k, (device, st)) in batch.states.enumerated() {
+                        let u = k < grouped ? group : one
+                        let base = k < grouped ? Int32(k % Self.rowsPerInsert * 8) : 0
+                        sqlite3_bind_int64(u, base + 1, try deviceId(device, db: db, added: &added))
+                        sqlite3_bind_int64(u, base + 2, st.lastTime)
+                        bindDouble(u, base + 3, st.lat.isNaN ? nil : st.lat)
+                        bindDouble(u, base + 4, st.lon.isNaN ? nil : st.lon)
+                        sqlite3_bind_int64(u, base + 5, st.positionTime)
+                        sqlite3_bind_double(u, base + 6, st.odometerM)
+                        sqlite3_bind_int64(u, base + 7, st.silent ? 1 : 0)
                         stateBuffer.removeAll(keepingCapacity: true)
                         DeviceStateCodec.encode(st, into: &stateBuffer)
                         stateBuffer.withUnsafeBytes {
                             _ = sqlite3_bind_blob(
-                                u, 8, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
+                                u, base + 8, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
                         }
-                        try step(u, db)
+                        if k >= grouped || k % Self.rowsPerInsert == Self.rowsPerInsert - 1 {
+                            try step(u, db)
+                        }
                     }
                 }
                 if !batch.trips.isEmpty {
@@ -313,6 +314,49 @@ public final class StoreWriter {
             throw StoreError(path: path, action: "commit failed", underlying: error)
         }
         return committed
+    }
+
+    /// Columns of a stored position, and rows per multi-row insert.
+    static let positionColumns = 23
+    static let rowsPerInsert = 16
+
+    /// Binds `row` to parameters `base + 1 ... base + positionColumns` of `s`.
+    @inline(__always)
+    private func bindPosition(
+        _ s: OpaquePointer?, at base: Int32, _ row: PositionRow, device id: Int64
+    ) {
+        let f = row.fix
+        sqlite3_bind_int64(s, base + 1, id)
+        sqlite3_bind_int64(s, base + 2, f.time)
+        sqlite3_bind_double(s, base + 3, f.lat)
+        sqlite3_bind_double(s, base + 4, f.lon)
+        bindDouble(s, base + 5, f.speedKmh)
+        bindDouble(s, base + 6, f.course)
+        bindDouble(s, base + 7, f.altM)
+        bindDouble(s, base + 8, f.accuracyM)
+        bindInt(s, base + 9, f.sats.map { Int64($0) })
+        bindInt(s, base + 10, f.ignition.map { $0 ? 1 : 0 })
+        sqlite3_bind_int64(s, base + 11, f.valid ? 1 : 0)
+        sqlite3_bind_int64(s, base + 12, Int64(row.disposition.rawValue))
+        sqlite3_bind_int64(s, base + 13, row.receivedMs)
+        let x = f.extra
+        bindInt(s, base + 14, x?.priority.map { Int64($0) })
+        bindInt(s, base + 15, x?.movement.map { $0 ? 1 : 0 })
+        bindInt(s, base + 16, x?.gsmSignal.map { Int64($0) })
+        bindInt(s, base + 17, x?.externalVoltageMv.map { Int64($0) })
+        bindInt(s, base + 18, x?.odometerM.map { Int64($0) })
+        bindInt(s, base + 19, x?.gnssStatus.map { Int64($0) })
+        bindInt(s, base + 20, x?.fixQuality.map { Int64($0) })
+        bindDouble(s, base + 21, x?.hdop)
+        if let raw = x?.ioRaw {
+            _ = raw.withUnsafeBytes {
+                sqlite3_bind_blob(s, base + 22, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT)
+            }
+            sqlite3_bind_int64(s, base + 23, Int64(x?.ioCodec ?? 0))
+        } else {
+            sqlite3_bind_null(s, base + 22)
+            sqlite3_bind_null(s, base + 23)
+        }
     }
 
     private func deviceId(_ ident: String, db: Database, added: inout [String]) throws -> Int64 {

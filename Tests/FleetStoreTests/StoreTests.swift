@@ -64,6 +64,46 @@ func temporaryDatabase() -> String {
         #expect(reloaded["a"] == b.states["a"])
     }
 
+    /// Rows are inserted 16 to a statement and the rest one by one: every
+    /// count, with duplicates skipped anywhere and resent rows ignored
+    /// inside a group, stores each row once, with its own values.
+    @Test(arguments: [1, 15, 16, 17, 40]) func manyRowsAtOnceAreEachStoredOnce(_ n: Int) throws {
+        let path = temporaryDatabase()
+        let w = try StoreWriter(path: path)
+        var first = WriteBatch()
+        first.positions = [row("b", 1_000)]  // resent below, inside a group
+        try w.commit(first, committedMs: 1)
+        var b = WriteBatch()
+        var expected: [String: [Int64]] = [:]
+        for k in 0..<n {
+            let device = ["a", "b", "c"][k % 3]
+            let t = Int64(1_000 + k / 3 * 1_000)
+            b.positions.append(row(device, t, k % 7 == 3 ? .duplicate : .accepted))
+            if k % 7 != 3 { expected[device, default: []].append(t) }
+            var st = DeviceState(
+                lastTime: t, lat: 48 + Double(k) / 100, lon: 11,
+                fences: [
+                    FenceMembership(fence: "f\(k)", phase: .inside(since: t))
+                ])
+            st.odometerM = Double(k)
+            b.states["s\(k)"] = st
+        }
+        try w.commit(b, committedMs: 2)
+        let r = try StoreReader(path: path)
+        for device in ["a", "b", "c"] {
+            let stored = try r.positions(device: device)
+            var want = Set(expected[device] ?? [])
+            if device == "b" { want.insert(1_000) }
+            #expect(stored.map(\.fix.time) == want.sorted(), "device \(device)")
+            for p in stored {
+                #expect(p.fix.lat == 48.1 && p.fix.speedKmh == 50 && p.fix.sats == 7)
+            }
+        }
+        let states = try StoreWriter(path: path).loadStates()
+        #expect(states.count == n)
+        for (id, st) in b.states { #expect(states[id] == st, "state \(id)") }
+    }
+
     @Test func alertIdsIncreaseAcrossCommits() throws {
         let path = temporaryDatabase()
         let w = try StoreWriter(path: path)
