@@ -48,8 +48,9 @@ if [ -f "$data/fences10k.geojson" ]; then
 fi
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
   --proto teltonika --records 1 --warmup-rate 5000 \
-  --rate 5000 --rate 10000 --rate 15000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 \
-  --rate 60000 --rate 70000 --rate 80000 --rate 90000 --rate 100000 --rate 150000 | tee "$data/ingest1.txt"
+  --rate 10000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 --rate 55000 --rate 60000 \
+  --rate 65000 --rate 70000 --rate 75000 --rate 80000 --rate 90000 --rate 100000 --rate 150000 \
+  | tee "$data/ingest1.txt"
 echo
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
   --proto teltonika --records 10 --warmup-rate 5000 \
