@@ -177,22 +177,8 @@ public final class StoreWriter {
                 // Rows go in `Self.rowsPerInsert` at a time, one statement
                 // with that many VALUES tuples (a statement's fixed cost per
                 // step, paid once per group); the rest one by one.
-                let columns = """
-                    INSERT OR IGNORE INTO positions
-                    (device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
-                     valid, disposition, received_ms, priority, movement, gsm_signal, ext_voltage_mv,
-                     odometer_m, gnss_status, fix_quality, hdop, io, io_codec)
-                    VALUES
-                    """
-                let tuple =
-                    "("
-                    + Array(repeating: "?", count: Self.positionColumns).joined(
-                        separator: ",") + ")"
-                let one = try db.cachedStatement(sql: columns + tuple).sqliteStatement
-                let group = try db.cachedStatement(
-                    sql: columns
-                        + Array(repeating: tuple, count: Self.rowsPerInsert).joined(separator: ",")
-                ).sqliteStatement
+                let one = try db.cachedStatement(sql: Self.insertPositions[0]).sqliteStatement
+                let group = try db.cachedStatement(sql: Self.insertPositions[1]).sqliteStatement
                 var held = 0
                 var groupStart = 0  // index in `batch.positions` of the group's first row
                 for (i, row) in batch.positions.enumerated() where row.disposition != .duplicate {
@@ -240,22 +226,8 @@ public final class StoreWriter {
                 }
                 if !batch.states.isEmpty {
                     // Like positions: groups of `rowsPerInsert` rows per statement.
-                    func upsert(_ rows: Int) -> String {
-                        """
-                        INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences, position_time_ms,
-                          odometer_m, silent, tracking, state)
-                        VALUES \(Array(repeating: "(?,?,?,?,'',?,?,?,NULL,?)", count: rows).joined(separator: ","))
-                        ON CONFLICT(device_id) DO UPDATE SET
-                          last_time_ms = excluded.last_time_ms, lat = excluded.lat,
-                          lon = excluded.lon, fences = '',
-                          position_time_ms = excluded.position_time_ms,
-                          odometer_m = excluded.odometer_m, silent = excluded.silent,
-                          tracking = NULL, state = excluded.state
-                        """
-                    }
-                    let one = try db.cachedStatement(sql: upsert(1)).sqliteStatement
-                    let group = try db.cachedStatement(sql: upsert(Self.rowsPerInsert))
-                        .sqliteStatement
+                    let one = try db.cachedStatement(sql: Self.upsertStates[0]).sqliteStatement
+                    let group = try db.cachedStatement(sql: Self.upsertStates[1]).sqliteStatement
                     let grouped = batch.states.count - batch.states.count % Self.rowsPerInsert
                     for (k, (device, st)) in batch.states.enumerated() {
                         let u = k < grouped ? group : one
@@ -319,6 +291,34 @@ public final class StoreWriter {
     /// Columns of a stored position, and rows per multi-row insert.
     static let positionColumns = 23
     static let rowsPerInsert = 16
+
+    /// The position insert for one row and for `rowsPerInsert` rows.
+    static let insertPositions: [String] = [1, rowsPerInsert].map { rows in
+        let tuple = "(" + Array(repeating: "?", count: positionColumns).joined(separator: ",") + ")"
+        return """
+            INSERT OR IGNORE INTO positions
+            (device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
+             valid, disposition, received_ms, priority, movement, gsm_signal, ext_voltage_mv,
+             odometer_m, gnss_status, fix_quality, hdop, io, io_codec)
+            VALUES \(Array(repeating: tuple, count: rows).joined(separator: ","))
+            """
+    }
+
+    /// The device state upsert (8 parameters a row) for one row and for
+    /// `rowsPerInsert` rows.
+    static let upsertStates: [String] = [1, rowsPerInsert].map { rows in
+        """
+        INSERT INTO device_state (device_id, last_time_ms, lat, lon, fences, position_time_ms,
+          odometer_m, silent, tracking, state)
+        VALUES \(Array(repeating: "(?,?,?,?,'',?,?,?,NULL,?)", count: rows).joined(separator: ","))
+        ON CONFLICT(device_id) DO UPDATE SET
+          last_time_ms = excluded.last_time_ms, lat = excluded.lat,
+          lon = excluded.lon, fences = '',
+          position_time_ms = excluded.position_time_ms,
+          odometer_m = excluded.odometer_m, silent = excluded.silent,
+          tracking = NULL, state = excluded.state
+        """
+    }
 
     /// Binds `row` to parameters `base + 1 ... base + positionColumns` of `s`.
     @inline(__always)

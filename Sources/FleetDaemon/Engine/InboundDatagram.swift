@@ -18,7 +18,6 @@ struct InboundDatagram: Sendable {
 }
 
 extension InboundDatagram {
-    /// The bytes to send once this datagram's fixes are committed, if any.
     /// Adds this datagram's reply (when it has one) to `batch`, addressed to
     /// its sender; the Teltonika acknowledgement is written in place.
     func appendReply(to batch: inout ReplyBatch) {
@@ -33,6 +32,7 @@ extension InboundDatagram {
         }
     }
 
+    /// The bytes to send once this datagram's fixes are committed, if any.
     func replyBytes() -> [UInt8]? {
         if let t = teltonikaAck {
             return TeltonikaPacket.reply(
