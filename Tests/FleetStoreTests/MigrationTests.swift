@@ -9,15 +9,22 @@ import Testing
 /// A database written by an older fleetd is brought up to date on open,
 /// its data kept.
 @Suite struct MigrationTests {
-    @Test func positionsClusteredByDeviceMoveToArrivalOrderWithTheirIndex() throws {
-        let path = temporaryDatabase()
+    /// A database at `path` with the schema as it was after migration `last`
+    /// (an older fleetd's file), its folder created.
+    static func database(at path: String, upTo last: String) throws -> DatabaseQueue {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let q = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(q, upTo: last)
+        return q
+    }
+
+    @Test func positionsClusteredByDeviceMoveToArrivalOrderWithTheirIndex() throws {
+        let path = temporaryDatabase()
         // The schema as fleetd before v6 left it, with positions in it.
         do {
-            let q = try DatabaseQueue(path: path)
-            try Schema.migrator.migrate(
-                q, upTo: "v5: trips, odometer and the rest of the tracking state")
+            let q = try Self.database(
+                at: path, upTo: "v5: trips, odometer and the rest of the tracking state")
             try q.write { db in
                 try db.execute(
                     sql:
@@ -67,8 +74,6 @@ extension MigrationTests {
     /// binary form (v7), and rewritten in the binary form at its next checkpoint.
     @Test func aStateStoredAsTextBeforeV7IsReadAndRewrittenAsBinary() throws {
         let path = temporaryDatabase()
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         var state = DeviceState(
             lastTime: 5000, lat: 48.1, lon: 11.5, positionTime: 4000,
             fences: [FenceMembership(fence: "yard", phase: .inside(since: 1000))])
@@ -76,9 +81,9 @@ extension MigrationTests {
         state.seq = 3
         state.odometerM = 12.5
         do {
-            let q = try DatabaseQueue(path: path)
-            try Schema.migrator.migrate(
-                q, upTo: "v6: positions in arrival order, found by (device, time) through an index")
+            let q = try Self.database(
+                at: path,
+                upTo: "v6: positions in arrival order, found by (device, time) through an index")
             try q.write { db in
                 try db.execute(
                     sql: "INSERT INTO devices (id, ident, created_ms) VALUES (1, 'a', 0)")
