@@ -288,15 +288,20 @@ public final class LoadGenerator {
     /// The datagram of `p` (its device, its fixes from its first), keyed by `key`.
     private func encode(_ p: Pending, key: UInt32, into out: inout [UInt8]) {
         let device = Int(p.device)
-        if options.proto == .teltonika {
+        let count = Int(p.fixes)
+        /// The datagram's fix `j`: one second of fix time after the one before.
+        func fix(_ j: Int) -> (time: Int64, lat: Double, lon: Double) {
+            let at = Self.position(device: device, fix: Int(p.firstFix) + j, points: points)
+            return (t0Ms + Int64(p.firstFix) * 1000 + Int64(j) * 1000, at.lat, at.lon)
+        }
+        switch options.proto {
+        case .teltonika:
             // The hot case: records built in reused storage, the datagram
             // appended in place (no array per datagram).
             records.removeAll(keepingCapacity: true)
-            for j in 0..<Int(p.fixes) {
-                let at = Self.position(device: device, fix: Int(p.firstFix) + j, points: points)
-                var r = TeltonikaEncoder.Record(
-                    time: t0Ms + Int64(p.firstFix) * 1000 + Int64(j) * 1000, lat: at.lat,
-                    lon: at.lon)
+            for j in 0..<count {
+                let f = fix(j)
+                var r = TeltonikaEncoder.Record(time: f.time, lat: f.lat, lon: f.lon)
                 r.speedKmh = 36
                 r.angle = UInt16((device % 4) * 90)
                 r.io = Self.teltonikaIO
@@ -306,15 +311,9 @@ public final class LoadGenerator {
                 to: &out, packetId: UInt16(truncatingIfNeeded: key),
                 avlPacketId: UInt8(truncatingIfNeeded: key >> 16),
                 imei: String(350_000_000_000_000 + device), records: records)
-            return
-        }
-        let fixes = (0..<Int(p.fixes)).map { j -> (time: Int64, lat: Double, lon: Double) in
-            let at = Self.position(device: device, fix: Int(p.firstFix) + j, points: points)
-            return (t0Ms + Int64(p.firstFix) * 1000 + Int64(j) * 1000, at.lat, at.lon)
-        }
-        switch options.proto {
         case .json:
-            for (j, f) in fixes.enumerated() {
+            for j in 0..<count {
+                let f = fix(j)
                 if j > 0 { out.append(0x0A) }
                 let point = RoutePoint(lat: f.lat, lon: f.lon, time: f.time, speedMps: 10)
                 out.append(
@@ -322,11 +321,10 @@ public final class LoadGenerator {
                         device: "d\(device)", point: point, seq: Int64(key) + Int64(j)
                     ).utf8)
             }
-        case .teltonika:
-            break  // above
         case .nmea:
             var lines = [NMEAEncoder.checksummed("$PFLID,d\(device)")]
-            for f in fixes {
+            for j in 0..<count {
+                let f = fix(j)
                 let c = NMEAEncoder.clock(ms: f.time)
                 let at = "\(NMEAEncoder.latitude(f.lat)),\(NMEAEncoder.longitude(f.lon))"
                 lines.append(
