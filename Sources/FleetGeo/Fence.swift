@@ -77,6 +77,38 @@ public final class Fence: Sendable {
         }
     }
 
+    /// True when `p` is at most `metres` from the fence's boundary, i.e.
+    /// `distanceToBoundary(p) <= metres`, answered without measuring every
+    /// edge: a polygon stops at the first edge that near (exit hysteresis asks
+    /// this of every fix just outside a fence the device is in).
+    public func boundary(within metres: Double, of p: Coordinate) -> Bool {
+        switch shape {
+        case .polygons(let polygons):
+            let proj = LocalProjection(lat0: p.lat, lon0: p.lon)
+            let limit2 = metres * metres
+            func near(_ ring: Ring) -> Bool {
+                ring.xs.withUnsafeBufferPointer { xs in
+                    ring.ys.withUnsafeBufferPointer { ys in
+                        for i in 0..<(xs.count - 1)
+                        where proj.squaredDistanceToSegment(
+                            lat1: ys[i], lon1: xs[i], lat2: ys[i + 1], lon2: xs[i + 1]) <= limit2
+                        {
+                            return true
+                        }
+                        return false
+                    }
+                }
+            }
+            for polygon in polygons {
+                if near(polygon.shell) { return true }
+                for hole in polygon.holes where near(hole) { return true }
+            }
+            return false
+        case .circle, .corridor:
+            return distanceToBoundary(p) <= metres
+        }
+    }
+
     /// True when the straight segment a→b (lon/lat, taken the short way
     /// across ±180°) touches the fence: an end inside, or an edge crossed.
     public func intersects(_ a: Coordinate, _ b: Coordinate) -> Bool {

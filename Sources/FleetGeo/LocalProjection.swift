@@ -31,6 +31,14 @@ public struct LocalProjection: Sendable {
     /// Distance in metres from the reference point to the segment a–b.
     public func distanceToSegment(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double
     {
+        squaredDistanceToSegment(lat1: lat1, lon1: lon1, lat2: lat2, lon2: lon2).squareRoot()
+    }
+
+    /// The square of `distanceToSegment`, m² (no square root, for comparisons).
+    @inlinable
+    public func squaredDistanceToSegment(lat1: Double, lon1: Double, lat2: Double, lon2: Double)
+        -> Double
+    {
         let a = project(lat: lat1, lon: lon1)
         let b = project(lat: lat2, lon: lon2)
         let dx = b.x - a.x
@@ -40,6 +48,6 @@ public struct LocalProjection: Sendable {
         t = min(1, max(0, t))
         let px = a.x + t * dx
         let py = a.y + t * dy
-        return (px * px + py * py).squareRoot()
+        return px * px + py * py
     }
 }

@@ -28,6 +28,8 @@ public struct DeviceState: Sendable, Equatable {
     public var overspeed: OverspeedEpisode?
     /// `device_silent` raised and no fix since.
     public var silent: Bool = false
+    /// The tracker generation whose fence ranks `fences` carry (0: none).
+    var ranksEpoch = RankHint()
 
     public init(
         lastTime: Int64, lat: Double, lon: Double, positionTime: Int64? = nil,

@@ -17,6 +17,9 @@ public struct FenceMembership: Sendable, Equatable {
 
     public var fence: String
     public var phase: Phase
+    /// The fence's rank in the tracker that last wrote this membership
+    /// (valid when the state's `ranksEpoch` is that tracker's).
+    var rank = RankHint()
 
     public init(fence: String, phase: Phase) {
         self.fence = fence

@@ -1,5 +1,6 @@
 import FleetGeo
 import FleetProtocols
+import Synchronization
 
 /// Per-device tracking: fixes in, alerts, trips and new state out.
 ///
@@ -40,7 +41,6 @@ public struct Tracker: Sendable {
     /// (`indexByRank`) stands for it. Lets fixes be checked against
     /// memberships by merging sorted ranks, with no sets and almost no
     /// hashing.
-    private let rankOf: [Int32]
     private let idByRank: [String]
     private let rankById: [String: Int32]
     private let indexByRank: [Int32]
@@ -52,10 +52,22 @@ public struct Tracker: Sendable {
     private var heldRanks: [Int32] = []
     private var heldAt: [Int] = []
     private var building: [FenceMembership] = []
-    /// Per fence index: its speed limit (0: none) and its dwell (ms), read
-    /// on every fix without touching the `Fence` objects.
-    private let limits: [Double]
-    private let dwellMsOf: [Int64]
+    /// Per fence index, what every fix reads of the fences containing it,
+    /// in one place (one cache line per fence, not one per table): its id's
+    /// rank, its dwell (ms) and its speed limit (0: none). `hasLimits`: some
+    /// fence has a limit (else the fix's limit is the default, unread).
+    private let facts: [Facts]
+    private let hasLimits: Bool
+    private struct Facts {
+        var rank: Int32
+        var dwellMs: Int64
+        var limitKmh: Double
+    }
+    /// This tracker's generation: memberships written by it carry their
+    /// fences' ranks (`RankHint`), trusted only by the same generation (a
+    /// reload makes a new tracker, with new ranks).
+    private let epoch: UInt32
+    private static let generations = Atomic<UInt32>(0)
 
     public init(fences: FenceIndex, settings: TrackerSettings = TrackerSettings()) {
         self.fences = fences
@@ -66,12 +78,17 @@ public struct Tracker: Sendable {
         var rank: [String: Int32] = [:]
         for (r, id) in idByRank.enumerated() { rank[id] = Int32(r) }
         self.rankById = rank
-        self.rankOf = fences.fences.map { rank[$0.id]! }
         self.indexByRank = idByRank.map { Int32(byId[$0]!) }
-        self.dwellMsOf = fences.fences.map {
-            Int64((($0.dwellS ?? settings.dwellS) * 1000).rounded())
+        self.facts = fences.fences.map {
+            Facts(
+                rank: rank[$0.id]!,
+                dwellMs: Int64((($0.dwellS ?? settings.dwellS) * 1000).rounded()),
+                limitKmh: $0.speedLimitKmh ?? 0)
         }
-        self.limits = fences.fences.map { $0.speedLimitKmh ?? 0 }
+        self.hasLimits = facts.contains { $0.limitKmh > 0 }
+        var e = Self.generations.wrappingAdd(1, ordering: .relaxed).newValue
+        if e == 0 { e = Self.generations.wrappingAdd(1, ordering: .relaxed).newValue }
+        self.epoch = e
     }
 
     /// What processing one fix produced.
@@ -263,10 +280,17 @@ public struct Tracker: Sendable {
             fences.containing(p, into: &scratch)
         }
         var alerts: [Alert] = []
+        // The containing fences' ranks, and the speed limit: the lowest
+        // among them, else the default.
+        ranks.removeAll(keepingCapacity: true)
+        var limit = settings.speedLimitKmh
+        for i in scratch {
+            let f = facts[Int(i)]
+            ranks.append(f.rank)
+            if hasLimits, f.limitKmh > 0, limit <= 0 || f.limitKmh < limit { limit = f.limitKmh }
+        }
         // The common case: inside exactly the fences the device was already
         // inside (confirmed), in none entering or leaving. Nothing changes.
-        ranks.removeAll(keepingCapacity: true)
-        for i in scratch { ranks.append(rankOf[Int(i)]) }
         ranks.sort()
         var unique = 0
         for r in ranks where unique == 0 || ranks[unique - 1] != r {
@@ -275,20 +299,35 @@ public struct Tracker: Sendable {
         }
         ranks.removeLast(ranks.count - unique)
         var steady = st.fences.count == ranks.count
-        if steady {
+        if steady && st.ranksEpoch.value == epoch {
+            // Ranks cached by this tracker: no ids looked at.
+            for (k, m) in st.fences.enumerated() {
+                guard case .inside = m.phase, m.rank.value == UInt32(bitPattern: ranks[k]) else {
+                    steady = false
+                    break
+                }
+            }
+        } else if steady {
             for (k, m) in st.fences.enumerated() {
                 guard case .inside = m.phase, m.fence == idByRank[Int(ranks[k])] else {
                     steady = false
                     break
                 }
             }
+            if steady {  // cache the ranks for the next fixes
+                for k in st.fences.indices {
+                    st.fences[k].rank = RankHint(UInt32(bitPattern: ranks[k]))
+                }
+                st.ranksEpoch = RankHint(epoch)
+            }
         }
         if steady {
             if let prev, via == nil {
                 let ranks = self.ranks
+                let facts = self.facts
                 crossings(
                     from: prev, to: p, fix: fix,
-                    member: { i in Self.sortedContains(ranks, self.rankOf[Int(i)]) },
+                    member: { i in Self.sortedContains(ranks, facts[Int(i)].rank) },
                     alerts: &alerts)
             }
         } else {
@@ -297,12 +336,6 @@ public struct Tracker: Sendable {
         st.lat = fix.lat
         st.lon = fix.lon
         st.positionTime = fix.time
-        // Speed limit: the lowest among the fences containing the fix, else the default.
-        var limit = settings.speedLimitKmh
-        for i in scratch {
-            let l = limits[Int(i)]
-            if l > 0, limit <= 0 || l < limit { limit = l }
-        }
         overspeed(fix, speed: speed, limit: limit, state: &st, alerts: &alerts)
         var trips: [Trip] = []
         advanceTrip(
@@ -333,7 +366,7 @@ public struct Tracker: Sendable {
         let mid = prev.time + (fix.time - prev.time) / 2
         // Every fence containing `p` is a member, so the index need not find the ends'.
         let cut = fences.touched(from: from, to: p, endsExcluded: true) { i in
-            member(i) || dwellMsOf[Int(i)] != 0
+            member(i) || facts[Int(i)].dwellMs != 0
         }
         for i in cut {
             let fence = fences.fences[Int(i)]
@@ -376,9 +409,12 @@ public struct Tracker: Sendable {
         }
         var q = 0
         var ordered = true
+        let cached = st.ranksEpoch.value == epoch
         for (at, m) in st.fences.enumerated() {
             let r: Int32
-            if q < ranks.count, idByRank[Int(ranks[q])] == m.fence {
+            if cached {
+                r = Int32(bitPattern: m.rank.value)  // written by this tracker: no ids looked at
+            } else if q < ranks.count, idByRank[Int(ranks[q])] == m.fence {
                 r = ranks[q]  // the usual case, the next containing fence: no hashing
             } else if let known = rankById[m.fence] {
                 r = known
@@ -409,18 +445,20 @@ public struct Tracker: Sendable {
             while k < ranks.count && ranks[k] < limit {
                 let r = Int(ranks[k])
                 let id = idByRank[r]
-                if dwellMsOf[Int(indexByRank[r])] == 0 {
+                var m = FenceMembership(fence: id, phase: .entering(since: fix.time))
+                m.rank = RankHint(UInt32(bitPattern: ranks[k]))
+                if facts[Int(indexByRank[r])].dwellMs == 0 {
                     alert(.geofenceEnter, id, at: fix.time)
-                    next.append(FenceMembership(fence: id, phase: .inside(since: fix.time)))
-                } else {
-                    next.append(FenceMembership(fence: id, phase: .entering(since: fix.time)))
+                    m.phase = .inside(since: fix.time)
                 }
+                next.append(m)
                 k += 1
             }
         }
         // Fences the device had a membership in, and new ones between them.
         for (h, r) in heldRanks.enumerated() {
-            let m = st.fences[heldAt[h]]
+            var m = st.fences[heldAt[h]]
+            m.rank = RankHint(UInt32(bitPattern: r))
             enter(below: r)
             let inside: Bool
             if k < ranks.count && ranks[k] == r {
@@ -430,13 +468,14 @@ public struct Tracker: Sendable {
                 inside = k > 0 && ranks[k - 1] == r
             }
             let index = Int(indexByRank[Int(r)])
-            let dwell = dwellMsOf[index]
+            let dwell = facts[index].dwellMs
             switch m.phase {
             case .entering(let since):
                 guard inside else { continue }  // left before the dwell: no alert
                 if fix.time - since >= dwell {
                     alert(.geofenceEnter, m.fence, at: since)
-                    next.append(FenceMembership(fence: m.fence, phase: .inside(since: since)))
+                    m.phase = .inside(since: since)
+                    next.append(m)
                 } else {
                     next.append(m)
                 }
@@ -446,21 +485,18 @@ public struct Tracker: Sendable {
                 } else if settings.exitConfirmFixes <= 1 && dwell == 0 {
                     alert(.geofenceExit, m.fence, at: fix.time, duration: fix.time - since)
                 } else {
-                    next.append(
-                        FenceMembership(
-                            fence: m.fence,
-                            phase: .exiting(enteredAt: since, since: fix.time, fixes: 1)))
+                    m.phase = .exiting(enteredAt: since, since: fix.time, fixes: 1)
+                    next.append(m)
                 }
             case .exiting(let enteredAt, let since, let fixes):
                 if inside || !beyondMargin(fences.fences[index], p) {
-                    next.append(FenceMembership(fence: m.fence, phase: .inside(since: enteredAt)))
+                    m.phase = .inside(since: enteredAt)
+                    next.append(m)
                 } else if fixes + 1 >= settings.exitConfirmFixes && fix.time - since >= dwell {
                     alert(.geofenceExit, m.fence, at: since, duration: since - enteredAt)
                 } else {
-                    next.append(
-                        FenceMembership(
-                            fence: m.fence,
-                            phase: .exiting(enteredAt: enteredAt, since: since, fixes: fixes + 1)))
+                    m.phase = .exiting(enteredAt: enteredAt, since: since, fixes: fixes + 1)
+                    next.append(m)
                 }
             }
         }
@@ -468,16 +504,18 @@ public struct Tracker: Sendable {
         // Fences cut between the last position and this one.
         if let prev, via == nil {
             let held = heldRanks
+            let facts = self.facts
             crossings(
                 from: prev, to: p, fix: fix,
                 member: { i in
-                    let r = self.rankOf[Int(i)]
+                    let r = facts[Int(i)].rank
                     return Self.sortedContains(ranks, r) || Self.sortedContains(held, r)
                 }, alerts: &alerts)
         }
         // In place: the state's own array storage is reused.
         st.fences.removeAll(keepingCapacity: true)
         st.fences.append(contentsOf: next)
+        st.ranksEpoch = RankHint(epoch)
     }
 
     /// `overspeed_start` once the speed has been over `limit` for
@@ -635,6 +673,6 @@ public struct Tracker: Sendable {
     /// True when `p` (outside the fence) is more than the fence's margin from it.
     private func beyondMargin(_ fence: Fence, _ p: Coordinate) -> Bool {
         let m = margin(fence)
-        return m <= 0 || fence.distanceToBoundary(p) > m
+        return m <= 0 || !fence.boundary(within: m, of: p)
     }
 }
