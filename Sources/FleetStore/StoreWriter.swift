@@ -181,22 +181,27 @@ public final class StoreWriter {
                 let group = try db.cachedStatement(sql: Self.insertPositions[1]).sqliteStatement
                 var held = 0
                 var groupStart = 0  // index in `batch.positions` of the group's first row
-                for (i, row) in batch.positions.enumerated() where row.disposition != .duplicate {
-                    if held == 0 { groupStart = i }
-                    let id = try deviceId(row.fix.device, db: db, added: &added)
-                    bindPosition(group, at: Int32(held * Self.positionColumns), row, device: id)
-                    held += 1
-                    if held == Self.rowsPerInsert {
-                        try step(group, db)
-                        held = 0
+                // Rows are read in place (a row is ~260 bytes with a string
+                // and an array to retain: no copy of each).
+                try batch.positions.withUnsafeBufferPointer { rows in
+                    for i in rows.indices where rows[i].disposition != .duplicate {
+                        if held == 0 { groupStart = i }
+                        let id = try deviceId(rows[i].fix.device, db: db, added: &added)
+                        bindPosition(
+                            group, at: Int32(held * Self.positionColumns), rows[i], device: id)
+                        held += 1
+                        if held == Self.rowsPerInsert {
+                            try step(group, db)
+                            held = 0
+                        }
                     }
-                }
-                if held > 0 {
-                    // The last partial group: row by row.
-                    for row in batch.positions[groupStart...] where row.disposition != .duplicate {
-                        let id = try deviceId(row.fix.device, db: db, added: &added)
-                        bindPosition(one, at: 0, row, device: id)
-                        try step(one, db)
+                    if held > 0 {
+                        // The last partial group: row by row.
+                        for i in groupStart..<rows.count where rows[i].disposition != .duplicate {
+                            let id = try deviceId(rows[i].fix.device, db: db, added: &added)
+                            bindPosition(one, at: 0, rows[i], device: id)
+                            try step(one, db)
+                        }
                     }
                 }
                 if !batch.alerts.isEmpty {
@@ -325,21 +330,20 @@ public final class StoreWriter {
     private func bindPosition(
         _ s: OpaquePointer?, at base: Int32, _ row: PositionRow, device id: Int64
     ) {
-        let f = row.fix
         sqlite3_bind_int64(s, base + 1, id)
-        sqlite3_bind_int64(s, base + 2, f.time)
-        sqlite3_bind_double(s, base + 3, f.lat)
-        sqlite3_bind_double(s, base + 4, f.lon)
-        bindDouble(s, base + 5, f.speedKmh)
-        bindDouble(s, base + 6, f.course)
-        bindDouble(s, base + 7, f.altM)
-        bindDouble(s, base + 8, f.accuracyM)
-        bindInt(s, base + 9, f.sats.map { Int64($0) })
-        bindInt(s, base + 10, f.ignition.map { $0 ? 1 : 0 })
-        sqlite3_bind_int64(s, base + 11, f.valid ? 1 : 0)
+        sqlite3_bind_int64(s, base + 2, row.fix.time)
+        sqlite3_bind_double(s, base + 3, row.fix.lat)
+        sqlite3_bind_double(s, base + 4, row.fix.lon)
+        bindDouble(s, base + 5, row.fix.speedKmh)
+        bindDouble(s, base + 6, row.fix.course)
+        bindDouble(s, base + 7, row.fix.altM)
+        bindDouble(s, base + 8, row.fix.accuracyM)
+        bindInt(s, base + 9, row.fix.sats.map { Int64($0) })
+        bindInt(s, base + 10, row.fix.ignition.map { $0 ? 1 : 0 })
+        sqlite3_bind_int64(s, base + 11, row.fix.valid ? 1 : 0)
         sqlite3_bind_int64(s, base + 12, Int64(row.disposition.rawValue))
         sqlite3_bind_int64(s, base + 13, row.receivedMs)
-        let x = f.extra
+        let x = row.fix.extra
         bindInt(s, base + 14, x?.priority.map { Int64($0) })
         bindInt(s, base + 15, x?.movement.map { $0 ? 1 : 0 })
         bindInt(s, base + 16, x?.gsmSignal.map { Int64($0) })

@@ -349,15 +349,18 @@ final class Engine: @unchecked Sendable {
     /// (`sendmmsg`, one call per socket per 1 024 replies), gathered in the
     /// writer's reused per-socket batches.
     private func sendReplies(_ items: [InboundDatagram]) {
-        for d in items {
-            guard let route = d.replyTo else { continue }
-            let k =
-                replies.firstIndex { $0.socket === route.socket }
-                ?? {
-                    replies.append((route.socket, ReplyBatch()))
-                    return replies.count - 1
-                }()
-            d.appendReply(to: &replies[k].batch)
+        // Datagrams read in place (no copy of each, with its arrays retained).
+        items.withUnsafeBufferPointer { items in
+            for i in items.indices {
+                guard let socket = items[i].replyTo?.socket else { continue }
+                let k =
+                    replies.firstIndex { $0.socket === socket }
+                    ?? {
+                        replies.append((socket, ReplyBatch()))
+                        return replies.count - 1
+                    }()
+                items[i].appendReply(to: &replies[k].batch)
+            }
         }
         for k in replies.indices where !replies[k].batch.isEmpty {
             replies[k].socket.send(replies[k].batch)
