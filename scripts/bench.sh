@@ -55,11 +55,12 @@ echo
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
   --proto teltonika --records 10 --warmup-rate 5000 \
   --rate 500 --rate 1000 --rate 2000 --rate 4000 --rate 6000 --rate 8000 --rate 10000 \
-  --rate 12000 --rate 15000
+  --rate 12000 --rate 15000 --rate 17500 --rate 20000
 echo
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
   --proto json --records 1 --warmup-rate 5000 \
-  --rate 5000 --rate 10000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 --rate 60000
+  --rate 5000 --rate 10000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 --rate 60000 \
+  --rate 65000 --rate 70000 --rate 80000
 
 echo
 echo "== the C yardstick (../shared/bench/cref/run.sh 2 1 RATES), same sitting =="
