@@ -8,12 +8,12 @@
 /// read from the database or built by hand starts with none (0), and a
 /// tracker trusts the ranks only when the state's epoch is its own: fences
 /// reloaded (a new tracker) means the ids are looked up again.
-public struct RankHint: Sendable, Equatable {
+struct RankHint: Sendable, Equatable {
     var value: UInt32 = 0
 
-    public init() {}
+    init() {}
 
     init(_ value: UInt32) { self.value = value }
 
-    public static func == (_: RankHint, _: RankHint) -> Bool { true }
+    static func == (_: RankHint, _: RankHint) -> Bool { true }
 }
