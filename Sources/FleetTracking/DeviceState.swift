@@ -11,7 +11,11 @@ public struct DeviceState: Sendable, Equatable {
     /// Time of that fix, Unix ms (for crossings between two fixes).
     public var positionTime: Int64
     /// The fences the device is in, entering or leaving, by fence id, ascending.
-    public var fences: [FenceMembership]
+    /// Setting or changing it from outside the tracker drops the ranks
+    /// cached with it (`ranksEpoch`): the next fix looks the ids up.
+    public var fences: [FenceMembership] {
+        didSet { ranksEpoch = RankHint() }
+    }
     /// Odometer, metres: gated distance over accepted fixes (see `Motion`).
     public var odometerM: Double = 0
     /// Accepted fixes so far.

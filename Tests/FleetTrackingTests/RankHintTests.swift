@@ -78,4 +78,37 @@ import Testing
         #expect(alerts > 20)
         #expect(kept?.ranksEpoch.value != 0)
     }
+
+    /// Memberships set from outside the tracker carry no ranks: the state
+    /// forgets its cached ones, and the next fix goes by the ids.
+    @Test func membershipsSetFromOutsideDropTheCachedRanks() {
+        let fixes = Self.walk(200, seed: 9)
+        var tracker = Tracker(fences: Self.before)
+        var state: DeviceState?
+        for fix in fixes.prefix(100) { _ = tracker.process(fix, state: &state) }
+        var edited = state!
+        #expect(edited.ranksEpoch.value != 0)
+        // Memberships a caller writes in: "d" and "k" (ranks 1 and 4; new
+        // memberships carry no rank, so trusting the state's old epoch would
+        // take both for "b", rank 0).
+        let t = fixes[99].time
+        edited.fences = [
+            FenceMembership(fence: "d", phase: .inside(since: t - 60_000)),
+            FenceMembership(fence: "k", phase: .exiting(enteredAt: t - 90_000, since: t, fixes: 1)),
+        ]
+        #expect(edited.ranksEpoch.value == 0)
+        var bare: DeviceState? = edited
+        var kept: DeviceState? = edited
+        var plain = Tracker(fences: Self.before)
+        var exits = 0
+        for fix in fixes.dropFirst(100) {
+            let a = tracker.process(fix, state: &kept)
+            #expect(a == plain.process(fix, state: &bare))
+            #expect(kept == bare)
+            exits += a.alerts.count {
+                $0.type == .geofenceExit && ($0.fence == "d" || $0.fence == "k")
+            }
+        }
+        #expect(exits > 0)  // the memberships written in mattered
+    }
 }
