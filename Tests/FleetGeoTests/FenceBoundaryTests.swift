@@ -19,6 +19,17 @@ import Testing
         }
     }
 
+    /// `n` points uniform in the box, seeded.
+    private static func points(
+        _ n: Int, lat: ClosedRange<Double>, lon: ClosedRange<Double>, seed: UInt64
+    ) -> [Coordinate] {
+        var rng = SplitMix(seed: seed)
+        return (0..<n).map { _ in
+            Coordinate(
+                lat: Double.random(in: lat, using: &rng), lon: Double.random(in: lon, using: &rng))
+        }
+    }
+
     @Test func polygonsWithHolesAgreeWithTheFullDistance() {
         let yard = Fence(
             id: "yard", name: "yard",
@@ -28,12 +39,8 @@ import Testing
                     holes: [[(11.005, 48.003), (11.01, 48.003), (11.01, 48.006), (11.005, 48.006)]]),
                 polygon([(11.03, 48.0), (11.04, 48.0), (11.035, 48.008)]),
             ]))
-        var rng = SplitMix(seed: 7)
         var mismatches: [String] = []
-        for _ in 0..<3000 {
-            let p = Coordinate(
-                lat: Double.random(in: 47.99...48.02, using: &rng),
-                lon: Double.random(in: 10.99...11.05, using: &rng))
+        for p in Self.points(3000, lat: 47.99...48.02, lon: 10.99...11.05, seed: 7) {
             agree(yard, p, &mismatches)
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
@@ -47,12 +54,8 @@ import Testing
             shape: .corridor(
                 line: [Coordinate(lat: 48, lon: 11), Coordinate(lat: 48.01, lon: 11.02)],
                 halfWidthM: 40))
-        var rng = SplitMix(seed: 8)
         var mismatches: [String] = []
-        for _ in 0..<2000 {
-            let p = Coordinate(
-                lat: Double.random(in: 47.99...48.02, using: &rng),
-                lon: Double.random(in: 10.99...11.03, using: &rng))
+        for p in Self.points(2000, lat: 47.99...48.02, lon: 10.99...11.03, seed: 8) {
             agree(circle, p, &mismatches)
             agree(corridor, p, &mismatches)
         }
@@ -64,17 +67,14 @@ import Testing
         let fences = FenceIndexPropertyTests.naturalEarth
         try #require(
             fences.count == 177, "needs ../shared/data/fences/natural_earth_110m_countries.geojson")
-        var rng = SplitMix(seed: 110)
         var mismatches: [String] = []
-        for f in fences {
-            for _ in 0..<8 {
-                let b = f.bounds
-                let lat = (max(-90, b.minY - 1), min(90, b.maxY + 1))
-                let lon = (max(-180, b.minX - 1), min(180, b.maxX + 1))
-                guard lat.0 < lat.1, lon.0 < lon.1 else { continue }
-                let p = Coordinate(
-                    lat: Double.random(in: lat.0...lat.1, using: &rng),
-                    lon: Double.random(in: lon.0...lon.1, using: &rng))
+        for (k, f) in fences.enumerated() {
+            // Around the country's box, a degree wider on each side.
+            let b = f.bounds
+            let (lat0, lat1) = (max(-90, b.minY - 1), min(90, b.maxY + 1))
+            let (lon0, lon1) = (max(-180, b.minX - 1), min(180, b.maxX + 1))
+            guard lat0 < lat1, lon0 < lon1 else { continue }  // a box wholly past ±180
+            for p in Self.points(8, lat: lat0...lat1, lon: lon0...lon1, seed: 110 + UInt64(k)) {
                 agree(f, p, &mismatches)
             }
         }
