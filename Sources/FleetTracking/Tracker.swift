@@ -298,28 +298,27 @@ public struct Tracker: Sendable {
             unique += 1
         }
         ranks.removeLast(ranks.count - unique)
+        // Ranks cached by this tracker are compared as they are; otherwise
+        // the ids, and the ranks are cached for the next fixes.
+        let cached = st.ranksEpoch.value == epoch
         var steady = st.fences.count == ranks.count
-        if steady && st.ranksEpoch.value == epoch {
-            // Ranks cached by this tracker: no ids looked at.
+        if steady {
             for (k, m) in st.fences.enumerated() {
-                guard case .inside = m.phase, m.rank.value == UInt32(bitPattern: ranks[k]) else {
+                let same =
+                    cached
+                    ? m.rank.value == UInt32(bitPattern: ranks[k])
+                    : m.fence == idByRank[Int(ranks[k])]
+                guard case .inside = m.phase, same else {
                     steady = false
                     break
                 }
             }
-        } else if steady {
-            for (k, m) in st.fences.enumerated() {
-                guard case .inside = m.phase, m.fence == idByRank[Int(ranks[k])] else {
-                    steady = false
-                    break
-                }
+        }
+        if steady && !cached {
+            for k in st.fences.indices {
+                st.fences[k].rank = RankHint(UInt32(bitPattern: ranks[k]))
             }
-            if steady {  // cache the ranks for the next fixes
-                for k in st.fences.indices {
-                    st.fences[k].rank = RankHint(UInt32(bitPattern: ranks[k]))
-                }
-                st.ranksEpoch = RankHint(epoch)
-            }
+            st.ranksEpoch = RankHint(epoch)
         }
         if steady {
             if let prev, via == nil {
@@ -475,10 +474,8 @@ public struct Tracker: Sendable {
                 if fix.time - since >= dwell {
                     alert(.geofenceEnter, m.fence, at: since)
                     m.phase = .inside(since: since)
-                    next.append(m)
-                } else {
-                    next.append(m)
                 }
+                next.append(m)
             case .inside(let since):
                 if inside || !beyondMargin(fences.fences[index], p) {
                     next.append(m)
