@@ -236,7 +236,8 @@ public final class StoreWriter {
                     let grouped = batch.states.count - batch.states.count % Self.rowsPerInsert
                     for (k, (device, st)) in batch.states.enumerated() {
                         let u = k < grouped ? group : one
-                        let base = k < grouped ? Int32(k % Self.rowsPerInsert * 8) : 0
+                        let base =
+                            k < grouped ? Int32(k % Self.rowsPerInsert * Self.stateColumns) : 0
                         sqlite3_bind_int64(u, base + 1, try deviceId(device, db: db, added: &added))
                         sqlite3_bind_int64(u, base + 2, st.lastTime)
                         bindDouble(u, base + 3, st.lat.isNaN ? nil : st.lat)
@@ -293,8 +294,10 @@ public final class StoreWriter {
         return committed
     }
 
-    /// Columns of a stored position, and rows per multi-row insert.
+    /// Parameters of a stored position and of a device state's upsert, and
+    /// rows per multi-row insert.
     static let positionColumns = 23
+    static let stateColumns = 8
     static let rowsPerInsert = 16
 
     /// The position insert for one row and for `rowsPerInsert` rows.
@@ -309,7 +312,7 @@ public final class StoreWriter {
             """
     }
 
-    /// The device state upsert (8 parameters a row) for one row and for
+    /// The device state upsert (`stateColumns` parameters a row) for one row and for
     /// `rowsPerInsert` rows.
     static let upsertStates: [String] = [1, rowsPerInsert].map { rows in
         """
