@@ -67,8 +67,10 @@ echo "== the C yardstick (../shared/bench/cref/run.sh 2 1 RATES), same sitting =
 cref=../shared/bench/cref/run.sh
 if [ -x "$cref" ] || [ -f "$cref" ]; then
   # Needs gcc and libsqlite3-dev; a failure here costs the ratio, not the benchmark.
-  # Its default steps start at 100 000/s; ours start lower, so do its.
-  bash "$cref" 2 1 25000 50000 60000 70000 80000 90000 100000 125000 150000 200000 | tee "$data/yardstick.txt" \
+  # Its default steps start at 100 000/s; ours start lower, so do its (and
+  # the acknowledging variant's below).
+  cref_rates=(25000 50000 60000 70000 80000 90000 100000 125000 150000 200000)
+  bash "$cref" 2 1 "${cref_rates[@]}" | tee "$data/yardstick.txt" \
     || echo "bench: the yardstick did not run (gcc missing?)" >&2
   yard=$(sed -n 's/^highest loss-free offered rate: \([0-9]*\).*/\1/p' "$data/yardstick.txt")
   ours=$(sed -n 's/^highest sustained: [0-9]* datagrams\/s = \([0-9]*\) fixes.*/\1/p' "$data/ingest1.txt")
@@ -86,7 +88,7 @@ if [ -x "$cref" ] || [ -f "$cref" ]; then
     && gcc -O2 -o "$ack/e2e" "$ack/acked.c" -I../shared/bench/cref -lsqlite3 -lpthread -lm; then
     best=0
     head -1 "$data/yardstick.txt"
-    for r in 25000 50000 60000 70000 80000 90000 100000 125000 150000; do
+    for r in "${cref_rates[@]}"; do
       row=$("$ack/e2e" "$data/fences10k.txt" "$data/points100k.csv" "$ack/e2e.db" "$r" 2 1) || row=""
       if [ -z "$row" ]; then
         echo "bench: the acknowledging yardstick failed at $r fixes/s" >&2
