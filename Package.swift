@@ -21,21 +21,30 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
+        // The strict JSON reader (RFC 8259) and writer helpers every JSON input and output uses.
+        .target(name: "FleetJSON", swiftSettings: strict),
         // Pure geometry: coordinates, haversine, fences, GeoJSON, the spatial index.
-        .target(name: "FleetGeo", dependencies: ["CPrefetch"], swiftSettings: strict),
+        .target(name: "FleetGeo", dependencies: ["CPrefetch", "FleetJSON"], swiftSettings: strict),
         // The CPU's prefetch hint, which Swift does not expose.
         .target(name: "CPrefetch"),
         // Pure decoders: bytes in, fixes and device replies out.
-        .target(name: "FleetProtocols", dependencies: ["FleetGeo"], swiftSettings: strict),
+        .target(name: "FleetProtocols", dependencies: ["FleetJSON"], swiftSettings: strict),
         // Pure tracking: fixes and state in, events and new state out.
         .target(
-            name: "FleetTracking", dependencies: ["FleetGeo", "FleetProtocols"],
+            name: "FleetTracking", dependencies: ["FleetGeo", "FleetJSON", "FleetProtocols"],
             swiftSettings: strict),
-        // SQLite schema, migrations, the batched writer and the readers' queries.
+        // The storage interface: what the commit stage writes (`WriteBatch`), the
+        // `Store` and `StoreReading` protocols every backend implements, and the
+        // records readers get (their JSON is the contract `fleetctl` and the API share).
         .target(
-            name: "FleetStore",
+            name: "FleetStorage",
+            dependencies: ["FleetJSON", "FleetProtocols", "FleetTracking"],
+            swiftSettings: strict),
+        // The SQLite backend: schema, migrations, the batched writer and the readers' queries.
+        .target(
+            name: "FleetSQLite",
             dependencies: [
-                "FleetTracking",
+                "FleetJSON", "FleetProtocols", "FleetStorage", "FleetTracking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -48,7 +57,9 @@ let package = Package(
         .target(
             name: "FleetDaemon",
             dependencies: [
-                "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStore", "FleetSystemd",
+                "FleetGeo", "FleetJSON", "FleetProtocols", "FleetTracking", "FleetStorage",
+                "FleetSQLite",
+                "FleetSystemd",
                 "CBatchUDP", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -62,7 +73,8 @@ let package = Package(
         .executableTarget(
             name: "fleetctl",
             dependencies: [
-                "FleetGeo", "FleetStore", "FleetTracking",
+                "FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage", "FleetSQLite",
+                "FleetTracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -70,7 +82,8 @@ let package = Package(
         .executableTarget(
             name: "fleetbench",
             dependencies: [
-                "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStore", "FleetSimCore",
+                "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStorage", "FleetSQLite",
+                "FleetSimCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -88,14 +101,20 @@ let package = Package(
             ],
             path: "Simulator/Sources/fleetsim", swiftSettings: strict),
 
-        .testTarget(name: "FleetGeoTests", dependencies: ["FleetGeo"], swiftSettings: strict),
+        .testTarget(
+            name: "FleetGeoTests", dependencies: ["FleetGeo", "FleetJSON", "FleetSimCore"],
+            swiftSettings: strict),
         .testTarget(
             name: "FleetProtocolsTests", dependencies: ["FleetProtocols"], swiftSettings: strict),
         .testTarget(
             name: "FleetTrackingTests", dependencies: ["FleetTracking"],
             // Golden files, read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),
-        .testTarget(name: "FleetStoreTests", dependencies: ["FleetStore"], swiftSettings: strict),
+        .testTarget(name: "FleetJSONTests", dependencies: ["FleetJSON"], swiftSettings: strict),
+        .testTarget(
+            name: "FleetSQLiteTests",
+            dependencies: ["FleetSQLite", "FleetStorage", "FleetTracking", "FleetProtocols"],
+            swiftSettings: strict),
         .testTarget(name: "FleetDaemonTests", dependencies: ["FleetDaemon"], swiftSettings: strict),
         .testTarget(
             name: "FleetSimCoreTests", dependencies: ["FleetSimCore"],

@@ -1,3 +1,4 @@
+import FleetJSON
 import Foundation
 
 /// One geofence: a shape, its identity, and the settings the tracker reads.

@@ -1,3 +1,5 @@
+import FleetJSON
+
 /// Reads fences from a GeoJSON FeatureCollection (RFC 7946).
 ///
 /// Accepted geometries: `Polygon` and `MultiPolygon` (holes honoured),

@@ -1,4 +1,4 @@
-import FleetGeo
+import FleetJSON
 
 /// Decodes fleetd's JSON fix datagrams (see README, "JSON fix format").
 ///

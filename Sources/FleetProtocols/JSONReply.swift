@@ -1,4 +1,4 @@
-import FleetGeo
+import FleetJSON
 
 /// The reply to a JSON fix datagram, sent to its source after commit.
 ///

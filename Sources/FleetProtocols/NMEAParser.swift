@@ -1,4 +1,4 @@
-import FleetGeo
+import FleetJSON
 
 /// Reads NMEA 0183 sentences strictly: `$`, talker and type, comma fields,
 /// `*` and two hex digits that must equal the XOR of every byte between `$`

@@ -1,4 +1,5 @@
 import FleetGeo
+import FleetJSON
 
 /// One entry of an alert's details (stored as a JSON object member).
 public struct AlertDetail: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetProtocols
-import FleetStore
+import FleetSQLite
+import FleetStorage
 import FleetTracking
 import Foundation
 

@@ -1,4 +1,5 @@
 import FleetGeo
+import FleetSimCore
 import Foundation
 
 /// Fences and points to classify: the standard workload's files, or a
@@ -84,18 +85,5 @@ enum Workload {
                 Double.random(in: -half...half, using: &rng))
         }
         return (fences, ps)
-    }
-}
-
-/// SplitMix64: a small deterministic generator.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

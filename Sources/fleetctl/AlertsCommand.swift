@@ -1,7 +1,9 @@
 import ArgumentParser
 import FleetGeo
+import FleetJSON
 import FleetProtocols
-import FleetStore
+import FleetSQLite
+import FleetStorage
 import FleetTracking
 import Foundation
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetProtocols
-import FleetStore
+import FleetSQLite
+import FleetStorage
 
 /// `fleetctl devices [list|add|remove]`: the device registry.
 struct DevicesCommand: ParsableCommand {

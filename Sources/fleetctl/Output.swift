@@ -1,6 +1,8 @@
 import ArgumentParser
 import FleetGeo
-import FleetStore
+import FleetJSON
+import FleetSQLite
+import FleetStorage
 import Foundation
 
 /// Formatting shared by the subcommands: tables for people, JSON Lines for tools.

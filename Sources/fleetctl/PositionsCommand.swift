@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetProtocols
-import FleetStore
+import FleetSQLite
+import FleetStorage
 
 /// `fleetctl positions --device ID [--json]`: a device's stored fixes in time order.
 struct PositionsCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetGeo
+import FleetJSON
 import FleetProtocols
 import Foundation
 

@@ -1,5 +1,6 @@
 import ArgumentParser
-import FleetStore
+import FleetSQLite
+import FleetStorage
 
 /// `fleetctl summary [--json]`: what the database holds.
 struct SummaryCommand: ParsableCommand {

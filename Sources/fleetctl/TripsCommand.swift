@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetProtocols
-import FleetStore
+import FleetSQLite
+import FleetStorage
 
 /// `fleetctl trips [--device ID] [--from T] [--to T] [--json]`: finished trips.
 struct TripsCommand: ParsableCommand {

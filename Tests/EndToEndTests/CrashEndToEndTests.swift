@@ -1,17 +1,6 @@
+import FleetSimCore
 import Foundation
 import Testing
-
-/// SplitMix64: a small seeded generator, so a failing crash schedule can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Nothing acknowledged is lost: devices stream fixes (each keeps its fixes
 /// until acknowledged and resends them) while fleetd is killed with SIGKILL
@@ -68,7 +57,7 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(expected.count > 20)
 
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         var daemon = try DaemonProcess(fences: zones, tracking: "", trip: "")
         let port = daemon.port
         let sender = try Self.sender(port: port)

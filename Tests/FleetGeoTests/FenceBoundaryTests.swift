@@ -1,3 +1,4 @@
+import FleetSimCore
 import Foundation
 import Testing
 
@@ -23,7 +24,7 @@ import Testing
     private static func points(
         _ n: Int, lat: ClosedRange<Double>, lon: ClosedRange<Double>, seed: UInt64
     ) -> [Coordinate] {
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)
         return (0..<n).map { _ in
             Coordinate(
                 lat: Double.random(in: lat, using: &rng), lon: Double.random(in: lon, using: &rng))

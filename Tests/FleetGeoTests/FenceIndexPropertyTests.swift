@@ -1,3 +1,4 @@
+import FleetSimCore
 import Foundation
 import Testing
 
@@ -26,7 +27,7 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
         try #require(
             fences.count == 177, "needs ../shared/data/fences/natural_earth_110m_countries.geojson")
         let index = FenceIndex(fences: fences)
-        var rng = SplitMix(seed: 110)
+        var rng = SplitMix64(seed: 110)
         var inside = 0
         var points: [Coordinate] = []
         for _ in 0..<4000 {
@@ -69,7 +70,7 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
     }
 
     @Test func everyVertexAndEdgeMidpointCountsAsInside() {
-        var rng = SplitMix(seed: 3)
+        var rng = SplitMix64(seed: 3)
         let fences =
             Self.naturalEarth
             + randomFences(
@@ -98,7 +99,7 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
     }
 
     @Test func multipolygonsSliversAndDegenerateRings() {
-        var rng = SplitMix(seed: 99)
+        var rng = SplitMix64(seed: 99)
         var fences: [Fence] = []
         for i in 0..<150 {
             let cx = Double.random(in: -1...1, using: &rng)
@@ -205,7 +206,7 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
                     halfWidthM: 2000)),
         ]
         let index = FenceIndex(fences: fences)
-        var rng = SplitMix(seed: 5)
+        var rng = SplitMix64(seed: 5)
         var hits = [0, 0, 0]
         for _ in 0..<20_000 {
             let which = Int.random(in: 0...2, using: &rng)
@@ -272,7 +273,7 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
                     1
                 ])
         // Random segments against every fence.
-        var rng = SplitMix(seed: 8)
+        var rng = SplitMix64(seed: 8)
         let fences = randomFences(
             count: 200, around: Coordinate(lat: 48, lon: 11), spreadDeg: 0.3, rng: &rng)
         let idx = FenceIndex(fences: fences)
@@ -298,7 +299,7 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
         try #require(
             fences.count == 177, "needs ../shared/data/fences/natural_earth_110m_countries.geojson")
         let index = FenceIndex(fences: fences)
-        var rng = SplitMix(seed: 211)
+        var rng = SplitMix64(seed: 211)
         var cut = 0
         var mismatches: [String] = []
         for k in 0..<1500 {
@@ -352,7 +353,7 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
     /// oracle elsewhere), one point at a time and in batches.
     @Test(arguments: [false, true])
     func denseAndHashedTablesAgreeWithEveryFencesOwnTest(farApart: Bool) {
-        var rng = SplitMix(seed: farApart ? 31 : 30)
+        var rng = SplitMix64(seed: farApart ? 31 : 30)
         var fences = randomFences(
             count: 160, around: Coordinate(lat: 45, lon: 7), spreadDeg: 0.2, rng: &rng)
         if farApart {
@@ -390,7 +391,7 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
     }
 
     @Test func aFenceFarLargerThanTheRestGoesToACoarserGrid() {
-        var rng = SplitMix(seed: 12)
+        var rng = SplitMix64(seed: 12)
         var fences = randomFences(
             count: 100, around: Coordinate(lat: 0, lon: 0), spreadDeg: 1, rng: &rng)
         fences.append(

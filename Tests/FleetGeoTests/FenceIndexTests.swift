@@ -1,23 +1,11 @@
+import FleetSimCore
 import Foundation
 import Testing
 
 @testable import FleetGeo
 
-/// A deterministic generator (SplitMix64) so property tests replay exactly.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random fences around a centre: star polygons (some with a hole), circles, corridors.
-func randomFences(count: Int, around c: Coordinate, spreadDeg: Double, rng: inout SplitMix)
+func randomFences(count: Int, around c: Coordinate, spreadDeg: Double, rng: inout SplitMix64)
     -> [Fence]
 {
     (0..<count).map { i in
@@ -70,7 +58,7 @@ func randomFences(count: Int, around c: Coordinate, spreadDeg: Double, rng: inou
         Coordinate(lat: 69.6, lon: 18.9),
     ])
     func agreesWithBruteForce(_ centre: Coordinate) {
-        var rng = SplitMix(seed: 42)
+        var rng = SplitMix64(seed: 42)
         let fences = randomFences(count: 400, around: centre, spreadDeg: 0.3, rng: &rng)
         let index = FenceIndex(fences: fences)
         var hits = 0
@@ -86,7 +74,7 @@ func randomFences(count: Int, around c: Coordinate, spreadDeg: Double, rng: inou
     }
 
     @Test func vertexPointsCountAsInside() {
-        var rng = SplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
         let fences = randomFences(
             count: 40, around: Coordinate(lat: 10, lon: 10), spreadDeg: 0.1, rng: &rng)
         let index = FenceIndex(fences: fences)

@@ -1,4 +1,5 @@
 import FleetGeo
+import FleetJSON
 import FleetProtocols
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import FleetProtocols
-import FleetStore
+import FleetSQLite
+import FleetStorage
 import FleetTracking
 import Foundation
 

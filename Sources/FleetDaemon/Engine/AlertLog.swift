@@ -1,4 +1,5 @@
-import FleetStore
+import FleetSQLite
+import FleetStorage
 import Foundation
 import Synchronization
 

@@ -1,4 +1,5 @@
-import FleetStore
+import FleetSQLite
+import FleetStorage
 import Foundation
 
 /// A tracked batch on its way from the engine thread to the writer thread:

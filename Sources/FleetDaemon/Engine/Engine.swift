@@ -1,6 +1,7 @@
 import FleetGeo
 import FleetProtocols
-import FleetStore
+import FleetSQLite
+import FleetStorage
 import FleetTracking
 import Foundation
 import Logging

@@ -1,6 +1,7 @@
 import FleetGeo
 import FleetProtocols
-import FleetStore
+import FleetSQLite
+import FleetStorage
 import FleetTracking
 
 /// Start-up recovery of tracking state after a crash.

@@ -1,5 +1,6 @@
 import FleetGeo
-import FleetStore
+import FleetSQLite
+import FleetStorage
 import FleetSystemd
 import FleetTracking
 import Foundation

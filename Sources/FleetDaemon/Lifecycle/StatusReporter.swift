@@ -1,4 +1,5 @@
 import FleetGeo
+import FleetJSON
 import FleetSystemd
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
 import FleetProtocols
+import FleetStorage
 import FleetTracking
 import Foundation
 import GRDB

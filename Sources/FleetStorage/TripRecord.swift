@@ -1,4 +1,4 @@
-import FleetGeo
+import FleetJSON
 import FleetProtocols
 
 /// A stored trip, as readers see it.
@@ -51,5 +51,29 @@ public struct TripRecord: Sendable, Equatable {
             ("end_odometer_m", round1(endOdometerM)),
         ]
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    public init(
+        id: Int64, device: String, vehicle: String?, startTime: Int64, endTime: Int64,
+        startLat: Double, startLon: Double, endLat: Double, endLon: Double, startFence: String?,
+        endFence: String?, distanceM: Double, maxSpeedKmh: Double, fixes: Int,
+        startOdometerM: Double, endOdometerM: Double
+    ) {
+        self.id = id
+        self.device = device
+        self.vehicle = vehicle
+        self.startTime = startTime
+        self.endTime = endTime
+        self.startLat = startLat
+        self.startLon = startLon
+        self.endLat = endLat
+        self.endLon = endLon
+        self.startFence = startFence
+        self.endFence = endFence
+        self.distanceM = distanceM
+        self.maxSpeedKmh = maxSpeedKmh
+        self.fixes = fixes
+        self.startOdometerM = startOdometerM
+        self.endOdometerM = endOdometerM
     }
 }

@@ -1,19 +1,21 @@
-/// The plain grid, kept as the baseline `make bench` measures `FenceIndex`
-/// against (and as a second opinion in tests).
+import FleetGeo
+
+/// The plain grid, the baseline `make bench` measures `FenceIndex` against
+/// (benchmark only: the daemon never uses it).
 ///
 /// A uniform grid of `cellDegrees` cells; each cell lists the fences whose
 /// bounding box overlaps it. A query looks up one cell, then decides each
 /// candidate exactly (`Fence.contains`). Fences whose boxes cover more than
 /// `maxCellsPerFence` cells are kept in a short list checked by box first,
 /// so a country-sized fence does not blow up memory.
-public struct PlainGridIndex: Sendable {
-    public let fences: [Fence]
-    public let cellDegrees: Double
+struct PlainGridIndex: Sendable {
+    let fences: [Fence]
+    let cellDegrees: Double
     private let cells: [Int64: [Int32]]
     private let large: [Int32]
-    public static let maxCellsPerFence = 4096
+    static let maxCellsPerFence = 4096
 
-    public init(fences: [Fence], cellDegrees: Double = 0.01) {
+    init(fences: [Fence], cellDegrees: Double = 0.01) {
         self.fences = fences
         self.cellDegrees = cellDegrees
         var cells: [Int64: [Int32]] = [:]
@@ -69,7 +71,7 @@ public struct PlainGridIndex: Sendable {
     }
 
     /// Indices (into `fences`) of every fence containing `p`, ascending, into `out` (cleared first).
-    public func containing(_ p: Coordinate, into out: inout [Int32]) {
+    func containing(_ p: Coordinate, into out: inout [Int32]) {
         out.removeAll(keepingCapacity: true)
         let r = Int64((p.lat / cellDegrees).rounded(.down))
         let c = Int64((p.lon / cellDegrees).rounded(.down))
@@ -84,7 +86,7 @@ public struct PlainGridIndex: Sendable {
     }
 
     /// Indices of every fence containing `p`, ascending.
-    public func containing(_ p: Coordinate) -> [Int32] {
+    func containing(_ p: Coordinate) -> [Int32] {
         var out: [Int32] = []
         containing(p, into: &out)
         return out

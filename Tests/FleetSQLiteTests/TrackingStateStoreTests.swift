@@ -1,10 +1,11 @@
 import FleetGeo
 import FleetProtocols
+import FleetStorage
 import FleetTracking
 import Foundation
 import Testing
 
-@testable import FleetStore
+@testable import FleetSQLite
 
 /// Trips, confirmed jump suspects and the whole tracking state through a
 /// real SQLite file.

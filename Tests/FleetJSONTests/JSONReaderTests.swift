@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FleetGeo
+@testable import FleetJSON
 
 @Suite struct JSONReaderTests {
     func parse(_ s: String) throws -> JSONValue { try JSONReader.parseDocument(Array(s.utf8)) }

@@ -1,10 +1,11 @@
 import FleetProtocols
+import FleetStorage
 import FleetTracking
 import Foundation
 import GRDB
 import Testing
 
-@testable import FleetStore
+@testable import FleetSQLite
 
 /// A database written by an older fleetd is brought up to date on open,
 /// its data kept.

@@ -6,4 +6,11 @@ public struct PositionRecord: Sendable, Equatable {
     public var fix: Fix
     /// `FixDisposition` raw value: 0 accepted, 2 late, 3 invalid.
     public var disposition: Int
+
+    public init(
+        fix: Fix, disposition: Int
+    ) {
+        self.fix = fix
+        self.disposition = disposition
+    }
 }

@@ -1,4 +1,4 @@
-import FleetGeo
+import FleetJSON
 import FleetProtocols
 
 /// A stored alert, as readers see it.
@@ -14,6 +14,20 @@ public struct AlertRecord: Sendable, Equatable {
     public var lon: Double?
     /// Details as a JSON object text (`duration_s`, `crossed`), or nil.
     public var details: String?
+
+    public init(
+        id: Int64, time: Int64, device: String, type: String, fence: String?, lat: Double?,
+        lon: Double?, details: String?
+    ) {
+        self.id = id
+        self.time = time
+        self.device = device
+        self.type = type
+        self.fence = fence
+        self.lat = lat
+        self.lon = lon
+        self.details = details
+    }
 }
 
 extension AlertRecord {

@@ -1,9 +1,10 @@
 import FleetProtocols
+import FleetStorage
 import FleetTracking
 import Foundation
 import Testing
 
-@testable import FleetStore
+@testable import FleetSQLite
 
 func temporaryDatabase() -> String {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent(

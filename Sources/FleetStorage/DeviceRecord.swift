@@ -13,4 +13,19 @@ public struct DeviceRecord: Sendable, Equatable {
     public var odometerM: Double = 0
     /// `device_silent` raised and no fix since.
     public var silent: Bool = false
+
+    public init(
+        ident: String, name: String?, plate: String?, vin: String?, registered: Bool,
+        positions: Int, lastFix: Int64?, odometerM: Double = 0, silent: Bool = false
+    ) {
+        self.ident = ident
+        self.name = name
+        self.plate = plate
+        self.vin = vin
+        self.registered = registered
+        self.positions = positions
+        self.lastFix = lastFix
+        self.odometerM = odometerM
+        self.silent = silent
+    }
 }
