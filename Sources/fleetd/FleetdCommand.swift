@@ -35,7 +35,7 @@ struct FleetdCommand: ParsableCommand {
         let logger = Logger(label: "fleetd")
         if checkConfig {
             print(
-                "config OK: database \(cfg.database), fences \(cfg.geofencesFile), json \(cfg.listenJSON.map { "\($0)" } ?? "off")"
+                "config OK: database \(cfg.database), fences \(cfg.geofencesFile), listening on \(cfg.listen.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
             )
             return
         }

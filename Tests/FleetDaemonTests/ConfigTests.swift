@@ -44,9 +44,9 @@ import Testing
         #expect(c.database == "/tmp/x.db")
         #expect(c.synchronous == .full)
         #expect(c.batchMaxFixes == 1000)
-        #expect(c.listenJSON == ListenAddress(host: "::1", port: 6000))
+        #expect(c.listen["json"] == ListenAddress(host: "::1", port: 6000))
         #expect(c.screen.maxSpeedKmh == 300)
-        #expect(try DaemonConfig.parse("[listen]\njson = \"\"", file: "f").listenJSON == nil)
+        #expect(try DaemonConfig.parse("[listen]\njson = \"\"", file: "f").listen["json"] == nil)
     }
 
     @Test(arguments: [

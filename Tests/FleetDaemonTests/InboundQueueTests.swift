@@ -7,8 +7,7 @@ import Testing
     func datagram(fixes: Int, at ms: Int64) -> InboundDatagram {
         let fix = Fix(device: "d", time: ms, lat: 48, lon: 11)
         return InboundDatagram(
-            fixes: Array(repeating: fix, count: fixes), seqs: Array(repeating: nil, count: fixes),
-            rejected: [], replyTo: nil, receivedMs: ms)
+            fixes: Array(repeating: fix, count: fixes), reply: nil, replyTo: nil, receivedMs: ms)
     }
 
     @Test func takesWhatFitsAndRefusesTheRest() {

@@ -36,12 +36,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var geofencesFile = "config/geofences.geojson"
 
     // [listen]
-    /// fleetd JSON fixes over UDP; nil = off.
-    public var listenJSON: ListenAddress? = ListenAddress(host: "127.0.0.1", port: 5055)
-    /// Teltonika Codec 8/8E/16 over UDP; nil = off.
-    public var listenTeltonika: ListenAddress? = ListenAddress(host: "127.0.0.1", port: 5027)
-    /// NMEA 0183 over UDP; nil = off.
-    public var listenNMEA: ListenAddress? = ListenAddress(host: "127.0.0.1", port: 10110)
+    /// Where each protocol listens, by its `[listen]` key (`WireFormats`:
+    /// `json`, `teltonika`, `nmea`); a protocol absent here is off.
+    public var listen: [String: ListenAddress] = WireFormats.defaultListen
 
     // [nmea.devices]
     /// NMEA senders' device ids by "ip" or "ip:port".
@@ -138,9 +135,9 @@ public struct DaemonConfig: Sendable, Equatable {
         try g.finish()
 
         var l = try ConfigSection(root, "listen", file: file)
-        c.listenJSON = try l.address("json", default: c.listenJSON)
-        c.listenTeltonika = try l.address("teltonika", default: c.listenTeltonika)
-        c.listenNMEA = try l.address("nmea", default: c.listenNMEA)
+        for format in WireFormats.all {
+            c.listen[format.key] = try l.address(format.key, default: c.listen[format.key])
+        }
         c.receiveBufferBytes = try l.int(
             "receive_buffer_bytes", default: c.receiveBufferBytes, range: 4096...1 << 30)
         try l.finish()

@@ -32,11 +32,6 @@ struct ReplyBatch {
         }
     }
 
-    /// Adds a reply of `reply`'s bytes to `peer`.
-    mutating func append(to peer: PeerAddress, bytes reply: [UInt8]) {
-        append(to: peer) { $0.append(contentsOf: reply) }
-    }
-
     /// Empties the batch, keeping its storage for the next.
     mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)

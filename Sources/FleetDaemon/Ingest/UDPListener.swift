@@ -1,15 +1,17 @@
 import CBatchUDP
+import FleetProtocols
 import Foundation
 import Synchronization
 
 /// A thread that reads one UDP socket: up to 64 datagrams per
 /// `recvmmsg(2)`, each decoded by the socket's `DatagramHandler`, the batch
 /// then queued for the engine. It waits for data at most 0.1 s at a time,
-/// to see `stop` and to run the NMEA assemblers' timer.
+/// to see `stop` and to release what its format holds back (NMEA).
 final class UDPListener: @unchecked Sendable {
     let socket: UDPSocket
-    let kind: WireProtocol
     private let handler: DatagramHandler
+    /// The protocol this socket speaks (its `[listen]` key).
+    var name: String { handler.format.name }
     private let stopping = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     /// Datagrams per `recvmmsg`, and bytes kept for each: the largest UDP
@@ -19,16 +21,15 @@ final class UDPListener: @unchecked Sendable {
     static let gatherMicroseconds: UInt32 = 250
     static let slot = 65_536
 
-    init(socket: UDPSocket, kind: WireProtocol, door: Door) {
+    init(socket: UDPSocket, format: any WireFormat, door: Door) {
         self.socket = socket
-        self.kind = kind
-        self.handler = DatagramHandler(door: door, kind: kind, socket: socket)
+        self.handler = DatagramHandler(door: door, format: format, socket: socket)
     }
 
     func start() {
         let thread = Thread { [self] in
             // Set from the thread itself, so `top -H` and `ps -L` show it (15 bytes at most).
-            Thread.current.name = "udp-\(kind.rawValue)"
+            Thread.current.name = "udp-\(name)"
             run()
             done.signal()
         }
@@ -77,7 +78,7 @@ final class UDPListener: @unchecked Sendable {
                 }
             }
             if now - lastFlush >= 500 {
-                handler.flushNMEA(now: now)
+                handler.flush(now: now)
                 lastFlush = now
             }
             handler.batchComplete()

@@ -61,7 +61,7 @@ public final class Daemon: Sendable {
         engine.start()
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
-            rejectLogPerSecond: config.rejectLogPerSecond, nmeaDevices: config.nmeaDevices,
+            rejectLogPerSecond: config.rejectLogPerSecond,
             registered: config.acceptUnknown
                 ? nil : try StoreReader(path: config.database).registeredDevices())
         // The registry changes under `fleetctl devices`: re-read it every 2 s.
@@ -81,13 +81,12 @@ public final class Daemon: Sendable {
 
         var listeners: [UDPListener] = []
         do {
-            for (kind, address) in [
-                (WireProtocol.json, config.listenJSON), (.teltonika, config.listenTeltonika),
-                (.nmea, config.listenNMEA),
-            ] {
-                if let address {
+            for format in WireFormats.all {
+                if let address = config.listen[format.key] {
                     listeners.append(
-                        UDPListener(socket: try bind(address, kind: kind), kind: kind, door: door))
+                        UDPListener(
+                            socket: try bind(address, key: format.key),
+                            format: format.make(config), door: door))
                 }
             }
         } catch {
@@ -138,7 +137,7 @@ public final class Daemon: Sendable {
         let status = StatusReporter(
             metrics: metrics, engine: engine, notifier: notifier, logger: logger,
             database: config.database)
-        let listening = listeners.map { "\($0.kind.rawValue) \($0.socket.local)" }
+        let listening = listeners.map { "\($0.name) \($0.socket.local)" }
             .joined(separator: ", ")
         status.listening = listening
         status.start()
@@ -178,12 +177,12 @@ public final class Daemon: Sendable {
     }
 
     /// Binds one listening socket; warns when the kernel caps its receive buffer.
-    private func bind(_ address: ListenAddress, kind: WireProtocol) throws -> UDPSocket {
+    private func bind(_ address: ListenAddress, key: String) throws -> UDPSocket {
         let socket: UDPSocket
         do {
             socket = try UDPSocket(binding: address, receiveBuffer: config.receiveBufferBytes)
         } catch {
-            throw StartupError("cannot listen on \(address) (listen.\(kind.rawValue)): \(error)")
+            throw StartupError("cannot listen on \(address) (listen.\(key)): \(error)")
         }
         let granted = socket.receiveBufferGranted
         if granted < config.receiveBufferBytes {
