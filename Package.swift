@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The strict JSON reader (RFC 8259) and writer helpers every JSON input and output uses.
@@ -58,16 +59,17 @@ let package = Package(
             name: "FleetDaemon",
             dependencies: [
                 "FleetGeo", "FleetJSON", "FleetProtocols", "FleetTracking", "FleetStorage",
-                "FleetSQLite",
-                "FleetSystemd",
-                "CBatchUDP", .product(name: "Logging", package: "swift-log"),
+                "FleetSystemd", "CBatchUDP", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "fleetd",
             dependencies: [
-                "FleetDaemon",
+                "FleetDaemon", "FleetSQLite", "FleetStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -115,7 +117,14 @@ let package = Package(
             name: "FleetSQLiteTests",
             dependencies: ["FleetSQLite", "FleetStorage", "FleetTracking", "FleetProtocols"],
             swiftSettings: strict),
-        .testTarget(name: "FleetDaemonTests", dependencies: ["FleetDaemon"], swiftSettings: strict),
+        .testTarget(
+            name: "FleetDaemonTests",
+            dependencies: [
+                "FleetDaemon", "FleetGeo", "FleetProtocols", "FleetStorage", "FleetTracking",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "FleetSimCoreTests", dependencies: ["FleetSimCore"],
             path: "Simulator/Tests/FleetSimCoreTests", swiftSettings: strict),

@@ -10,7 +10,7 @@ import GRDB
 /// With `synchronous=NORMAL` a commit itself does not sync, but each of
 /// those checkpoints syncs the database file, on the writer's thread, many
 /// times a second under load. Here the writer's automatic checkpoint is
-/// raised to `StoreWriter.writerCheckpointPages` (a backstop that also lets
+/// raised to `SQLiteStore.writerCheckpointPages` (a backstop that also lets
 /// the WAL restart from its beginning), and this thread runs a PASSIVE
 /// checkpoint every `interval` on a connection of its own: it never blocks
 /// the writer or readers, and what it has copied the writer's backstop

@@ -45,7 +45,7 @@ struct StoreBench: ParsableCommand {
             "fleetbench-store-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let writer = try StoreWriter(path: dir.appendingPathComponent("store.db").path)
+        let writer = try SQLiteStore(path: dir.appendingPathComponent("store.db").path)
         let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
         let ids = (0..<devices).map { String(350_000_000_000_000 + $0) }
         let fences = (0..<memberships).map {

@@ -30,10 +30,10 @@ enum Output {
     }
 
     /// Opens the database; with `waitForIt`, waits for fleetd to create it.
-    static func open(_ path: String, waitForIt: Bool) throws -> StoreReader {
+    static func open(_ path: String, waitForIt: Bool) throws -> SQLiteReader {
         while true {
             do {
-                return try StoreReader(path: path)
+                return try SQLiteReader(path: path)
             } catch {
                 guard waitForIt else { throw Output.fail("fleetctl: \(error)") }
                 Thread.sleep(forTimeInterval: 0.2)

@@ -1,11 +1,13 @@
 import ArgumentParser
 import FleetDaemon
+import FleetSQLite
+import FleetStorage
 import Foundation
 import Logging
 
 /// `fleetd`: the telemetry-ingestion and geofencing daemon.
 @main
-struct FleetdCommand: ParsableCommand {
+struct FleetdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetd",
         abstract:
@@ -18,7 +20,7 @@ struct FleetdCommand: ParsableCommand {
     @Flag(name: .long, help: "Check the config and the fences file, print the result, and exit.")
     var checkConfig = false
 
-    func run() throws {
+    func run() async throws {
         let cfg: DaemonConfig
         do {
             cfg = try config.map { try DaemonConfig.load(path: $0) } ?? DaemonConfig()
@@ -40,10 +42,15 @@ struct FleetdCommand: ParsableCommand {
             return
         }
         do {
-            try Daemon(config: cfg, logger: logger).run()
+            try await Daemon(config: cfg, logger: logger, openStore: Self.openSQLite).run()
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
         }
+    }
+
+    /// The SQLite backend (`[storage] database`, `synchronous`).
+    @Sendable static func openSQLite(_ c: DaemonConfig) throws -> any Store {
+        try SQLiteStore(path: c.database, synchronous: c.synchronous)
     }
 }

@@ -40,9 +40,9 @@ import Testing
                 }
             }
         }
-        let w = try StoreWriter(path: path)
+        let w = try SQLiteStore(path: path)
         // Old rows are there, in time order per device, extras intact.
-        let r = try StoreReader(path: path)
+        let r = try SQLiteReader(path: path)
         #expect(try r.positions(device: "a").map(\.fix.time) == [1000, 2000])
         #expect(try r.positions(device: "a").first?.fix.extra?.ioRaw == [1, 2])
         #expect(try r.positions(device: "b").map(\.fix.time) == [1000])
@@ -96,7 +96,7 @@ extension MigrationTests {
                         """, arguments: [state.fencesText, DeviceStateText.encode(state)])
             }
         }
-        let w = try StoreWriter(path: path)
+        let w = try SQLiteStore(path: path)
         #expect(try w.loadStates()["a"] == state)
         var b = WriteBatch()
         state.lastTime = 6000
@@ -108,14 +108,14 @@ extension MigrationTests {
         #expect(row?[0] == "")
         #expect((row?[1] as String?) == nil)
         #expect((row?[2] as Int?) ?? 0 > 0)
-        #expect(try StoreWriter(path: path).loadStates()["a"] == state)
+        #expect(try SQLiteStore(path: path).loadStates()["a"] == state)
     }
 
     /// A binary state that cannot be read restarts that device's tracking at
     /// its stored position instead of stopping the daemon.
     @Test func anUnreadableBinaryStateRestartsFromThePosition() throws {
         let path = temporaryDatabase()
-        let w = try StoreWriter(path: path)
+        let w = try SQLiteStore(path: path)
         var b = WriteBatch()
         b.states["a"] = DeviceState(
             lastTime: 5000, lat: 48.1, lon: 11.5,
@@ -124,7 +124,7 @@ extension MigrationTests {
         try DatabaseQueue(path: path).write { db in
             try db.execute(sql: "UPDATE device_state SET state = x'01ff'")
         }
-        let s = try #require(try StoreWriter(path: path).loadStates()["a"])
+        let s = try #require(try SQLiteStore(path: path).loadStates()["a"])
         #expect(s.lastTime == 5000 && s.lat == 48.1 && s.lon == 11.5 && s.fences.isEmpty)
     }
 }

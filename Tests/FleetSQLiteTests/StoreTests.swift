@@ -23,7 +23,7 @@ func temporaryDatabase() -> String {
 
     @Test func commitsAndReadsBack() throws {
         let path = temporaryDatabase()
-        let w = try StoreWriter(path: path)
+        let w = try SQLiteStore(path: path)
         var b = WriteBatch()
         b.positions = [row("a", 1000), row("a", 2000), row("b", 1000), row("a", 2000, .duplicate)]
         b.alerts = [
@@ -40,7 +40,7 @@ func temporaryDatabase() -> String {
             ])
         try w.commit(b, committedMs: 3000)
 
-        let r = try StoreReader(path: path)
+        let r = try SQLiteReader(path: path)
         let ps = try r.positions(device: "a")
         #expect(ps.map(\.fix.time) == [1000, 2000])
         #expect(
@@ -60,7 +60,7 @@ func temporaryDatabase() -> String {
         #expect(try r.positions(device: "a").count == 2)
 
         // State survives reopening.
-        let w2 = try StoreWriter(path: path)
+        let w2 = try SQLiteStore(path: path)
         let reloaded = try w2.loadStates()
         #expect(reloaded["a"] == b.states["a"])
     }
@@ -70,7 +70,7 @@ func temporaryDatabase() -> String {
     /// inside a group, stores each row once, with its own values.
     @Test(arguments: [1, 15, 16, 17, 40]) func manyRowsAtOnceAreEachStoredOnce(_ n: Int) throws {
         let path = temporaryDatabase()
-        let w = try StoreWriter(path: path)
+        let w = try SQLiteStore(path: path)
         var first = WriteBatch()
         first.positions = [row("b", 1_000)]  // resent below, inside a group
         try w.commit(first, committedMs: 1)
@@ -90,7 +90,7 @@ func temporaryDatabase() -> String {
             b.states["s\(k)"] = st
         }
         try w.commit(b, committedMs: 2)
-        let r = try StoreReader(path: path)
+        let r = try SQLiteReader(path: path)
         for device in ["a", "b", "c"] {
             let stored = try r.positions(device: device)
             var want = Set(expected[device] ?? [])
@@ -100,14 +100,14 @@ func temporaryDatabase() -> String {
                 #expect(p.fix.lat == 48.1 && p.fix.speedKmh == 50 && p.fix.sats == 7)
             }
         }
-        let states = try StoreWriter(path: path).loadStates()
+        let states = try SQLiteStore(path: path).loadStates()
         #expect(states.count == n)
         for (id, st) in b.states { #expect(states[id] == st, "state \(id)") }
     }
 
     @Test func alertIdsIncreaseAcrossCommits() throws {
         let path = temporaryDatabase()
-        let w = try StoreWriter(path: path)
+        let w = try SQLiteStore(path: path)
         for i in 0..<5 {
             var b = WriteBatch()
             b.alerts = [
@@ -115,18 +115,18 @@ func temporaryDatabase() -> String {
             ]
             try w.commit(b, committedMs: 0)
         }
-        let r = try StoreReader(path: path)
+        let r = try SQLiteReader(path: path)
         #expect(try r.alerts(afterId: 2).map(\.id) == [3, 4, 5])
         #expect(try r.lastAlertId() == 5)
     }
 
     @Test func readerNamesAMissingDatabase() {
-        #expect(throws: StoreError.self) { try StoreReader(path: "/nonexistent/fleetd.db") }
+        #expect(throws: StoreError.self) { try SQLiteReader(path: "/nonexistent/fleetd.db") }
     }
 
     @Test func fixesAfterTheStateCheckpointComeBackInTimeOrderWithoutLateOnes() throws {
         let path = temporaryDatabase()
-        let w = try StoreWriter(path: path)
+        let w = try SQLiteStore(path: path)
         var b = WriteBatch()
         b.positions = [
             row("a", 1000), row("a", 2000), row("a", 4000), row("a", 3000, .late),
@@ -149,14 +149,14 @@ func temporaryDatabase() -> String {
 
     @Test func retentionDeletesOldPositionsInBoundedRounds() throws {
         let path = temporaryDatabase()
-        let w = try StoreWriter(path: path)
+        let w = try SQLiteStore(path: path)
         var b = WriteBatch()
         for device in ["a", "b", "c"] {
             for t in 0..<10 { b.positions.append(row(device, Int64(t) * 1000)) }
         }
         b.alerts = [Alert(type: .geofenceEnter, device: "a", time: 0, fence: "f", lat: 0, lon: 0)]
         try w.commit(b, committedMs: 0)
-        let r = try StoreReader(path: path)
+        let r = try SQLiteReader(path: path)
         // At most 4 rows a call; fix times before 6 s are expired (6 per device, 18 in all).
         var rounds = 0
         var total = 0

@@ -12,7 +12,7 @@ import Testing
 @Suite struct TrackingStateStoreTests {
     @Test func stateTripsAndConfirmedSuspectsRoundTrip() throws {
         let path = temporaryDatabase()
-        let w = try StoreWriter(path: path)
+        let w = try SQLiteStore(path: path)
         // Real tracking output: a drive with a spike, a jump, a trip, then parked.
         var tracker = Tracker(fences: FenceIndex(fences: []))
         var state: DeviceState?
@@ -59,7 +59,7 @@ import Testing
 
         let loaded = try w.loadStates()
         #expect(loaded["car"] == final)
-        let r = try StoreReader(path: path)
+        let r = try SQLiteReader(path: path)
         let trips = try r.trips()
         #expect(trips.count == 1)
         let t = try #require(trips.first)

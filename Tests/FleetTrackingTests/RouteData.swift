@@ -74,7 +74,7 @@ struct Replay {
     }
 
     /// Every state as the database would give it back: through its stored
-    /// columns and text forms (what `StoreWriter.loadStates` does).
+    /// columns and text forms (what `SQLiteStore.loadStates` does).
     mutating func reloadStates() {
         for (device, s) in states { states[device] = Replay.reloaded(s) }
     }

@@ -1,5 +1,4 @@
 import FleetProtocols
-import FleetSQLite
 import FleetStorage
 import FleetTracking
 import Foundation

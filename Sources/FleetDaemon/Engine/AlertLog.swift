@@ -1,4 +1,3 @@
-import FleetSQLite
 import FleetStorage
 import Foundation
 import Synchronization
@@ -44,4 +43,9 @@ final class AlertLog: Sendable {
     }
 
     deinit { fd.withLock { if $0 >= 0 { close($0) } } }
+}
+
+/// Appends each commit's alerts, once they are stored.
+extension AlertLog: CommitSink {
+    func committed(_ c: Commit) { append(c.alerts) }
 }

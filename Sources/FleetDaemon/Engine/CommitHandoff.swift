@@ -1,4 +1,3 @@
-import FleetSQLite
 import FleetStorage
 import Foundation
 

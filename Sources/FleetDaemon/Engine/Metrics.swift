@@ -1,4 +1,5 @@
 import FleetProtocols
+import FleetStorage
 import Synchronization
 
 /// Counters the daemon keeps for `STATUS=` and the logs. Thread-safe.
@@ -55,4 +56,12 @@ public final class Metrics: Sendable {
     func queueDepth(_ fixes: Int) { state.withLock { $0.queueFixes = fixes } }
 
     func unwrittenStates(_ count: Int) { state.withLock { $0.statesUnwritten = count } }
+}
+
+/// Counts every commit (fixes stored, alerts, when), per batch.
+extension Metrics: CommitSink {
+    func committed(_ c: Commit) {
+        let stored = c.batch.positions.count { $0.disposition != .duplicate }
+        committed(fixes: stored, alerts: c.alerts.count, atMs: c.committedMs)
+    }
 }

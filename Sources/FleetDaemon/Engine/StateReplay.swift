@@ -1,6 +1,5 @@
 import FleetGeo
 import FleetProtocols
-import FleetSQLite
 import FleetStorage
 import FleetTracking
 
@@ -18,14 +17,14 @@ enum StateReplay {
     /// Returns the devices replayed (their state is not yet written) and the
     /// number of fixes. Throws `StoreError`.
     static func run(
-        writer: StoreWriter, fences: FenceIndex, settings: TrackerSettings,
+        store: any Store, fences: FenceIndex, settings: TrackerSettings,
         states: inout [String: DeviceState]
     ) throws -> (devices: [String], fixes: Int) {
         var tracker = Tracker(fences: fences, settings: settings)
         var devices: [String] = []
         var count = 0
         var replayed: [String: DeviceState] = [:]
-        try writer.forEachFixAfterCheckpoint(states) { device, fixes in
+        try store.forEachFixAfterCheckpoint(states) { device, fixes in
             var state = states[device]
             for fix in fixes {
                 let outcome = tracker.process(fix, state: state)

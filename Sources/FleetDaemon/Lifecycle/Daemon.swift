@@ -1,84 +1,167 @@
 import FleetGeo
-import FleetSQLite
+import FleetProtocols
 import FleetStorage
 import FleetSystemd
 import FleetTracking
 import Foundation
 import Logging
+import ServiceLifecycle
+
+/// Opens the store the daemon writes to (the backend is chosen by the
+/// program that runs the daemon: `fleetd` opens SQLite). Throws `StoreError`.
+public typealias StoreOpener = @Sendable (DaemonConfig) throws -> any Store
 
 /// fleetd's life: start-up, serving, reload and clean shutdown.
 ///
-/// Start-up order: fences, database (migrated), device state, engine, UDP
-/// sockets, then `READY=1`. SIGTERM/SIGINT: `STOPPING=1`, stop reading,
-/// commit what is held, send the pending replies, close, exit 0. SIGHUP:
-/// reload the fences file (an invalid file keeps the old fences).
+/// Start-up, in order: fences, store (migrated), device state (replayed
+/// after a crash), the stages, the sockets; then every component runs as a
+/// service of one `ServiceGroup` (swift-service-lifecycle) and `READY=1` is
+/// sent. SIGTERM/SIGINT shut the group down gracefully, in the reverse of
+/// the start order: `STOPPING=1`, the listeners stop reading (each queues
+/// the batch in hand), retention stops, the tracking stage tracks what is
+/// queued and hands on every state, the commit stage commits it and sends
+/// the replies, the status file says "stopped"; then `run` returns. SIGHUP
+/// reloads the fences file (an invalid file keeps the old fences) and
+/// reopens the alert log. A start-up failure throws before anything runs.
 public final class Daemon: Sendable {
     public let config: DaemonConfig
     let logger: Logger
     let notifier = SystemdNotifier()
+    private let openStore: StoreOpener
+    /// Longest a graceful shutdown may take before the group is cancelled.
+    static let shutdownLimit = Duration.seconds(60)
 
-    public init(config: DaemonConfig, logger: Logger) {
+    public init(config: DaemonConfig, logger: Logger, openStore: @escaping StoreOpener) {
         self.config = config
         self.logger = logger
+        self.openStore = openStore
     }
 
-    /// Runs until SIGTERM or SIGINT. Throws a start-up error (fences, database,
+    /// Runs until SIGTERM or SIGINT. Throws a start-up error (fences, store,
     /// socket); returns normally after a clean shutdown.
-    public func run() throws {
+    public func run() async throws {
         // A write past the file-size limit (RLIMIT_FSIZE) must fail with EFBIG like
         // a full disk, not kill the daemon: the commit is retried until it succeeds.
         signal(SIGXFSZ, SIG_IGN)
         let fences = try loadFences()
-        let writer = try StoreWriter(path: config.database, synchronous: config.synchronous)
-        var states = try writer.loadStates()
-        logger.info(
-            "database \(config.database) open (WAL, synchronous=\(config.synchronous.rawValue)); \(states.count) devices with state"
-        )
+        let store = try openStore(config)
+        var states = try store.loadStates()
+        logger.info("store \(store.location) open; \(states.count) devices with state")
         let unwritten = try StateReplay.run(
-            writer: writer, fences: fences, settings: config.tracking, states: &states)
+            store: store, fences: fences, settings: config.tracking, states: &states)
         if !unwritten.devices.isEmpty {
             logger.notice(
                 "replayed \(unwritten.fixes) fixes stored after the state checkpoint of \(unwritten.devices.count) devices"
             )
         }
+        let reader = try store.makeReader()
+        let registered = config.acceptUnknown ? nil : try reader.registeredDevices()
 
-        let checkpointer = try WALCheckpointer(path: config.database)
-        checkpointer.start { [logger] error in
-            if let error {
-                logger.warning("WAL checkpoints failing (retried every 0.2 s): \(error)")
-            } else {
-                logger.notice("WAL checkpoints resumed")
-            }
-        }
         let metrics = Metrics()
         let queue = InboundQueue(
             capacity: config.queueMaxFixes, maxDelayMs: Int64(config.queueMaxDelayMs))
         let alertLog = config.alertLogFile.isEmpty ? nil : try AlertLog(path: config.alertLogFile)
-        let engine = Engine(
-            queue: queue, writer: writer, fences: fences, states: states,
-            unwritten: unwritten.devices, metrics: metrics,
-            config: config, logger: logger, alertLog: alertLog)
-        engine.start()
+        let handoff = CommitHandoff(capacity: 2)
+        let tracking = TrackingStage(
+            queue: queue, handoff: handoff, fences: fences, states: states,
+            unwritten: unwritten.devices, metrics: metrics, config: config, logger: logger)
+        // Replies last: what a sender may look at once acknowledged (the
+        // alert log's lines, the counters) is already there.
+        var sinks: [any CommitSink] = alertLog.map { [$0] } ?? []
+        sinks += [metrics, ReplySink()]
+        let commit = CommitStage(
+            store: store, handoff: handoff, sinks: sinks, metrics: metrics, logger: logger)
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
-            rejectLogPerSecond: config.rejectLogPerSecond,
-            registered: config.acceptUnknown
-                ? nil : try StoreReader(path: config.database).registeredDevices())
-        // The registry changes under `fleetctl devices`: re-read it every 2 s.
-        // (Created only when used: libdispatch traps on releasing a source never resumed.)
-        var registryTimer: (any DispatchSourceTimer)?
-        if !config.acceptUnknown, let registered = door.registered {
-            let reader = try StoreReader(path: config.database)
-            let timer = DispatchSource.makeTimerSource(
-                queue: DispatchQueue(label: "fleetd.registry"))
-            registryTimer = timer
-            timer.setEventHandler {
-                if let fresh = try? reader.registeredDevices() { registered.replace(fresh) }
-            }
-            timer.schedule(deadline: .now() + 2, repeating: 2)
-            timer.resume()
+            rejectLogPerSecond: config.rejectLogPerSecond, registered: registered)
+        let listeners = try bindListeners(door: door)
+        let status = StatusReporter(
+            metrics: metrics, engine: tracking, notifier: notifier, logger: logger,
+            database: config.database)
+        let listening = listeners.map { "\($0.name) \($0.socket.local)" }
+            .joined(separator: ", ")
+        status.listening = listening
+        if listeners.isEmpty {
+            logger.warning("no listen address configured: nothing will arrive")
         }
 
+        // Started in this order, stopped in the reverse one.
+        var services: [any Service] = [
+            ComponentService(
+                "status", start: status.start,
+                stop: { [metrics, logger] in
+                    status.stop()
+                    let m = metrics.snapshot()
+                    logger.notice(
+                        "stopped: \(m.fixesStored) fixes stored, \(m.alerts) alerts, \(m.totalRejects) rejected this run"
+                    )
+                }),
+            ComponentService("commit stage", start: commit.start, stop: commit.finish),
+            ComponentService(
+                "tracking stage", start: { tracking.start(finished: handoff.close) },
+                stop: {
+                    commit.stopping.store(true, ordering: .relaxed)
+                    tracking.finish()
+                }),
+            RetentionService(
+                retention: Retention(retainDays: config.retainDays, stage: commit, logger: logger)),
+        ]
+        if let registry = door.registered {
+            services.append(RegistryRefresh(registry: registry, reader: reader).service)
+        }
+        services.append(ReloadService { [self] in reload(tracking: tracking, alertLog: alertLog) })
+        for l in listeners {
+            services.append(
+                ComponentService(
+                    "listener \(l.name)", start: l.start,
+                    stop: {
+                        l.stop()
+                        l.socket.close()
+                    }))
+        }
+        services.append(
+            ComponentService(
+                "readiness",
+                start: { [notifier, logger] in
+                    notifier.ready(
+                        status: "ready; listening on \(listening.isEmpty ? "nothing" : listening)")
+                    logger.notice(
+                        "ready: \(fences.fences.count) fences; listening on \(listening.isEmpty ? "nothing" : listening)"
+                    )
+                },
+                stop: { [notifier, logger] in
+                    notifier.stopping(status: "stopping: committing held fixes")
+                    logger.notice("stopping: no more reads; committing what is held")
+                }))
+        var group = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = Self.shutdownLimit
+        try await ServiceGroup(configuration: group).run()
+    }
+
+    /// SIGHUP: reopens the alert log and reloads the fences file.
+    private func reload(tracking: TrackingStage, alertLog: AlertLog?) {
+        notifier.reloading(status: "reloading fences from \(config.geofencesFile)")
+        if let alertLog {
+            do {
+                try alertLog.reopen()
+            } catch {
+                logger.error("alert log not reopened, writing to the old file: \(error)")
+            }
+        }
+        do {
+            let fresh = try FenceFile.load(config.geofencesFile)
+            tracking.replaceFences(fresh)
+            logger.notice("reloaded \(fresh.fences.count) fences from \(config.geofencesFile)")
+        } catch {
+            logger.error("fences not reloaded, keeping the old ones: \(error)")
+        }
+        notifier.send("READY=1")
+    }
+
+    /// One listener per configured protocol (`WireFormats.all`), bound now:
+    /// a socket that cannot be bound is a start-up error naming its address.
+    private func bindListeners(door: Door) throws -> [UDPListener] {
         var listeners: [UDPListener] = []
         do {
             for format in WireFormats.all {
@@ -91,77 +174,9 @@ public final class Daemon: Sendable {
             }
         } catch {
             for l in listeners { l.socket.close() }
-            engine.finish()
-            checkpointer.stop()
             throw error
         }
-        for l in listeners { l.start() }
-        if listeners.isEmpty {
-            logger.warning("no listen address configured: nothing will arrive")
-        }
-
-        // Signals: handled on a dispatch queue, never in a signal handler.
-        let stop = DispatchSemaphore(value: 0)
-        let signalQueue = DispatchQueue(label: "fleetd.signals")
-        var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGTERM, SIGINT] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
-            s.setEventHandler { stop.signal() }
-            s.resume()
-            sources.append(s)
-        }
-        signal(SIGHUP, SIG_IGN)
-        let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: signalQueue)
-        hup.setEventHandler { [self] in
-            notifier.reloading(status: "reloading fences from \(config.geofencesFile)")
-            if let alertLog {
-                do {
-                    try alertLog.reopen()
-                } catch {
-                    logger.error("alert log not reopened, writing to the old file: \(error)")
-                }
-            }
-            do {
-                let fresh = try FenceFile.load(config.geofencesFile)
-                engine.replaceFences(fresh)
-                logger.notice("reloaded \(fresh.fences.count) fences from \(config.geofencesFile)")
-            } catch {
-                logger.error("fences not reloaded, keeping the old ones: \(error)")
-            }
-            notifier.send("READY=1")
-        }
-        hup.resume()
-        sources.append(hup)
-
-        let status = StatusReporter(
-            metrics: metrics, engine: engine, notifier: notifier, logger: logger,
-            database: config.database)
-        let listening = listeners.map { "\($0.name) \($0.socket.local)" }
-            .joined(separator: ", ")
-        status.listening = listening
-        status.start()
-        notifier.ready(status: "ready; listening on \(listening.isEmpty ? "nothing" : listening)")
-        logger.notice(
-            "ready: \(fences.fences.count) fences; listening on \(listening.isEmpty ? "nothing" : listening)"
-        )
-
-        stop.wait()
-
-        notifier.stopping(status: "stopping: committing held fixes")
-        logger.notice("stopping: no more reads; committing what is held")
-        // Each listener queues the batch in hand and stops; the engine then
-        // commits everything queued and sends its replies.
-        for l in listeners { l.stop() }
-        engine.finish()
-        checkpointer.stop()
-        for l in listeners { l.socket.close() }
-        status.stop()
-        registryTimer?.cancel()
-        let m = metrics.snapshot()
-        logger.notice(
-            "stopped: \(m.fixesStored) fixes stored, \(m.alerts) alerts, \(m.totalRejects) rejected this run"
-        )
+        return listeners
     }
 
     private func loadFences() throws -> FenceIndex {

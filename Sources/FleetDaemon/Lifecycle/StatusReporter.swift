@@ -11,7 +11,7 @@ import Logging
 /// the daemon thread; its handler runs on its own serial queue.
 final class StatusReporter: @unchecked Sendable {
     private let metrics: Metrics
-    private let engine: Engine
+    private let engine: TrackingStage
     private let notifier: SystemdNotifier
     private let logger: Logger
     private let timer: any DispatchSourceTimer
@@ -21,7 +21,7 @@ final class StatusReporter: @unchecked Sendable {
     var listening = ""
 
     init(
-        metrics: Metrics, engine: Engine, notifier: SystemdNotifier, logger: Logger,
+        metrics: Metrics, engine: TrackingStage, notifier: SystemdNotifier, logger: Logger,
         database: String
     ) {
         self.metrics = metrics

@@ -1,36 +1,27 @@
 import FleetGeo
 import FleetProtocols
-import FleetSQLite
 import FleetStorage
 import FleetTracking
 import Foundation
 import Logging
 import Synchronization
 
-/// The engine: a tracking thread that owns every device's state, and a
-/// writer thread that owns the writing SQLite connection.
+/// The tracking stage: a thread that owns every device's state.
 ///
-/// The tracking thread takes batches of datagrams from the queue (one
-/// thread hop per batch) and runs the pure tracker over their fixes in
-/// arrival order; the writer commits each tracked batch's positions, alerts,
-/// trips and due states in one transaction (group commit), in order, and
-/// only then sends the replies the senders wait for. The two overlap: batch
-/// n + 1 is tracked while batch n commits (at most two wait between them).
-/// When a commit fails the writer keeps the batch and retries; nothing is
-/// acknowledged until it is stored.
-final class Engine: @unchecked Sendable {
+/// It takes batches of datagrams from the queue (one thread hop per batch),
+/// runs the pure tracker over their fixes in arrival order (sharded over the
+/// cores), adds the device states due for their checkpoint and the silence
+/// alerts, and hands each `WriteBatch` with its datagrams to the commit
+/// stage through a bounded `CommitHandoff` (batch n + 1 is tracked while
+/// batch n commits). It never touches storage.
+final class TrackingStage: @unchecked Sendable {
     private let queue: InboundQueue
-    private let writer: StoreWriter
     /// Devices sharded over the cores by a hash of their id.
     private var shards: [TrackingShard]
     private let settings: TrackerSettings
     private let metrics: Metrics
     private let logger: Logger
     private let maxFixes: Int
-    private let alertLog: AlertLog?
-    /// Retention window in ms (0: keep forever), and when it last ran.
-    private let retainMs: Int64
-    private var lastPrune: Int64 = 0
     private let maxDelay: TimeInterval
     /// `device_silent` threshold, ms (0: off; when each device was last heard
     /// from is kept in its shard's entry), and when silence was last checked.
@@ -44,29 +35,24 @@ final class Engine: @unchecked Sendable {
     private var dirtyOrder: [(device: String, at: Int64)] = []
     private var dirtyHead = 0
     private let done = DispatchSemaphore(value: 0)
-    /// Tracked batches waiting for the writer thread, and its end.
-    private let handoff = CommitHandoff(capacity: 2)
-    private let written = DispatchSemaphore(value: 0)
-    /// Set when a commit was given up at shutdown: the rest are not tried.
-    private var gaveUp = false
     private let pendingFences = Mutex<FenceIndex?>(nil)
-    /// Wall-clock time of the engine loop's last turn, Unix ms (for the watchdog).
+    /// Where tracked batches go: the commit stage takes them in order.
+    private let handoff: CommitHandoff
+    /// Retention window in ms (0: keep forever): a fix near its horizon has
+    /// its state written with it.
+    private let retainMs: Int64
+    /// Wall-clock time of the tracking loop's last turn, Unix ms (for the watchdog).
     let heartbeat = Atomic<Int64>(0)
-    /// The writer thread's replies, one reused batch per socket.
-    private var replies: [(socket: UDPSocket, batch: ReplyBatch)] = []
-    /// True while the queue is closed: failing commits are given up after a while.
-    private let stopping = Atomic<Bool>(false)
 
     init(
-        queue: InboundQueue, writer: StoreWriter, fences: FenceIndex, states: [String: DeviceState],
-        unwritten: [String] = [], metrics: Metrics, config: DaemonConfig, logger: Logger,
-        alertLog: AlertLog? = nil
+        queue: InboundQueue, handoff: CommitHandoff, fences: FenceIndex,
+        states: [String: DeviceState], unwritten: [String] = [], metrics: Metrics,
+        config: DaemonConfig, logger: Logger
     ) {
         self.checkpointMs = Int64(config.stateCheckpointS) * 1000
-        self.alertLog = alertLog
         self.retainMs = Int64(config.retainDays * 86_400_000)
         self.queue = queue
-        self.writer = writer
+        self.handoff = handoff
         self.settings = config.tracking
         let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 16))
         self.shards = (0..<count).map { _ in
@@ -85,18 +71,14 @@ final class Engine: @unchecked Sendable {
         for device in unwritten.sorted() { markDirty(device, at: start) }
     }
 
-    func start() {
-        // Names are set from the threads themselves, so `top -H` shows them.
-        let writer = Thread { [self] in
-            Thread.current.name = "fleetd-writer"
-            writeLoop()
-            written.signal()
-        }
-        writer.start()
+    /// Starts the tracking thread; `finished` is called on it once the
+    /// queue is closed and drained and every state is handed on.
+    func start(finished: @escaping @Sendable () -> Void) {
+        // Named from the thread itself, so `top -H` shows it.
         let thread = Thread { [self] in
             Thread.current.name = "fleetd-engine"
             run()
-            written.wait()
+            finished()
             done.signal()
         }
         thread.start()
@@ -105,10 +87,9 @@ final class Engine: @unchecked Sendable {
     /// Swaps in new fences before the next batch (SIGHUP reload).
     func replaceFences(_ index: FenceIndex) { pendingFences.withLock { $0 = index } }
 
-    /// Closes the queue, lets the engine commit and acknowledge what it holds,
-    /// and waits for it to finish.
+    /// Closes the queue, tracks what it holds, hands on every dirty state,
+    /// closes the hand-off, and waits for the thread to end.
     func finish() {
-        stopping.store(true, ordering: .relaxed)
         queue.close()
         done.wait()
     }
@@ -153,16 +134,6 @@ final class Engine: @unchecked Sendable {
             handoff.put(PendingCommit(batch: batch, items: []))
         }
         handoff.close()
-    }
-
-    /// The writer thread: commits the tracked batches in order, then sends
-    /// their replies; retention runs between commits (and when idle).
-    private func writeLoop() {
-        while let next = handoff.take(idle: 0.5) {
-            pruneIfDue()
-            guard let c = next else { continue }
-            if commit(c.batch) { sendReplies(c.items) }
-        }
     }
 
     /// Flags `device`'s entry dirty and queues it for a checkpoint (unless it is already).
@@ -291,81 +262,6 @@ final class Engine: @unchecked Sendable {
             shard.devices[device]?.state = next
             batch.states[device] = next
             batch.alerts.append(alert)
-        }
-    }
-
-    /// Retention: between batches, at most every 2 s (sooner while a full
-    /// batch was deleted), delete up to 5 000 expired positions in their own
-    /// short transaction, so the writer never stalls on a big delete.
-    private func pruneIfDue() {
-        guard retainMs > 0 else { return }
-        let t = now()
-        guard t - lastPrune >= 2000 else { return }
-        do {
-            let deleted = try writer.prune(before: t - retainMs, maxRows: 5000)
-            lastPrune = deleted == 5000 ? t - 1900 : t
-            if deleted > 0 { logger.debug("retention: deleted \(deleted) positions") }
-        } catch {
-            lastPrune = t
-            logger.error("\(error)")
-        }
-    }
-
-    /// Commits `batch`, retrying with back-off while storage fails. Returns
-    /// false only when shutting down with storage still failing: then the
-    /// senders get no reply and will resend to the next run.
-    private func commit(_ batch: WriteBatch) -> Bool {
-        var delay = 0.05
-        var failingSince: Date?
-        if gaveUp { return false }
-        while true {
-            do {
-                let committed = try writer.commit(batch, committedMs: now())
-                alertLog?.append(committed)
-                let stored = batch.positions.count { $0.disposition != .duplicate }
-                metrics.committed(fixes: stored, alerts: batch.alerts.count, atMs: now())
-                if failingSince != nil { logger.notice("storage recovered; commits resumed") }
-                return true
-            } catch {
-                if failingSince == nil {
-                    failingSince = Date()
-                    logger.error("commit failed, holding acknowledgements and retrying: \(error)")
-                }
-                metrics.writerFailed(error.underlying)
-                if stopping.load(ordering: .relaxed), Date().timeIntervalSince(failingSince!) > 5 {
-                    logger.error(
-                        "giving up on \(batch.positions.count) unacknowledged fixes at shutdown; senders will resend"
-                    )
-                    gaveUp = true
-                    return false
-                }
-                heartbeat.store(now(), ordering: .relaxed)
-                Thread.sleep(forTimeInterval: delay)
-                delay = min(delay * 2, 2)
-            }
-        }
-    }
-
-    /// Sends the replies of a committed batch, straight from this thread
-    /// (`sendmmsg`, one call per socket per 1 024 replies), gathered in the
-    /// writer's reused per-socket batches.
-    private func sendReplies(_ items: [InboundDatagram]) {
-        // Datagrams read in place (no copy of each, with its arrays retained).
-        items.withUnsafeBufferPointer { items in
-            for i in items.indices {
-                guard let socket = items[i].replyTo?.socket else { continue }
-                let k =
-                    replies.firstIndex { $0.socket === socket }
-                    ?? {
-                        replies.append((socket, ReplyBatch()))
-                        return replies.count - 1
-                    }()
-                items[i].appendReply(to: &replies[k].batch)
-            }
-        }
-        for k in replies.indices where !replies[k].batch.isEmpty {
-            replies[k].socket.send(replies[k].batch)
-            replies[k].batch.removeAll()
         }
     }
 }

@@ -5,7 +5,7 @@ import GRDB
 
 /// A read-only connection for managers' tools. Reads see WAL snapshots and
 /// never block the writer (https://sqlite.org/wal.html).
-public final class StoreReader: Sendable {
+public final class SQLiteReader: Sendable {
     public let path: String
     private let queue: DatabaseQueue
 

@@ -5,13 +5,14 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// The single writing connection: opens (and migrates) the database, loads
-/// device state, and commits batches.
+/// The SQLite backend's store: the single writing connection, which opens
+/// (and migrates) the database, loads device state, and commits batches;
+/// and the WAL checkpointer that runs beside it (`startUpkeep`).
 ///
 /// Not thread-safe: one thread (the engine's) owns it. Each `commit` is one
 /// transaction; the hot inserts bind values straight into cached prepared
 /// statements (SQLite C API on GRDB's connection), with no per-row allocation.
-public final class StoreWriter {
+public final class SQLiteStore {
     public let path: String
     private let queue: DatabaseQueue
     /// The writer's own automatic checkpoint, in WAL pages (SQLite's
@@ -23,6 +24,8 @@ public final class StoreWriter {
     /// came every ~2 s at 27 500 fixes/s and set the p99 acknowledgement
     /// delay (58–97 ms; 16–28 ms at 256 MiB with the checkpointer every 20 ms).
     public static let writerCheckpointPages = 65_536
+    /// The WAL checkpoint thread, while upkeep runs (`startUpkeep`).
+    var checkpointer: WALCheckpointer?
     /// Device ident → row id, for every device known to the database.
     private var deviceIds: [String: Int64] = [:]
 

@@ -1,0 +1,138 @@
+import FleetStorage
+import Foundation
+import Logging
+import Synchronization
+
+/// The commit stage: a writer thread that owns the `Store`.
+///
+/// It takes the tracking stage's batches in order from the `CommitHandoff`,
+/// commits each in one transaction (group commit), and then hands the
+/// committed batch to every `CommitSink` in order (replies last). When a
+/// commit fails it keeps the batch and retries with back-off; nothing is
+/// acknowledged until it is stored. Between commits (and at least every
+/// 0.5 s when idle) it runs the jobs others scheduled on the store
+/// (retention), so the store has one writer.
+final class CommitStage: @unchecked Sendable {
+    private let store: any Store
+    private let handoff: CommitHandoff
+    private let sinks: [any CommitSink]
+    private let metrics: Metrics
+    private let logger: Logger
+    private let done = DispatchSemaphore(value: 0)
+    /// Jobs to run on the writer thread between commits.
+    private let jobs = Mutex<[@Sendable (any Store) -> Void]>([])
+    /// Set (under the jobs' lock) once the writer loop has ended.
+    nonisolated(unsafe) private var ended = false
+    /// Set when a commit was given up at shutdown: the rest are not tried.
+    private var gaveUp = false
+    /// True once the tracking stage has stopped taking datagrams: a failing
+    /// commit is then given up after 5 s (its senders resend to the next run).
+    let stopping = Atomic<Bool>(false)
+    /// Wall-clock time of the writer loop's last turn, Unix ms (for the watchdog).
+    let heartbeat = Atomic<Int64>(0)
+
+    init(
+        store: any Store, handoff: CommitHandoff, sinks: [any CommitSink], metrics: Metrics,
+        logger: Logger
+    ) {
+        self.store = store
+        self.handoff = handoff
+        self.sinks = sinks
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Starts the store's upkeep and the writer thread.
+    func start() {
+        do {
+            try store.startUpkeep { [logger] problem in
+                if let problem {
+                    logger.warning("storage upkeep failing (retried): \(problem)")
+                } else {
+                    logger.notice("storage upkeep resumed")
+                }
+            }
+        } catch {
+            logger.error("storage upkeep not started: \(error)")
+        }
+        let thread = Thread { [self] in
+            Thread.current.name = "fleetd-writer"
+            writeLoop()
+            done.signal()
+        }
+        thread.start()
+    }
+
+    /// Waits for the writer thread to commit the last batch (the hand-off
+    /// must be closed, which the tracking stage does when it finishes).
+    func finish() {
+        done.wait()
+        store.stopUpkeep()
+    }
+
+    /// Runs `job` on the writer thread between two commits; once that
+    /// thread has ended, at once on the caller's (no one else writes then).
+    func schedule(_ job: @escaping @Sendable (any Store) -> Void) {
+        let queued = jobs.withLock { j in
+            if ended { return false }
+            j.append(job)
+            return true
+        }
+        if !queued { job(store) }
+    }
+
+    private func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    private func writeLoop() {
+        while let next = handoff.take(idle: 0.5) {
+            heartbeat.store(now(), ordering: .relaxed)
+            for job in jobs.withLock({ j in
+                defer { j.removeAll() }; return j
+            }) { job(store) }
+            guard let c = next else { continue }
+            if let alerts = commit(c.batch) {
+                let commit = Commit(
+                    batch: c.batch, alerts: alerts, datagrams: c.items, committedMs: now())
+                for sink in sinks { sink.committed(commit) }
+            }
+        }
+        let last = jobs.withLock { j in
+            defer { j.removeAll() }
+            ended = true
+            return j
+        }
+        for job in last { job(store) }
+    }
+
+    /// Commits `batch`, retrying with back-off while storage fails. Returns
+    /// its stored alerts; nil only when shutting down with storage still
+    /// failing: then the senders get no reply and will resend to the next run.
+    private func commit(_ batch: WriteBatch) -> [AlertRecord]? {
+        var delay = 0.05
+        var failingSince: Date?
+        if gaveUp { return nil }
+        while true {
+            do {
+                let alerts = try store.commit(batch, committedMs: now())
+                if failingSince != nil { logger.notice("storage recovered; commits resumed") }
+                return alerts
+            } catch {
+                if failingSince == nil {
+                    failingSince = Date()
+                    logger.error("commit failed, holding acknowledgements and retrying: \(error)")
+                }
+                metrics.writerFailed(error.underlying)
+                if stopping.load(ordering: .relaxed), Date().timeIntervalSince(failingSince!) > 5 {
+                    logger.error(
+                        "giving up on \(batch.positions.count) unacknowledged fixes at shutdown; senders will resend"
+                    )
+                    gaveUp = true
+                    return nil
+                }
+                heartbeat.store(now(), ordering: .relaxed)
+                Thread.sleep(forTimeInterval: delay)
+                delay = min(delay * 2, 2)
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import FleetStorage
+import Foundation
+import Logging
+import Synchronization
+
+/// Retention (`storage.retain_days`): every 2 s, and again at once while a
+/// full slice was deleted, deletes up to 5 000 expired positions in one
+/// short transaction, run by the commit stage between two commits (the
+/// store keeps one writer, which never stalls on a big delete).
+final class Retention: Sendable {
+    private let retainMs: Int64
+    private let stage: CommitStage
+    private let logger: Logger
+    /// Most rows per slice.
+    static let slice = 5000
+
+    init(retainDays: Double, stage: CommitStage, logger: Logger) {
+        self.retainMs = Int64(retainDays * 86_400_000)
+        self.stage = stage
+        self.logger = logger
+    }
+
+    /// Deletes expired positions until none is left or `deadline` passes,
+    /// a slice per turn of the writer. Returns when the slices are done.
+    func runOnce() async {
+        guard retainMs > 0 else { return }
+        while true {
+            let deleted: Int = await withCheckedContinuation { k in
+                stage.schedule { [retainMs, logger] store in
+                    let cutoff = Int64(Date().timeIntervalSince1970 * 1000) - retainMs
+                    do {
+                        let n = try store.prune(before: cutoff, maxRows: Self.slice)
+                        if n > 0 { logger.debug("retention: deleted \(n) positions") }
+                        k.resume(returning: n)
+                    } catch {
+                        logger.error("\(error)")
+                        k.resume(returning: 0)
+                    }
+                }
+            }
+            if deleted < Self.slice { return }
+        }
+    }
+}
