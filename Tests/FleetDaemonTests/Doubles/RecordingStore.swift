@@ -1,0 +1,77 @@
+import FleetProtocols
+import FleetStorage
+import FleetTracking
+import Synchronization
+
+@testable import FleetDaemon
+
+/// A store double for the commit stage's seam: keeps the batches it was
+/// given in memory, numbers alerts as a store does, and fails the first
+/// `failures` commits. Storage itself is covered by FleetSQLiteTests and
+/// the end-to-end tests.
+final class RecordingStore: Store, @unchecked Sendable {
+    let location = "memory"
+    private let state = Mutex<
+        (batches: [WriteBatch], failures: Int, nextAlert: Int64, prunes: Int)
+    >(
+        ([], 0, 1, 0))
+
+    init(failures: Int = 0) { state.withLock { $0.failures = failures } }
+
+    var batches: [WriteBatch] { state.withLock { $0.batches } }
+    var prunes: Int { state.withLock { $0.prunes } }
+
+    func loadStates() throws(StoreError) -> [String: DeviceState] { [:] }
+
+    func forEachFixAfterCheckpoint(
+        _ states: [String: DeviceState], _ body: (String, [Fix]) throws -> Void
+    ) throws(StoreError) {}
+
+    func commit(_ batch: WriteBatch, committedMs: Int64) throws(StoreError) -> [AlertRecord] {
+        let result: Result<[AlertRecord], StoreError> = state.withLock { s in
+            if s.failures > 0 {
+                s.failures -= 1
+                return .failure(
+                    StoreError(path: location, action: "commit failed", underlying: Refused()))
+            }
+            s.batches.append(batch)
+            return .success(
+                batch.alerts.map { a in
+                    defer { s.nextAlert += 1 }
+                    return AlertRecord(
+                        id: s.nextAlert, time: a.time, device: a.device, type: a.type.rawValue,
+                        fence: a.fence, lat: a.lat, lon: a.lon, details: nil)
+                })
+        }
+        return try result.get()
+    }
+
+    func prune(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int {
+        state.withLock { $0.prunes += 1 }
+        return 0
+    }
+
+    func makeReader() throws(StoreError) -> any StoreReading {
+        throw StoreError(path: location, action: "no reader", underlying: Refused())
+    }
+
+    func startUpkeep(report: @escaping @Sendable (String?) -> Void) throws(StoreError) {}
+    func stopUpkeep() {}
+
+    struct Refused: Error {}
+}
+
+/// A sink that records what it was told, and what the store held then.
+final class RecordingSink: CommitSink, @unchecked Sendable {
+    private let seen = Mutex<[(commit: Commit, storedBatches: Int)]>([])
+    let store: RecordingStore
+
+    init(store: RecordingStore) { self.store = store }
+
+    func committed(_ commit: Commit) {
+        let stored = store.batches.count
+        seen.withLock { $0.append((commit, stored)) }
+    }
+
+    var commits: [(commit: Commit, storedBatches: Int)] { seen.withLock { $0 } }
+}
