@@ -114,6 +114,10 @@ let package = Package(
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "FleetJSONTests", dependencies: ["FleetJSON"], swiftSettings: strict),
         .testTarget(
+            name: "FleetStorageTests",
+            dependencies: ["FleetStorage", "FleetJSON", "FleetProtocols"],
+            swiftSettings: strict),
+        .testTarget(
             name: "FleetSQLiteTests",
             dependencies: ["FleetSQLite", "FleetStorage", "FleetTracking", "FleetProtocols"],
             swiftSettings: strict),

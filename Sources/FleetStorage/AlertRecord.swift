@@ -31,9 +31,9 @@ public struct AlertRecord: Sendable, Equatable {
 }
 
 extension AlertRecord {
-    /// The alert as one JSON object (no newline). Field names are a contract:
-    /// `id`, `time` (RFC 3339 UTC, ms), `device`, `type`, `fence`, `lat`, `lon`,
-    /// then the details (`duration_s`, `crossed`) when present. Add, never rename.
+    /// The alert as one JSON object (no newline): the `Codable` form, written
+    /// by hand because the alert log writes one per committed alert on the
+    /// writer thread (tested equal to the `Codable` form).
     public var jsonLine: String {
         func num(_ v: Double?) -> String { v.map { JSONValue.number($0).jsonText } ?? "null" }
         var s = "{\"id\":\(id),\"time\":\(JSONValue.quote(RFC3339.format(millis: time))),"

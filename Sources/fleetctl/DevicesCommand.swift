@@ -35,21 +35,7 @@ struct DevicesListCommand: ParsableCommand {
         }
         for d in devices {
             if json {
-                print(
-                    Output.object([
-                        ("device", Output.quote(d.ident)),
-                        ("name", d.name.map(Output.quote) ?? "null"),
-                        ("plate", d.plate.map(Output.quote) ?? "null"),
-                        ("vin", d.vin.map(Output.quote) ?? "null"),
-                        ("registered", d.registered ? "true" : "false"),
-                        ("positions", String(d.positions)),
-                        ("odometer_m", Output.number((d.odometerM * 10).rounded() / 10)),
-                        ("silent", d.silent ? "true" : "false"),
-                        (
-                            "last_fix",
-                            d.lastFix.map { Output.quote(RFC3339.format(millis: $0)) } ?? "null"
-                        ),
-                    ]))
+                print(RecordCoding.line(d))
             } else {
                 print(
                     Output.row(

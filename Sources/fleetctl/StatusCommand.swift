@@ -1,7 +1,6 @@
 import ArgumentParser
-import FleetGeo
-import FleetJSON
 import FleetProtocols
+import FleetStorage
 import Foundation
 
 /// `fleetctl status [--json]`: what the running daemon is doing, from the
@@ -18,9 +17,9 @@ struct StatusCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let path = database.db + ".status.json"
+        let path = DaemonStatus.path(database: database.db)
         guard let data = FileManager.default.contents(atPath: path),
-            let doc = try? JSONReader.parseDocument(Array(data))
+            let s = try? RecordCoding.read(DaemonStatus.self, from: data)
         else {
             throw Output.fail(
                 "fleetctl: no status at \(path): fleetd has not run with --db \(database.db)")
@@ -31,37 +30,31 @@ struct StatusCommand: ParsableCommand {
                     in: .whitespacesAndNewlines))
             return
         }
-        func int(_ k: String) -> Int64 {
-            if case .number(let n)? = doc[k] { return Int64(n) } else { return 0 }
-        }
-        func str(_ k: String) -> String {
-            if case .string(let s)? = doc[k] { return s } else { return "" }
-        }
-        let age = Int64(Date().timeIntervalSince1970 * 1000) - int("time_ms")
-        var state = str("state")
-        let alive = kill(pid_t(int("pid")), 0) == 0
+        let age = Int64(Date().timeIntervalSince1970 * 1000) - s.timeMs
+        var state = s.state
+        let alive = kill(pid_t(s.pid), 0) == 0
         if state != "stopped", age > 5000 || !alive {
             state = "not running (no update for \(age / 1000) s)"
         }
         print(
-            "fleetd \(state), pid \(int("pid")), up since \(RFC3339.format(millis: int("started_ms")))"
+            "fleetd \(state), pid \(s.pid), up since \(RFC3339.format(millis: s.startedMs))"
         )
-        print("  listening: \(str("listening"))")
+        print("  listening: \(s.listening)")
         print(
-            "  ingest: \(int("fixes_per_s")) fixes/s now; \(int("datagrams")) datagrams, \(int("fixes_in")) fixes in"
+            "  ingest: \(s.fixesPerS) fixes/s now; \(s.datagrams) datagrams, \(s.fixesIn) fixes in"
         )
         print(
-            "  stored: \(int("fixes_stored")) fixes, \(int("alerts")) alerts, \(int("commits")) commits; queue \(int("queue_fixes")) fixes"
+            "  stored: \(s.fixesStored) fixes, \(s.alerts) alerts, \(s.commits) commits; queue \(s.queueFixes) fixes"
         )
-        print("  device states not yet checkpointed: \(int("states_unwritten"))")
-        let last = int("last_commit_ms")
+        print("  device states not yet checkpointed: \(s.statesUnwritten)")
+        let last = s.lastCommitMs
         print("  last commit: \(last == 0 ? "none yet" : RFC3339.format(millis: last))")
-        if case .string(let e)? = doc["storage_error"] {
+        if let e = s.storageError {
             print("  STORAGE FAILING (not acknowledging): \(e)")
         }
-        if case .object(let rejects)? = doc["rejected"], !rejects.isEmpty {
+        if !s.rejected.isEmpty {
             print("  rejected:")
-            for (k, v) in rejects { if case .number(let n) = v { print("    \(k): \(Int64(n))") } }
+            for (k, v) in s.rejected.sorted(by: { $0.key < $1.key }) { print("    \(k): \(v)") }
         }
     }
 }

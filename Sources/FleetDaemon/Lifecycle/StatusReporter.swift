@@ -1,5 +1,5 @@
-import FleetGeo
 import FleetJSON
+import FleetStorage
 import FleetSystemd
 import Foundation
 import Logging
@@ -28,7 +28,7 @@ final class StatusReporter: @unchecked Sendable {
         self.engine = engine
         self.notifier = notifier
         self.logger = logger
-        self.statusPath = database + ".status.json"
+        self.statusPath = DaemonStatus.path(database: database)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "fleetd.status"))
     }
 
@@ -64,19 +64,14 @@ final class StatusReporter: @unchecked Sendable {
     /// Writes the status file (temporary file + rename: readers never see half of it).
     private func writeFile(_ m: Metrics.Snapshot, rate: Double, state: String) {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let rejects = m.rejects.sorted { $0.key < $1.key }.map {
-            "\(JSONValue.quote($0.key)):\($0.value)"
-        }
-        let text = """
-            {"pid":\(getpid()),"state":\(JSONValue.quote(state)),"time_ms":\(now),\
-            "started_ms":\(Int64(started.timeIntervalSince1970 * 1000)),"listening":\(JSONValue.quote(listening)),\
-            "fixes_per_s":\(Int(rate.rounded())),"datagrams":\(m.datagrams),"fixes_in":\(m.fixesIn),\
-            "fixes_stored":\(m.fixesStored),"alerts":\(m.alerts),"commits":\(m.commits),"queue_fixes":\(m.queueFixes),\
-            "states_unwritten":\(m.statesUnwritten),\
-            "last_commit_ms":\(m.lastCommitMs),"storage_error":\(m.writerError.map(JSONValue.quote) ?? "null"),\
-            "rejected":{\(rejects.joined(separator: ","))}}
-
-            """
+        let status = DaemonStatus(
+            pid: getpid(), state: state, timeMs: now,
+            startedMs: Int64(started.timeIntervalSince1970 * 1000), listening: listening,
+            fixesPerS: Int(rate.rounded()), datagrams: m.datagrams, fixesIn: m.fixesIn,
+            fixesStored: m.fixesStored, alerts: m.alerts, commits: m.commits,
+            queueFixes: m.queueFixes, statesUnwritten: m.statesUnwritten,
+            lastCommitMs: m.lastCommitMs, storageError: m.writerError, rejected: m.rejects)
+        let text = RecordCoding.line(status) + "\n"
         let tmp = statusPath + ".tmp"
         guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else { return }
         _ = rename(tmp, statusPath)
