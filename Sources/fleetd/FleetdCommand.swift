@@ -28,7 +28,7 @@ struct FleetdCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("fleetd: config error: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let level = Logger.Level(rawValue: cfg.logLevel) ?? .info
+        let level = Logger.Level(rawValue: cfg.log.level) ?? .info
         LoggingSystem.bootstrap { label in
             var h = StreamLogHandler.standardError(label: label)
             h.logLevel = level
@@ -37,7 +37,7 @@ struct FleetdCommand: AsyncParsableCommand {
         let logger = Logger(label: "fleetd")
         if checkConfig {
             print(
-                "config OK: database \(cfg.database), fences \(cfg.geofencesFile), listening on \(cfg.listen.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+                "config OK: database \(cfg.storage.database), fences \(cfg.geofences.file), listening on \(cfg.listen.addresses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
             )
             return
         }
@@ -51,6 +51,6 @@ struct FleetdCommand: AsyncParsableCommand {
 
     /// The SQLite backend (`[storage] database`, `synchronous`).
     @Sendable static func openSQLite(_ c: DaemonConfig) throws -> any Store {
-        try SQLiteStore(path: c.database, synchronous: c.synchronous)
+        try SQLiteStore(path: c.storage.database, synchronous: c.storage.synchronous)
     }
 }

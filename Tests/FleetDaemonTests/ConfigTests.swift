@@ -35,30 +35,41 @@ import Testing
             [storage]
             database = "/tmp/x.db"   # trailing comment
             synchronous = "full"
+            [engine]
             batch_max_fixes = 1_000
             [listen]
             json = "[::1]:6000"
             [screen]
             max_speed_kmh = 300
             """, file: "f")
-        #expect(c.database == "/tmp/x.db")
-        #expect(c.synchronous == .full)
-        #expect(c.batchMaxFixes == 1000)
-        #expect(c.listen["json"] == ListenAddress(host: "::1", port: 6000))
+        #expect(c.storage.database == "/tmp/x.db")
+        #expect(c.storage.synchronous == .full)
+        #expect(c.engine.batchMaxFixes == 1000)
+        #expect(c.listen.addresses["json"] == ListenAddress(host: "::1", port: 6000))
         #expect(c.screen.maxSpeedKmh == 300)
-        #expect(try DaemonConfig.parse("[listen]\njson = \"\"", file: "f").listen["json"] == nil)
+        #expect(
+            try DaemonConfig.parse("[listen]\njson = \"\"", file: "f").listen.addresses["json"]
+                == nil)
     }
 
     @Test(arguments: [
         ("[storage]\ndatabse = \"x\"", "f:2: storage.databse: unknown key"),
         ("[storge]\n", "f:1: storge: unknown key"),
         (
-            "[storage]\nbatch_max_fixes = \"10\"",
-            "f:2: storage.batch_max_fixes: must be an integer, found a string"
+            "[engine]\nbatch_max_fixes = \"10\"",
+            "f:2: engine.batch_max_fixes: must be an integer, found a string"
         ),
         (
-            "[storage]\nbatch_max_delay_ms = 60",
-            "f:2: storage.batch_max_delay_ms: must be 0…50, found 60"
+            "[engine]\nbatch_max_delay_ms = 60",
+            "f:2: engine.batch_max_delay_ms: must be 0…50, found 60"
+        ),
+        (
+            "[storage]\nbatch_max_fixes = 10",
+            "f:2: storage.batch_max_fixes: has moved: set batch_max_fixes in [engine]"
+        ),
+        (
+            "[storage]\n\nbatch_max_delay_ms = 2",
+            "f:3: storage.batch_max_delay_ms: has moved: set batch_max_delay_ms in [engine]"
         ),
         ("[listen]\njson = \"localhost\"", "f:2: listen.json: \"localhost\" is not host:port"),
         ("[listen]\njson = \"h:70000\"", "f:2: listen.json: \"h:70000\": port must be 0…65535"),
@@ -108,5 +119,36 @@ import Testing
             return
         }
         #expect(sub["n"] == .integer(31))
+    }
+
+    @Test func arraysOfTables() throws {
+        let t = try TOMLParser.parse(
+            """
+            [[hooks]]
+            name = "a"
+            [hooks.headers]
+            x = 1
+            [[hooks]]
+            name = "b"
+            [hooks.headers]
+            x = 2
+            [other]
+            k = true
+            """, file: "f")
+        guard case .array(let hooks)? = t["hooks"], hooks.count == 2,
+            case .table(let a) = hooks[0], case .table(let b) = hooks[1]
+        else {
+            Issue.record("no [[hooks]] array: \(t)")
+            return
+        }
+        #expect(a["name"] == .string("a") && b["name"] == .string("b"))
+        guard case .table(let h)? = b["headers"] else {
+            Issue.record("no headers in the second element")
+            return
+        }
+        #expect(h["x"] == .integer(2))
+        #expect(t["other"] != nil)
+        #expect(throws: ConfigError.self) { try TOMLParser.parse("a = 1\n[[a]]", file: "f") }
+        #expect(throws: ConfigError.self) { try TOMLParser.parse("[[a]\nx = 1", file: "f") }
     }
 }

@@ -1,9 +1,10 @@
 /// Reads the subset of TOML v1.0.0 (https://toml.io/en/v1.0.0) that fleetd's
-/// config uses, strictly: tables (`[a]`, `[a.b]`), bare / quoted / dotted
-/// keys, basic and literal strings, integers (with `_`), floats, booleans,
-/// arrays (may span lines) and inline tables. Multi-line strings, dates and
-/// arrays of tables are rejected with a clear error. Redefining a key is an
-/// error, as TOML requires.
+/// config uses, strictly: tables (`[a]`, `[a.b]`), arrays of tables
+/// (`[[a]]`: each header appends a table, and what follows goes into it),
+/// bare / quoted / dotted keys, basic and literal strings, integers (with
+/// `_`), floats, booleans, arrays (may span lines) and inline tables.
+/// Multi-line strings and dates are rejected with a clear error. Redefining
+/// a key is an error, as TOML requires.
 public struct TOMLParser {
     private let chars: [Character]
     private var i = 0
@@ -71,8 +72,19 @@ public struct TOMLParser {
             guard let c = current else { break }
             if c == "[" {
                 i += 1
-                if current == "[" {
-                    throw fail("arrays of tables ([[…]]) are not used in fleetd's config")
+                if consume("[") {
+                    skipSpaces()
+                    let keys = try keyPath()
+                    skipSpaces()
+                    guard consume("]"), consume("]") else {
+                        throw fail("expected \"]]\" to close the array-of-tables header")
+                    }
+                    try appendTable(&root, keys, line: line)
+                    // Tables under the new element may be defined again.
+                    definedTables = definedTables.filter { !$0.starts(with: keys) }
+                    path = keys
+                    try endOfLine()
+                    continue
                 }
                 skipSpaces()
                 let keys = try keyPath()
@@ -268,16 +280,62 @@ public struct TOMLParser {
         throws(ConfigError)
     {
         guard let first = keys.first else { return }
-        var child: TOMLTable
+        try descend(&table, first, line: line) { (child: inout TOMLTable) throws(ConfigError) in
+            try ensureTable(&child, Array(keys.dropFirst()), line: line)
+        }
+    }
+
+    /// `[[keys]]`: appends an empty table to the array at `keys` (made when missing).
+    private func appendTable(_ table: inout TOMLTable, _ keys: [String], line: Int)
+        throws(ConfigError)
+    {
+        let first = keys[0]
+        if keys.count > 1 {
+            try descend(&table, first, line: line) { (child: inout TOMLTable) throws(ConfigError) in
+                try appendTable(&child, Array(keys.dropFirst()), line: line)
+            }
+            return
+        }
         switch table[first] {
-        case nil: child = TOMLTable()
-        case .table(let t)?: child = t
+        case nil:
+            table.set(first, .array([.table(TOMLTable())]), line: line)
+        case .array(let items)?
+        where items.allSatisfy({ if case .table = $0 { true } else { false } }):
+            table.set(
+                first, .array(items + [.table(TOMLTable())]), line: table.line(of: first) ?? line)
         case let other?:
             throw ConfigError(
-                file: file, line: line, key: first, message: "is \(other.typeName), not a table")
+                file: file, line: line, key: first,
+                message: "is \(other.typeName), not an array of tables")
         }
-        try ensureTable(&child, Array(keys.dropFirst()), line: line)
-        table.set(first, .table(child), line: table.line(of: first) ?? line)
+    }
+
+    /// Runs `body` on the table at `key` (made when missing; for an array
+    /// of tables, its last element), and stores it back.
+    private func descend(
+        _ table: inout TOMLTable, _ key: String, line: Int,
+        _ body: (inout TOMLTable) throws(ConfigError) -> Void
+    ) throws(ConfigError) {
+        switch table[key] {
+        case nil:
+            var child = TOMLTable()
+            try body(&child)
+            table.set(key, .table(child), line: line)
+        case .table(var child)?:
+            try body(&child)
+            table.set(key, .table(child), line: table.line(of: key) ?? line)
+        case .array(var items)?:
+            guard case .table(var child)? = items.last else {
+                throw ConfigError(
+                    file: file, line: line, key: key, message: "is an array, not a table")
+            }
+            try body(&child)
+            items[items.count - 1] = .table(child)
+            table.set(key, .array(items), line: table.line(of: key) ?? line)
+        case let other?:
+            throw ConfigError(
+                file: file, line: line, key: key, message: "is \(other.typeName), not a table")
+        }
     }
 
     private func insert(_ table: inout TOMLTable, _ keys: [String], _ value: TOMLValue, line: Int)
@@ -291,15 +349,8 @@ public struct TOMLParser {
             table.set(first, value, line: line)
             return
         }
-        var child: TOMLTable
-        switch table[first] {
-        case nil: child = TOMLTable()
-        case .table(let t)?: child = t
-        case let other?:
-            throw ConfigError(
-                file: file, line: line, key: first, message: "is \(other.typeName), not a table")
+        try descend(&table, first, line: line) { (child: inout TOMLTable) throws(ConfigError) in
+            try insert(&child, Array(keys.dropFirst()), value, line: line)
         }
-        try insert(&child, Array(keys.dropFirst()), value, line: line)
-        table.set(first, .table(child), line: table.line(of: first) ?? line)
     }
 }

@@ -49,14 +49,14 @@ final class TrackingStage: @unchecked Sendable {
         states: [String: DeviceState], unwritten: [String] = [], metrics: Metrics,
         config: DaemonConfig, logger: Logger
     ) {
-        self.checkpointMs = Int64(config.stateCheckpointS) * 1000
-        self.retainMs = Int64(config.retainDays * 86_400_000)
+        self.checkpointMs = Int64(config.storage.stateCheckpointS) * 1000
+        self.retainMs = Int64(config.storage.retainDays * 86_400_000)
         self.queue = queue
         self.handoff = handoff
-        self.settings = config.tracking
+        self.settings = config.tracking.settings
         let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 16))
         self.shards = (0..<count).map { _ in
-            TrackingShard(tracker: Tracker(fences: fences, settings: config.tracking))
+            TrackingShard(tracker: Tracker(fences: fences, settings: config.tracking.settings))
         }
         let start = Int64(Date().timeIntervalSince1970 * 1000)
         for (device, state) in states {
@@ -65,9 +65,9 @@ final class TrackingStage: @unchecked Sendable {
         }
         self.metrics = metrics
         self.logger = logger
-        self.maxFixes = config.batchMaxFixes
-        self.maxDelay = Double(config.batchMaxDelayMs) / 1000
-        self.silentAfterMs = Int64(config.silentAfterS * 1000)
+        self.maxFixes = config.engine.batchMaxFixes
+        self.maxDelay = Double(config.engine.batchMaxDelayMs) / 1000
+        self.silentAfterMs = Int64(config.tracking.silentAfterS * 1000)
         for device in unwritten.sorted() { markDirty(device, at: start) }
     }
 

@@ -22,7 +22,7 @@ public enum WireFormats {
             _ in TeltonikaWireFormat()
         },
         Entry(key: "nmea", defaultAddress: ListenAddress(host: "127.0.0.1", port: 10110)) {
-            NMEAWireFormat(devices: $0.nmeaDevices)
+            NMEAWireFormat(devices: $0.nmea.devices)
         },
     ]
 

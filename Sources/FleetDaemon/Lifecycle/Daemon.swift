@@ -48,19 +48,20 @@ public final class Daemon: Sendable {
         var states = try store.loadStates()
         logger.info("store \(store.location) open; \(states.count) devices with state")
         let unwritten = try StateReplay.run(
-            store: store, fences: fences, settings: config.tracking, states: &states)
+            store: store, fences: fences, settings: config.tracking.settings, states: &states)
         if !unwritten.devices.isEmpty {
             logger.notice(
                 "replayed \(unwritten.fixes) fixes stored after the state checkpoint of \(unwritten.devices.count) devices"
             )
         }
         let reader = try store.makeReader()
-        let registered = config.acceptUnknown ? nil : try reader.registeredDevices()
+        let registered = config.devices.acceptUnknown ? nil : try reader.registeredDevices()
 
         let metrics = Metrics()
         let queue = InboundQueue(
-            capacity: config.queueMaxFixes, maxDelayMs: Int64(config.queueMaxDelayMs))
-        let alertLog = config.alertLogFile.isEmpty ? nil : try AlertLog(path: config.alertLogFile)
+            capacity: config.engine.queueMaxFixes, maxDelayMs: Int64(config.engine.queueMaxDelayMs))
+        let alertLog =
+            config.alerts.logFile.isEmpty ? nil : try AlertLog(path: config.alerts.logFile)
         let handoff = CommitHandoff(capacity: 2)
         let tracking = TrackingStage(
             queue: queue, handoff: handoff, fences: fences, states: states,
@@ -73,11 +74,11 @@ public final class Daemon: Sendable {
             store: store, handoff: handoff, sinks: sinks, metrics: metrics, logger: logger)
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
-            rejectLogPerSecond: config.rejectLogPerSecond, registered: registered)
+            rejectLogPerSecond: config.log.rejectLogPerSecond, registered: registered)
         let listeners = try bindListeners(door: door)
         let status = StatusReporter(
             metrics: metrics, engine: tracking, notifier: notifier, logger: logger,
-            database: config.database)
+            database: config.storage.database)
         let listening = listeners.map { "\($0.name) \($0.socket.local)" }
             .joined(separator: ", ")
         status.listening = listening
@@ -104,7 +105,8 @@ public final class Daemon: Sendable {
                     tracking.finish()
                 }),
             RetentionService(
-                retention: Retention(retainDays: config.retainDays, stage: commit, logger: logger)),
+                retention: Retention(
+                    retainDays: config.storage.retainDays, stage: commit, logger: logger)),
         ]
         if let registry = door.registered {
             services.append(RegistryRefresh(registry: registry, reader: reader).service)
@@ -141,7 +143,7 @@ public final class Daemon: Sendable {
 
     /// SIGHUP: reopens the alert log and reloads the fences file.
     private func reload(tracking: TrackingStage, alertLog: AlertLog?) {
-        notifier.reloading(status: "reloading fences from \(config.geofencesFile)")
+        notifier.reloading(status: "reloading fences from \(config.geofences.file)")
         if let alertLog {
             do {
                 try alertLog.reopen()
@@ -150,9 +152,9 @@ public final class Daemon: Sendable {
             }
         }
         do {
-            let fresh = try FenceFile.load(config.geofencesFile)
+            let fresh = try FenceFile.load(config.geofences.file)
             tracking.replaceFences(fresh)
-            logger.notice("reloaded \(fresh.fences.count) fences from \(config.geofencesFile)")
+            logger.notice("reloaded \(fresh.fences.count) fences from \(config.geofences.file)")
         } catch {
             logger.error("fences not reloaded, keeping the old ones: \(error)")
         }
@@ -165,7 +167,7 @@ public final class Daemon: Sendable {
         var listeners: [UDPListener] = []
         do {
             for format in WireFormats.all {
-                if let address = config.listen[format.key] {
+                if let address = config.listen.addresses[format.key] {
                     listeners.append(
                         UDPListener(
                             socket: try bind(address, key: format.key),
@@ -180,9 +182,8 @@ public final class Daemon: Sendable {
     }
 
     private func loadFences() throws -> FenceIndex {
-        let path = config.geofencesFile
-        if path == DaemonConfig.defaultGeofencesFile, !FileManager.default.fileExists(atPath: path)
-        {
+        let path = config.geofences.file
+        if path == GeofencesConfig.defaultFile, !FileManager.default.fileExists(atPath: path) {
             logger.warning("default fences file \(path) not found: running with no fences")
             return FenceIndex(fences: [])
         }
@@ -195,15 +196,16 @@ public final class Daemon: Sendable {
     private func bind(_ address: ListenAddress, key: String) throws -> UDPSocket {
         let socket: UDPSocket
         do {
-            socket = try UDPSocket(binding: address, receiveBuffer: config.receiveBufferBytes)
+            socket = try UDPSocket(
+                binding: address, receiveBuffer: config.listen.receiveBufferBytes)
         } catch {
             throw StartupError("cannot listen on \(address) (listen.\(key)): \(error)")
         }
         let granted = socket.receiveBufferGranted
-        if granted < config.receiveBufferBytes {
+        if granted < config.listen.receiveBufferBytes {
             // Linux reports double the usable size; below the request means capped by net.core.rmem_max.
             logger.warning(
-                "kernel granted a \(granted)-byte receive buffer on \(address), asked \(config.receiveBufferBytes) (raise net.core.rmem_max)"
+                "kernel granted a \(granted)-byte receive buffer on \(address), asked \(config.listen.receiveBufferBytes) (raise net.core.rmem_max)"
             )
         }
         return socket

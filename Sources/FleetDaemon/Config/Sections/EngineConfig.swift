@@ -1,0 +1,25 @@
+/// `[engine]`: the bounds of the queue between the listeners and the
+/// tracking stage, and of each group commit.
+public struct EngineConfig: Sendable, Equatable {
+    /// Most fixes waiting for the writer; beyond it datagrams are shed (reason `overload`).
+    public var queueMaxFixes = 200_000
+    /// Most time the oldest waiting datagram may have waited, ms; while it is
+    /// older, arriving datagrams are shed (reason `overload`). Keeps the
+    /// acknowledgement delay under devices' resend timeouts when the writer
+    /// falls behind.
+    public var queueMaxDelayMs = 1000
+    /// Most fixes in one transaction (group commit).
+    public var batchMaxFixes = 4096
+    /// Longest a fix waits for its batch to fill before commit, ms.
+    public var batchMaxDelayMs = 2
+
+    public init() {}
+
+    init(_ s: inout ConfigSection) throws(ConfigError) {
+        queueMaxFixes = try s.int("queue_max_fixes", default: queueMaxFixes, range: 1...100_000_000)
+        queueMaxDelayMs = try s.int(
+            "queue_max_delay_ms", default: queueMaxDelayMs, range: 10...600_000)
+        batchMaxFixes = try s.int("batch_max_fixes", default: batchMaxFixes, range: 1...1_000_000)
+        batchMaxDelayMs = try s.int("batch_max_delay_ms", default: batchMaxDelayMs, range: 0...50)
+    }
+}
