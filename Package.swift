@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "FleetSQLite",
             dependencies: [
-                "FleetJSON", "FleetProtocols", "FleetStorage", "FleetTracking",
+                "FleetProtocols", "FleetStorage", "FleetTracking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -93,7 +93,7 @@ let package = Package(
         .target(name: "CBatchUDP"),
         // The simulator: route files, the replaying device, the load generator, the UDP client.
         .target(
-            name: "FleetSimCore", dependencies: ["FleetGeo", "FleetProtocols", "CBatchUDP"],
+            name: "FleetSimCore", dependencies: ["FleetProtocols", "CBatchUDP"],
             path: "Simulator/Sources/FleetSimCore", swiftSettings: strict),
         .executableTarget(
             name: "fleetsim",
@@ -104,12 +104,13 @@ let package = Package(
             path: "Simulator/Sources/fleetsim", swiftSettings: strict),
 
         .testTarget(
-            name: "FleetGeoTests", dependencies: ["FleetGeo", "FleetJSON", "FleetSimCore"],
+            name: "FleetGeoTests", dependencies: ["FleetGeo", "FleetSimCore"],
             swiftSettings: strict),
         .testTarget(
             name: "FleetProtocolsTests", dependencies: ["FleetProtocols"], swiftSettings: strict),
         .testTarget(
-            name: "FleetTrackingTests", dependencies: ["FleetTracking"],
+            name: "FleetTrackingTests",
+            dependencies: ["FleetTracking", "FleetGeo", "FleetJSON", "FleetProtocols"],
             // Golden files, read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "FleetJSONTests", dependencies: ["FleetJSON"], swiftSettings: strict),
@@ -119,7 +120,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FleetSQLiteTests",
-            dependencies: ["FleetSQLite", "FleetStorage", "FleetTracking", "FleetProtocols"],
+            dependencies: [
+                "FleetSQLite", "FleetStorage", "FleetTracking", "FleetProtocols", "FleetGeo",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "FleetDaemonTests",
