@@ -52,35 +52,31 @@ public struct DaemonConfig: Sendable, Equatable {
             throw ConfigError(
                 file: file, line: root.line(of: key), key: key, message: "unknown key")
         }
+        /// Decodes one section and checks it has no unknown key.
+        func read<T>(_ name: String, _ decode: (inout ConfigSection) throws(ConfigError) -> T)
+            throws(ConfigError) -> T
+        {
+            var section = try ConfigSection(root, name, file: file)
+            let value = try decode(&section)
+            try section.finish()
+            return value
+        }
         var c = DaemonConfig()
-        var storage = try ConfigSection(root, "storage", file: file)
-        c.storage = try StorageConfig(&storage)
-        var geofences = try ConfigSection(root, "geofences", file: file)
-        c.geofences = try GeofencesConfig(&geofences)
-        var listen = try ConfigSection(root, "listen", file: file)
-        c.listen = try ListenConfig(&listen)
-        var screen = try ConfigSection(root, "screen", file: file)
-        c.screen = try ScreenPolicy(&screen)
-        var engine = try ConfigSection(root, "engine", file: file)
-        c.engine = try EngineConfig(&engine)
-        var nmea = try ConfigSection(root, "nmea", file: file)
-        c.nmea = try NMEAConfig(&nmea)
-        var alerts = try ConfigSection(root, "alerts", file: file)
-        c.alerts = try AlertsConfig(&alerts)
+        c.storage = try read("storage", StorageConfig.init)
+        c.geofences = try read("geofences", GeofencesConfig.init)
+        c.listen = try read("listen", ListenConfig.init)
+        c.screen = try read("screen", ScreenPolicy.init)
+        c.engine = try read("engine", EngineConfig.init)
+        c.nmea = try read("nmea", NMEAConfig.init)
+        c.alerts = try read("alerts", AlertsConfig.init)
+        // [tracking], [overspeed] and [trip] all set the tracker's settings.
         var tracking = try ConfigSection(root, "tracking", file: file)
         var overspeed = try ConfigSection(root, "overspeed", file: file)
         var trip = try ConfigSection(root, "trip", file: file)
         c.tracking = try TrackingConfig(tracking: &tracking, overspeed: &overspeed, trip: &trip)
-        var devices = try ConfigSection(root, "devices", file: file)
-        c.devices = try DevicesConfig(&devices)
-        var log = try ConfigSection(root, "log", file: file)
-        c.log = try LogConfig(&log)
-        for s in [
-            storage, geofences, listen, screen, engine, nmea, alerts, tracking, overspeed, trip,
-            devices, log,
-        ] {
-            try s.finish()
-        }
+        for section in [tracking, overspeed, trip] { try section.finish() }
+        c.devices = try read("devices", DevicesConfig.init)
+        c.log = try read("log", LogConfig.init)
         return c
     }
 }
