@@ -108,3 +108,15 @@ if [ -x "$cref" ] || [ -f "$cref" ]; then
 else
   echo "bench: $cref not found: no yardstick ratio" >&2
 fi
+
+echo
+echo "== fleetd and the acknowledging C server under one harness (../shared/bench/ack/run.sh), same sitting =="
+# 100 000 devices warm, JSON fixes from a pinned C load generator, 3 s steps;
+# each step's line gives p50, p99 and max acknowledgement latency.
+ackrun=../shared/bench/ack/run.sh
+if [ -f "$ackrun" ]; then
+  bash "$ackrun" "$bin" 2>&1 | grep -v "warm-up" \
+    || echo "bench: the acknowledging harness did not run (gcc or libsqlite3-dev missing?)" >&2
+else
+  echo "bench: $ackrun not found" >&2
+fi

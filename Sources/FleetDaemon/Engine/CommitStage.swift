@@ -28,6 +28,9 @@ final class CommitStage: @unchecked Sendable {
     /// True once the tracking stage has stopped taking datagrams: a failing
     /// commit is then given up after 5 s (its senders resend to the next run).
     let stopping = Atomic<Bool>(false)
+    /// A commit this slow (ms) is logged with what it held: it is what holds
+    /// acknowledgements back.
+    static let slowCommitMs: Int64 = 200
     /// Wall-clock time of the writer loop's last turn, Unix ms (for the watchdog).
     let heartbeat = Atomic<Int64>(0)
 
@@ -113,7 +116,14 @@ final class CommitStage: @unchecked Sendable {
         if gaveUp { return nil }
         while true {
             do {
-                let alerts = try store.commit(batch, committedMs: now())
+                let started = now()
+                let alerts = try store.commit(batch, committedMs: started)
+                let took = now() - started
+                if took >= Self.slowCommitMs {
+                    logger.notice(
+                        "slow commit: \(took) ms for \(batch.positions.count) fixes, \(batch.states.count) states, \(batch.alerts.count) alerts"
+                    )
+                }
                 if failingSince != nil { logger.notice("storage recovered; commits resumed") }
                 return alerts
             } catch {
