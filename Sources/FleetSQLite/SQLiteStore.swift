@@ -26,6 +26,8 @@ public final class SQLiteStore {
     public static let writerCheckpointPages = 65_536
     /// The WAL checkpoint thread, while upkeep runs (`startUpkeep`).
     var checkpointer: WALCheckpointer?
+    /// The last device `deviceId` answered for.
+    private var lastDevice: (ident: String, id: Int64) = ("", 0)
     /// Device ident → row id, for every device known to the database.
     private var deviceIds: [String: Int64] = [:]
 
@@ -209,28 +211,41 @@ public final class SQLiteStore {
                     }
                 }
                 if !batch.alerts.isEmpty {
-                    let insertAlert = try db.cachedStatement(
-                        sql: """
-                            INSERT INTO alerts (time_ms, device_id, type, fence, lat, lon, committed_ms, details)
-                            VALUES (?,?,?,?,?,?,?,?)
-                            """)
-                    let st = insertAlert.sqliteStatement
+                    // Like positions: `rowsPerInsert` rows per statement, the
+                    // rest one by one. The rows of one statement get
+                    // consecutive ids (AUTOINCREMENT, one writer), the last
+                    // of them `lastInsertedRowID`.
+                    let one = try db.cachedStatement(sql: Self.insertAlerts[0]).sqliteStatement
+                    let group = try db.cachedStatement(sql: Self.insertAlerts[1]).sqliteStatement
                     committed.reserveCapacity(batch.alerts.count)
-                    for a in batch.alerts {
-                        sqlite3_bind_int64(st, 1, a.time)
-                        sqlite3_bind_int64(st, 2, try deviceId(a.device, db: db, added: &added))
-                        bindText(st, 3, a.type.rawValue)
-                        bindText(st, 4, a.fence)
-                        bindDouble(st, 5, a.lat)
-                        bindDouble(st, 6, a.lon)
-                        sqlite3_bind_int64(st, 7, committedMs)
-                        bindText(st, 8, a.detailsJSON)
-                        try step(st, db)
-                        committed.append(
-                            AlertRecord(
-                                id: db.lastInsertedRowID, time: a.time, device: a.device,
-                                type: a.type.rawValue,
-                                fence: a.fence, lat: a.lat, lon: a.lon, details: a.detailsJSON))
+                    let grouped = batch.alerts.count - batch.alerts.count % Self.rowsPerInsert
+                    try batch.alerts.withUnsafeBufferPointer { alerts in
+                        for k in alerts.indices {
+                            let a = alerts[k]
+                            let st = k < grouped ? group : one
+                            let base =
+                                k < grouped ? Int32(k % Self.rowsPerInsert * Self.alertColumns) : 0
+                            let details = a.detailsJSON
+                            sqlite3_bind_int64(st, base + 1, a.time)
+                            sqlite3_bind_int64(
+                                st, base + 2, try deviceId(a.device, db: db, added: &added))
+                            bindText(st, base + 3, a.type.rawValue)
+                            bindText(st, base + 4, a.fence)
+                            bindDouble(st, base + 5, a.lat)
+                            bindDouble(st, base + 6, a.lon)
+                            sqlite3_bind_int64(st, base + 7, committedMs)
+                            bindText(st, base + 8, details)
+                            committed.append(
+                                AlertRecord(
+                                    id: 0, time: a.time, device: a.device, type: a.type.rawValue,
+                                    fence: a.fence, lat: a.lat, lon: a.lon, details: details))
+                            if k >= grouped || k % Self.rowsPerInsert == Self.rowsPerInsert - 1 {
+                                try step(st, db)
+                                let rows = k >= grouped ? 1 : Self.rowsPerInsert
+                                let last = db.lastInsertedRowID
+                                for j in 0..<rows { committed[k - j].id = last - Int64(j) }
+                            }
+                        }
                     }
                 }
                 if !batch.states.isEmpty {
@@ -293,6 +308,7 @@ public final class SQLiteStore {
             }
         } catch {
             for ident in added { deviceIds[ident] = nil }
+            lastDevice = ("", 0)  // it may name a row the rollback removed
             throw StoreError(path: path, action: "commit failed", underlying: error)
         }
         return committed
@@ -302,6 +318,7 @@ public final class SQLiteStore {
     /// rows per multi-row insert.
     static let positionColumns = 23
     static let stateColumns = 8
+    static let alertColumns = 8
     static let rowsPerInsert = 16
 
     /// The position insert for one row and for `rowsPerInsert` rows.
@@ -314,6 +331,15 @@ public final class SQLiteStore {
              odometer_m, gnss_status, fix_quality, hdop, io, io_codec)
             VALUES \(Array(repeating: tuple, count: rows).joined(separator: ","))
             """
+    }
+
+    /// The alert insert (`alertColumns` parameters a row) for one row and for
+    /// `rowsPerInsert` rows.
+    static let insertAlerts: [String] = [1, rowsPerInsert].map { rows in
+        """
+        INSERT INTO alerts (time_ms, device_id, type, fence, lat, lon, committed_ms, details)
+        VALUES \(Array(repeating: "(?,?,?,?,?,?,?,?)", count: rows).joined(separator: ","))
+        """
     }
 
     /// The device state upsert (`stateColumns` parameters a row) for one row and for
@@ -371,7 +397,13 @@ public final class SQLiteStore {
     }
 
     private func deviceId(_ ident: String, db: Database, added: inout [String]) throws -> Int64 {
-        if let id = deviceIds[ident] { return id }
+        // Rows of one device come in runs (a fix and the alerts it raised):
+        // the last answer is checked before hashing the id.
+        if ident == lastDevice.ident { return lastDevice.id }
+        if let id = deviceIds[ident] {
+            lastDevice = (ident, id)
+            return id
+        }
         // `fleetctl devices add` may have created the row since the cache was filled.
         let insert = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO devices (ident, created_ms) VALUES (?, ?)")

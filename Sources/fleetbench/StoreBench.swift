@@ -9,7 +9,8 @@ import Foundation
 /// file, no network, no tracking) on one core. Fixes as Teltonika devices
 /// send them (decoded from real packets), one per device per round in
 /// device order, committed `--batch` at a time; a share of the commits'
-/// rows are device states, as the engine's checkpoints add them.
+/// rows are device states, as the engine's checkpoints add them, and
+/// alerts, as the tracker raises them.
 struct StoreBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
@@ -24,6 +25,12 @@ struct StoreBench: ParsableCommand {
     @Option(
         help: "Device states written per fix (the engine's checkpoints: ~0.25 at 40 000 fixes/s).")
     var statesPerFix = 0.25
+
+    @Option(
+        help:
+            "Alerts per fix (geofence enter/exit with a duration; the end-to-end workload raises ~0.2, twice that in bursts)."
+    )
+    var alertsPerFix = 0.2
 
     @Option(help: "Memberships per device state (the standard workload: ~20).")
     var memberships = 20
@@ -68,6 +75,7 @@ struct StoreBench: ParsableCommand {
         func pass() throws -> Double {
             var spent = 0.0
             var stateDebt = 0.0
+            var alertDebt = 0.0
             for _ in 0..<rounds {
                 var batches: [WriteBatch] = []
                 var b = WriteBatch()
@@ -77,6 +85,17 @@ struct StoreBench: ParsableCommand {
                     let f = fix(d, round)
                     b.positions.append(
                         PositionRow(fix: f, disposition: .accepted, receivedMs: f.time))
+                    alertDebt += alertsPerFix
+                    while alertDebt >= 1 {
+                        alertDebt -= 1
+                        b.alerts.append(
+                            Alert(
+                                type: b.alerts.count % 2 == 0 ? .geofenceEnter : .geofenceExit,
+                                device: f.device, time: f.time,
+                                fence: String(100 + (d + b.alerts.count) % memberships * 37),
+                                lat: f.lat, lon: f.lon,
+                                durationS: b.alerts.count % 2 == 0 ? nil : 120))
+                    }
                     stateDebt += statesPerFix
                     if stateDebt >= 1 {
                         stateDebt -= 1
@@ -116,7 +135,8 @@ struct StoreBench: ParsableCommand {
         say(
             String(
                 format:
-                    "steady: %.0f fixes/s on one core, %.2f µs/fix (%d fixes and %.0f states per commit; median of %d passes of %.0f fixes)",
-                fixes / t, t / fixes * 1e6, batch, Double(batch) * statesPerFix, runs, fixes))
+                    "steady: %.0f fixes/s on one core, %.2f µs/fix (%d fixes, %.0f states and %.0f alerts per commit; median of %d passes of %.0f fixes)",
+                fixes / t, t / fixes * 1e6, batch, Double(batch) * statesPerFix,
+                Double(batch) * alertsPerFix, runs, fixes))
     }
 }

@@ -120,6 +120,28 @@ func temporaryDatabase() -> String {
         #expect(try r.lastAlertId() == 5)
     }
 
+    /// Alerts go 16 to a statement, the rest one by one: the ids the commit
+    /// hands the sinks are the ids stored, row for row.
+    @Test(arguments: [1, 15, 16, 17, 37]) func committedAlertsCarryTheirStoredIds(_ n: Int) throws {
+        let path = temporaryDatabase()
+        let w = try SQLiteStore(path: path)
+        var committed: [AlertRecord] = []
+        for round in 0..<2 {
+            var b = WriteBatch()
+            b.alerts = (0..<n).map { i in
+                Alert(
+                    type: i % 2 == 0 ? .geofenceEnter : .geofenceExit, device: "d\(i % 3)",
+                    time: Int64(round * 1000 + i), fence: "f\(i)", lat: Double(i), lon: 0,
+                    durationS: i % 2 == 0 ? nil : Double(i))
+            }
+            committed += try w.commit(b, committedMs: 0)
+        }
+        let stored = try SQLiteReader(path: path).alerts(
+            afterId: 0, limit: 1000, filter: AlertFilter())
+        #expect(committed.map(\.id) == Array(1...Int64(2 * n)))
+        #expect(committed == stored)
+    }
+
     @Test func readerNamesAMissingDatabase() {
         #expect(throws: StoreError.self) { try SQLiteReader(path: "/nonexistent/fleetd.db") }
     }
