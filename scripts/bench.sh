@@ -36,6 +36,8 @@ echo
 echo "== storage (the writer alone, one core): fixes in device order, then in random order =="
 "$bin/fleetbench" store
 "$bin/fleetbench" store --shuffle
+echo "-- with alerts (0.5 a fix, as in the end-to-end workload's bursts), 4 000 fixes a commit:"
+"$bin/fleetbench" store --alerts-per-fix 0.5 --batch 4000
 
 echo
 echo "== end to end: fleetd on loopback, every fix stored, acknowledged after commit =="

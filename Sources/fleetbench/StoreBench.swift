@@ -28,9 +28,9 @@ struct StoreBench: ParsableCommand {
 
     @Option(
         help:
-            "Alerts per fix (geofence enter/exit with a duration; the end-to-end workload raises ~0.2, twice that in bursts)."
+            "Alerts per fix (geofence enter/exit, some with a duration; the end-to-end workload raises ~0.2, twice that in bursts)."
     )
-    var alertsPerFix = 0.2
+    var alertsPerFix = 0.0
 
     @Option(help: "Memberships per device state (the standard workload: ~20).")
     var memberships = 20
