@@ -172,8 +172,11 @@ public enum JSONFixDecoder {
             }
             guard reader.atEnd() else { throw reader.error("unexpected text after the object") }
         } catch {
+            // The item already names the datagram's line: say only the column.
             out.rejections.append(
-                Rejection(item: line, seq: f.seq, reason: .jsonSyntax, detail: error.description))
+                Rejection(
+                    item: line, seq: f.seq, reason: .jsonSyntax,
+                    detail: "column \(error.column): \(error.message)"))
             return
         }
         switch validate(f) {

@@ -37,6 +37,17 @@ import Testing
                 == JSONReply(acked: [3], rejected: [(1, .futureTime), (2, .latOutOfRange)]))
     }
 
+    @Test func aJSONSyntaxErrorIsPlacedByLineOnceAndByColumn() throws {
+        let f = JSONWireFormat()
+        let d = decode(
+            f, "{\"device\":\"a\",\"time\":1700000000000,\"lat\":48.1,\"lon\":11.5}\n{\"device\":")
+        let r = try #require(d.rejections.first)
+        #expect(r.reason == .jsonSyntax)
+        #expect(f.locate(item: r.item) == "line 2")
+        #expect(r.detail.hasPrefix("column "))
+        #expect(!r.detail.contains("line"))
+    }
+
     @Test func jsonWithoutSeqOwesNoReply() {
         let d = decode(
             JSONWireFormat(), #"{"device":"a","time":1700000000000,"lat":48.1,"lon":11.5}"#)
