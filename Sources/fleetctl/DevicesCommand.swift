@@ -24,28 +24,23 @@ struct DevicesListCommand: ParsableCommand {
 
     func run() throws {
         let devices = try Output.open(database.db, waitForIt: false).devices()
-        let widths = [18, 18, 12, 18, 11, 10, 12, 24]
-        if !json {
-            print(
-                Output.row(
-                    [
-                        "DEVICE", "NAME", "PLATE", "VIN", "REGISTERED", "POSITIONS",
-                        "ODOMETER KM", "LAST FIX (UTC)",
-                    ], widths))
+        if json {
+            for d in devices { print(RecordCoding.line(d)) }
+            return
         }
-        for d in devices {
-            if json {
-                print(RecordCoding.line(d))
-            } else {
-                print(
-                    Output.row(
-                        [
-                            d.ident, d.name ?? "-", d.plate ?? "-", d.vin ?? "-",
-                            d.registered ? "yes" : "no",
-                            String(d.positions), Output.fixed(d.odometerM / 1000, 3),
-                            d.lastFix.map { RFC3339.format(millis: $0) } ?? "-",
-                        ], widths))
-            }
+        let rows = devices.map { d in
+            [
+                d.ident, d.name ?? "-", d.plate ?? "-", d.vin ?? "-", d.registered ? "yes" : "no",
+                String(d.positions), Output.fixed(d.odometerM / 1000, 3),
+                d.lastFix.map { RFC3339.format(millis: $0) } ?? "-",
+            ]
+        }
+        let header = [
+            "DEVICE", "NAME", "PLATE", "VIN", "REGISTERED", "POSITIONS", "ODOMETER KM",
+            "LAST FIX (UTC)",
+        ]
+        for line in Output.table(header, rows, minimum: [18, 18, 12, 18, 11, 10, 12, 24]) {
+            print(line)
         }
     }
 }

@@ -14,6 +14,19 @@ enum Output {
         .joined().trimmingCharacters(in: .whitespaces)
     }
 
+    /// A table's lines, the header first: each column as wide as its widest
+    /// cell plus a space (at least `minimum`), so long device ids never push
+    /// the columns after them out of line.
+    static func table(_ header: [String], _ rows: [[String]], minimum: [Int]) -> [String] {
+        var widths = minimum
+        for r in [header] + rows {
+            for (i, c) in r.enumerated() where i < widths.count {
+                widths[i] = max(widths[i], c.count + 1)
+            }
+        }
+        return ([header] + rows).map { row($0, widths) }
+    }
+
     static func fixed(_ v: Double, _ decimals: Int) -> String {
         String(format: "%.\(decimals)f", v)
     }

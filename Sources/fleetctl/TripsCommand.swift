@@ -41,31 +41,22 @@ struct TripsCommand: ParsableCommand {
             device: device, fromMs: from.flatMap { RFC3339.parse(Array($0.utf8)) },
             toMs: to.flatMap { RFC3339.parse(Array($0.utf8)) })
         let trips = try reader.trips(filter: filter)
-        let widths = [20, 22, 22, 40, 9, 10, 8]
-        if !json {
-            print(
-                Output.row(
-                    [
-                        "DEVICE", "START (UTC)", "END (UTC)", "FROM → TO", "KM", "DURATION",
-                        "MAX KM/H",
-                    ],
-                    widths))
+        if json {
+            for t in trips { print(t.jsonLine) }
+            return
         }
-        for t in trips {
-            if json {
-                print(t.jsonLine)
-            } else {
-                let device = t.vehicle.map { "\(t.device) (\($0))" } ?? t.device
-                print(
-                    Output.row(
-                        [
-                            device, Self.time(t.startTime), Self.time(t.endTime),
-                            "\(t.startFence ?? "-") → \(t.endFence ?? "-")",
-                            Output.fixed(t.distanceM / 1000, 2), Self.duration(t.durationS),
-                            Output.fixed(t.maxSpeedKmh, 0),
-                        ], widths))
-            }
+        let rows = trips.map { t in
+            [
+                t.vehicle.map { "\(t.device) (\($0))" } ?? t.device, Self.time(t.startTime),
+                Self.time(t.endTime), "\(t.startFence ?? "-") → \(t.endFence ?? "-")",
+                Output.fixed(t.distanceM / 1000, 2), Self.duration(t.durationS),
+                Output.fixed(t.maxSpeedKmh, 0),
+            ]
         }
+        let header = [
+            "DEVICE", "START (UTC)", "END (UTC)", "FROM → TO", "KM", "DURATION", "MAX KM/H",
+        ]
+        for line in Output.table(header, rows, minimum: [20, 22, 22, 40, 9, 10, 8]) { print(line) }
     }
 
     /// RFC 3339 to the second, for the table.
