@@ -154,7 +154,11 @@ public final class Daemon: Sendable {
         do {
             let fresh = try FenceFile.load(config.geofences.file)
             tracking.replaceFences(fresh)
-            logger.notice("reloaded \(fresh.fences.count) fences from \(config.geofences.file)")
+            if config.geofences.file.isEmpty {
+                logger.notice("no fences file configured: still running with no fences")
+            } else {
+                logger.notice("reloaded \(fresh.fences.count) fences from \(config.geofences.file)")
+            }
         } catch {
             logger.error("fences not reloaded, keeping the old ones: \(error)")
         }
@@ -185,6 +189,10 @@ public final class Daemon: Sendable {
         let path = config.geofences.file
         if path == GeofencesConfig.defaultFile, !FileManager.default.fileExists(atPath: path) {
             logger.warning("default fences file \(path) not found: running with no fences")
+            return FenceIndex(fences: [])
+        }
+        if path.isEmpty {
+            logger.info("no fences file configured (geofences.file = \"\"): running with no fences")
             return FenceIndex(fences: [])
         }
         let index = try FenceFile.load(path)
