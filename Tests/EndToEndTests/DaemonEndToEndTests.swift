@@ -71,6 +71,38 @@ func fixLine(
         #expect(d.notify.waitFor("STOPPING=1", timeout: 5) != nil)
     }
 
+    /// SIGTERM in the middle of a stream: every fix the daemon stored by the
+    /// time it exits was acknowledged (the last batches read are committed
+    /// and answered before the sockets close), and it exits 0.
+    @Test func everyFixStoredAtSIGTERMIsAcknowledged() throws {
+        let d = try DaemonProcess(fences: depotFences)
+        let client = try UDPClient(host: "127.0.0.1", port: d.port)
+        nonisolated(unsafe) let unsafeClient = client
+        let t0: Int64 = 1_700_000_000_000
+        let total = 3000
+        let sender = Thread {
+            for i in 1...total {
+                _ = unsafeClient.send(
+                    Array(fixLine(i, t0 + Int64(i) * 1000, lat: 48.05, lon: 11.05).utf8))
+                if i % 10 == 0 { usleep(1000) }
+            }
+        }
+        sender.start()
+        usleep(100_000)  // about a third of the stream is out
+        d.process.terminate()
+        var acked: Set<Int64> = []
+        while let bytes = client.receive(timeoutMs: 2000) {
+            if let reply = JSONReply.parse(bytes) { acked.formUnion(reply.acked) }
+        }
+        #expect(d.stop() == 0)
+        let stored = Set(
+            try d.fleetctl("positions", ["--device", "truck-1"]).compactMap {
+                $0["time"] as? String
+            })
+        #expect(stored.count > 0 && stored.count < total)
+        #expect(stored.count == acked.count, "stored \(stored.count), acknowledged \(acked.count)")
+    }
+
     @Test func badInputIsRefusedWithReasonsAndGoodDataBesideItKept() throws {
         let d = try DaemonProcess(fences: depotFences)
         let client = try UDPClient(host: "127.0.0.1", port: d.port)

@@ -88,6 +88,10 @@ public final class Daemon: Sendable {
 
         // Started in this order, stopped in the reverse one.
         var services: [any Service] = [
+            // Stopped last: the commit stage sends its last replies on these sockets.
+            ComponentService(
+                "sockets", start: {},
+                stop: { for l in listeners { l.socket.close() } }),
             ComponentService(
                 "status", start: status.start,
                 stop: { [metrics, logger] in
@@ -114,12 +118,7 @@ public final class Daemon: Sendable {
         services.append(ReloadService { [self] in reload(tracking: tracking, alertLog: alertLog) })
         for l in listeners {
             services.append(
-                ComponentService(
-                    "listener \(l.name)", start: l.start,
-                    stop: {
-                        l.stop()
-                        l.socket.close()
-                    }))
+                ComponentService("listener \(l.name)", start: l.start, stop: l.stop))
         }
         services.append(
             ComponentService(
