@@ -59,6 +59,10 @@ public enum JSONValue: Sendable, Equatable {
 
     /// `s` as a JSON string literal, escaped per RFC 8259 §7.
     public static func quote(_ s: String) -> String {
+        // Most strings (keys, ids, names) need no escape: copied whole.
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            return "\"" + s + "\""
+        }
         var out = "\""
         for u in s.unicodeScalars {
             switch u {
