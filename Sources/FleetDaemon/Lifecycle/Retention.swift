@@ -20,8 +20,8 @@ final class Retention: Sendable {
         self.logger = logger
     }
 
-    /// Deletes expired positions until none is left or `deadline` passes,
-    /// a slice per turn of the writer. Returns when the slices are done.
+    /// Deletes expired positions, a slice per turn of the writer, until a
+    /// slice finds fewer than `slice` to delete. Returns when that is done.
     func runOnce() async {
         guard retainMs > 0 else { return }
         while true {
