@@ -58,8 +58,8 @@ let package = Package(
         .target(
             name: "FleetDaemon",
             dependencies: [
-                "FleetGeo", "FleetJSON", "FleetProtocols", "FleetTracking", "FleetStorage",
-                "FleetSystemd", "CBatchUDP", .product(name: "Logging", package: "swift-log"),
+                "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStorage", "FleetSystemd",
+                "CBatchUDP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

@@ -1,6 +1,4 @@
 import ArgumentParser
-import FleetGeo
-import FleetJSON
 import FleetSQLite
 import FleetStorage
 import Foundation
@@ -29,13 +27,6 @@ enum Output {
 
     static func fixed(_ v: Double, _ decimals: Int) -> String {
         String(format: "%.\(decimals)f", v)
-    }
-
-    static func quote(_ s: String) -> String { JSONValue.quote(s) }
-
-    /// Shortest round-tripping decimal form.
-    static func number(_ v: Double) -> String {
-        v.isFinite ? JSONValue.number(v).jsonText : "null"
     }
 
     static func object(_ fields: [(String, String)]) -> String {

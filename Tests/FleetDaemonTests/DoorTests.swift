@@ -53,6 +53,17 @@ import Testing
         #expect(reply == JSONReply(acked: [1], rejected: [(2, .unknownDevice)]))
     }
 
+    @Test func aKnownDevicesFixIsKeptBesideAnUnknownOneWhenNoReplyIsOwed() throws {
+        // No `seq`: the sender asked for no reply, so none is owed either way.
+        let text = [
+            #"{"device":"a","time":\#(now),"lat":48.1,"lon":11.5}"#,
+            #"{"device":"b","time":\#(now),"lat":48.1,"lon":11.5}"#,
+        ].joined(separator: "\n")
+        let d = try #require(admit(door(registered: ["a"]), JSONWireFormat(), Array(text.utf8)))
+        #expect(d.fixes.map(\.device) == ["a"])
+        #expect(d.reply == nil && d.replyTo == nil)
+    }
+
     @Test func teltonikaIsAcknowledgedWholeButNotForAnUnknownDevice() throws {
         let bytes = TeltonikaEncoder.udp(
             avlPacketId: 3, imei: "356307042441013",

@@ -19,10 +19,9 @@ final class CommitStage: @unchecked Sendable {
     private let metrics: Metrics
     private let logger: Logger
     private let done = DispatchSemaphore(value: 0)
-    /// Jobs to run on the writer thread between commits.
-    private let jobs = Mutex<[@Sendable (any Store) -> Void]>([])
-    /// Set (under the jobs' lock) once the writer loop has ended.
-    nonisolated(unsafe) private var ended = false
+    /// Jobs to run on the writer thread between commits, and whether that
+    /// thread has ended.
+    private let jobs = Mutex<(waiting: [@Sendable (any Store) -> Void], ended: Bool)>(([], false))
     /// Set when a commit was given up at shutdown: the rest are not tried.
     private var gaveUp = false
     /// True once the tracking stage has stopped taking datagrams: a failing
@@ -77,11 +76,24 @@ final class CommitStage: @unchecked Sendable {
     /// thread has ended, at once on the caller's (no one else writes then).
     func schedule(_ job: @escaping @Sendable (any Store) -> Void) {
         let queued = jobs.withLock { j in
-            if ended { return false }
-            j.append(job)
+            if j.ended { return false }
+            j.waiting.append(job)
             return true
         }
         if !queued { job(store) }
+    }
+
+    /// Runs the jobs waiting (on the writer thread); `ending` marks the
+    /// thread ended, so later jobs run on their callers.
+    private func runJobs(ending: Bool = false) {
+        let waiting = jobs.withLock { j in
+            defer {
+                j.waiting.removeAll()
+                j.ended = ending
+            }
+            return j.waiting
+        }
+        for job in waiting { job(store) }
     }
 
     private func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -89,9 +101,7 @@ final class CommitStage: @unchecked Sendable {
     private func writeLoop() {
         while let next = handoff.take(idle: 0.5) {
             heartbeat.store(now(), ordering: .relaxed)
-            for job in jobs.withLock({ j in
-                defer { j.removeAll() }; return j
-            }) { job(store) }
+            runJobs()
             guard let c = next else { continue }
             if let alerts = commit(c.batch) {
                 let commit = Commit(
@@ -99,12 +109,7 @@ final class CommitStage: @unchecked Sendable {
                 for sink in sinks { sink.committed(commit) }
             }
         }
-        let last = jobs.withLock { j in
-            defer { j.removeAll() }
-            ended = true
-            return j
-        }
-        for job in last { job(store) }
+        runJobs(ending: true)
     }
 
     /// Commits `batch`, retrying with back-off while storage fails. Returns

@@ -3,7 +3,6 @@ import FleetProtocols
 import FleetStorage
 import FleetTracking
 import Foundation
-import Logging
 import Synchronization
 
 /// The tracking stage: a thread that owns every device's state.
@@ -20,7 +19,6 @@ final class TrackingStage: @unchecked Sendable {
     private var shards: [TrackingShard]
     private let settings: TrackerSettings
     private let metrics: Metrics
-    private let logger: Logger
     private let maxFixes: Int
     private let maxDelay: TimeInterval
     /// `device_silent` threshold, ms (0: off; when each device was last heard
@@ -47,7 +45,7 @@ final class TrackingStage: @unchecked Sendable {
     init(
         queue: InboundQueue, handoff: CommitHandoff, fences: FenceIndex,
         states: [String: DeviceState], unwritten: [String] = [], metrics: Metrics,
-        config: DaemonConfig, logger: Logger
+        config: DaemonConfig
     ) {
         self.checkpointMs = Int64(config.storage.stateCheckpointS) * 1000
         self.retainMs = Int64(config.storage.retainDays * 86_400_000)
@@ -64,21 +62,19 @@ final class TrackingStage: @unchecked Sendable {
                 state: state, heardMs: start)
         }
         self.metrics = metrics
-        self.logger = logger
         self.maxFixes = config.engine.batchMaxFixes
         self.maxDelay = Double(config.engine.batchMaxDelayMs) / 1000
         self.silentAfterMs = Int64(config.tracking.silentAfterS * 1000)
         for device in unwritten.sorted() { markDirty(device, at: start) }
     }
 
-    /// Starts the tracking thread; `finished` is called on it once the
-    /// queue is closed and drained and every state is handed on.
-    func start(finished: @escaping @Sendable () -> Void) {
+    /// Starts the tracking thread. Once the queue is closed and drained and
+    /// every state handed on, it closes the hand-off and ends.
+    func start() {
         // Named from the thread itself, so `top -H` shows it.
         let thread = Thread { [self] in
             Thread.current.name = "fleetd-engine"
             run()
-            finished()
             done.signal()
         }
         thread.start()

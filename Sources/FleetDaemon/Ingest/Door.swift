@@ -38,8 +38,8 @@ final class Door: Sendable {
     /// `receivedMs`: nil when it is refused whole (no reply: the sender
     /// resends). Refused items are counted and logged (`bytes`, the
     /// datagram, shown in hex; `bytes` and `peer` are nil for fixes a format
-    /// held back and released later); the
-    /// rest keep their order. `route` is where the reply goes.
+    /// held back and released later); the rest keep their order, and the
+    /// reply is what the format owes for them. `route` is where it goes.
     func admit(
         _ d: WireDecoding, format: any WireFormat, bytes: UnsafeBufferPointer<UInt8>?,
         peer: PeerAddress?, route: ReplyRoute?, receivedMs: Int64
@@ -71,9 +71,13 @@ final class Door: Sendable {
         var out = InboundDatagram(
             fixes: d.fixes, reply: d.reply, replyTo: route, receivedMs: receivedMs)
         if !refused.isEmpty {
+            // The format says what is owed now (Teltonika: nothing for an
+            // unregistered device, so its resends are taken once it is).
             out.reply = format.reply(to: d, refused: refused)
-            if out.reply == nil && refused.contains(where: { $0.reason == .unknownDevice }) {
-                return nil  // not answered: once the device is registered, its resends are taken
+            if out.reply == nil, refused.count == d.fixes.count,
+                refused.contains(where: { $0.reason == .unknownDevice })
+            {
+                return nil  // refused whole: nothing kept, nothing answered
             }
             var k = 0
             out.fixes = []
@@ -90,16 +94,17 @@ final class Door: Sendable {
         return out
     }
 
-    /// Counts a refusal and logs it (bounded rate) with the datagram's head in hex.
+    /// Counts a refusal and logs it (bounded rate) with the datagram's head
+    /// in hex; `detail` is built only for the lines logged.
     func refuse(
-        _ proto: String, _ reason: RejectReason, _ detail: String,
+        _ proto: String, _ reason: RejectReason, _ detail: @autoclosure () -> String,
         _ bytes: UnsafeBufferPointer<UInt8>?, _ address: PeerAddress?
     ) {
         metrics.rejected(proto, reason)
         let (ok, suppressed) = rejectLog.admit()
         guard ok else { return }
         var line =
-            "rejected \(proto) \(address.map { "datagram from \($0)" } ?? "held fix"): \(reason.rawValue): \(detail)"
+            "rejected \(proto) \(address.map { "datagram from \($0)" } ?? "held fix"): \(reason.rawValue): \(detail())"
         if let bytes {
             let head = bytes.prefix(48).map { String($0, radix: 16).leftPadded(2) }.joined()
             line += " [\(bytes.count) bytes: \(head)\(bytes.count > 48 ? "…" : "")]"

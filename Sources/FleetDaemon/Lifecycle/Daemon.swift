@@ -54,8 +54,9 @@ public final class Daemon: Sendable {
                 "replayed \(unwritten.fixes) fixes stored after the state checkpoint of \(unwritten.devices.count) devices"
             )
         }
-        let reader = try store.makeReader()
-        let registered = config.devices.acceptUnknown ? nil : try reader.registeredDevices()
+        // The registry is read (and re-read every 2 s) only when unknown devices are refused.
+        let reader = config.devices.acceptUnknown ? nil : try store.makeReader()
+        let registered = try reader?.registeredDevices()
 
         let metrics = Metrics()
         let queue = InboundQueue(
@@ -65,7 +66,7 @@ public final class Daemon: Sendable {
         let handoff = CommitHandoff(capacity: 2)
         let tracking = TrackingStage(
             queue: queue, handoff: handoff, fences: fences, states: states,
-            unwritten: unwritten.devices, metrics: metrics, config: config, logger: logger)
+            unwritten: unwritten.devices, metrics: metrics, config: config)
         // Replies last: what a sender may look at once acknowledged (the
         // alert log's lines, the counters) is already there.
         var sinks: [any CommitSink] = alertLog.map { [$0] } ?? []
@@ -103,7 +104,7 @@ public final class Daemon: Sendable {
                 }),
             ComponentService("commit stage", start: commit.start, stop: commit.finish),
             ComponentService(
-                "tracking stage", start: { tracking.start(finished: handoff.close) },
+                "tracking stage", start: tracking.start,
                 stop: {
                     commit.stopping.store(true, ordering: .relaxed)
                     tracking.finish()
@@ -112,7 +113,7 @@ public final class Daemon: Sendable {
                 retention: Retention(
                     retainDays: config.storage.retainDays, stage: commit, logger: logger)),
         ]
-        if let registry = door.registered {
+        if let registry = door.registered, let reader {
             services.append(RegistryRefresh(registry: registry, reader: reader).service)
         }
         services.append(ReloadService { [self] in reload(tracking: tracking, alertLog: alertLog) })

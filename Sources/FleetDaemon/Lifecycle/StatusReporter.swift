@@ -1,4 +1,3 @@
-import FleetJSON
 import FleetStorage
 import FleetSystemd
 import Foundation
