@@ -129,6 +129,7 @@ final class TrackingStage: @unchecked Sendable {
             checkpoint(into: &batch, all: true, limit: 4096)
             handoff.put(PendingCommit(batch: batch, items: []))
         }
+        metrics.unwrittenStates(0)  // what the status file says after a clean stop
         handoff.close()
     }
 
