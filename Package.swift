@@ -20,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // The strict JSON reader (RFC 8259) and writer helpers every JSON input and output uses.
@@ -64,6 +67,23 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // Credentials' cryptography: bcrypt password hashes, API token secrets.
+        .target(
+            name: "FleetAuth",
+            dependencies: [
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
+        // The HTTP API, login, the live event stream and the OsmAnd door (Hummingbird 2).
+        .target(
+            name: "FleetHTTP",
+            dependencies: [
+                "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "fleetd",
             dependencies: [
@@ -75,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "fleetctl",
             dependencies: [
-                "FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage", "FleetSQLite",
+                "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage", "FleetSQLite",
                 "FleetTracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -20,6 +20,12 @@ public struct FixExtra: Sendable, Equatable {
     /// codec (`TeltonikaIO.json` renders it as {"239":1,"66":12345,…}).
     public var ioRaw: [UInt8]?
     public var ioCodec: UInt8 = 0
+    /// Battery level, percent 0–100 (OsmAnd `batt`, `battery.level` × 100).
+    public var batteryPercent: Double?
+    /// Charging (OsmAnd `charge`, `battery.is_charging`).
+    public var charging: Bool?
+    /// Other keys a phone sent, as one JSON object text (`{"alarm":"sos",…}`).
+    public var attributes: String?
 
     public init() {}
 }

@@ -19,40 +19,39 @@ public final class Registry {
     }
 
     /// Registers `ident` (or updates it), with what the vehicle is. Values
-    /// left nil keep what was there.
-    public func add(_ ident: String, name: String?, plate: String?, vin: String?) throws(StoreError)
-    {
-        do {
-            try queue.write { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO devices (ident, name, plate, vin, registered, created_ms) VALUES (?,?,?,?,1,?)
-                        ON CONFLICT(ident) DO UPDATE SET registered = 1,
-                          name = coalesce(excluded.name, name), plate = coalesce(excluded.plate, plate),
-                          vin = coalesce(excluded.vin, vin)
-                        """,
-                    arguments: [
-                        ident, name, plate, vin, Int64(Date().timeIntervalSince1970 * 1000),
-                    ])
-            }
-        } catch {
-            throw StoreError(path: path, action: "cannot add device \(ident)", underlying: error)
+    /// left nil keep what was there. Recorded in the audit log as `actor`'s.
+    public func add(
+        _ ident: String, name: String?, plate: String?, vin: String?,
+        actor: String = Credentials.localActor
+    ) throws(StoreError) {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        try write("cannot add device \(ident)") { db in
+            try AdminSQL.register(
+                DeviceRegistration(ident: ident, name: name, plate: plate, vin: vin), nowMs: now, db)
+            try AdminSQL.record(
+                AuditRecord(timeMs: now, actor: actor, action: "device.add", target: ident), db)
         }
     }
 
     /// Unregisters `ident` (its positions, alerts and state stay). Returns
     /// false when no such device was registered.
-    public func remove(_ ident: String) throws(StoreError) -> Bool {
+    public func remove(_ ident: String, actor: String = Credentials.localActor) throws(StoreError)
+        -> Bool
+    {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        return try write("cannot remove device \(ident)") { db in
+            guard try AdminSQL.unregister(ident, db) else { return false }
+            try AdminSQL.record(
+                AuditRecord(timeMs: now, actor: actor, action: "device.remove", target: ident), db)
+            return true
+        }
+    }
+
+    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            return try queue.write { db in
-                try db.execute(
-                    sql:
-                        "UPDATE devices SET registered = 0, name = NULL, plate = NULL, vin = NULL WHERE ident = ? AND registered = 1",
-                    arguments: [ident])
-                return db.changesCount > 0
-            }
+            return try queue.write(body)
         } catch {
-            throw StoreError(path: path, action: "cannot remove device \(ident)", underlying: error)
+            throw StoreError(path: path, action: action, underlying: error)
         }
     }
 }

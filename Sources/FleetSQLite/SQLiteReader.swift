@@ -8,6 +8,10 @@ import GRDB
 public final class SQLiteReader: Sendable {
     public let path: String
     private let queue: DatabaseQueue
+    /// The database has the v8 columns and tables (users, tokens, audit,
+    /// acknowledgements, phone extras): false for one an older fleetd wrote
+    /// and no newer one has opened yet.
+    private let people: Bool
 
     /// Opens an existing database read-only. Throws `StoreError` when the file
     /// is missing or is not a fleetd database.
@@ -23,12 +27,16 @@ public final class SQLiteReader: Sendable {
             config.readonly = true
             config.busyMode = .timeout(5)
             queue = try DatabaseQueue(path: path, configuration: config)
-            let ok = try queue.read { db in
-                try db.tableExists("alerts") && db.tableExists("positions")
+            let (ok, people) = try queue.read { db in
+                (
+                    try db.tableExists("alerts") && db.tableExists("positions"),
+                    try db.tableExists("users")
+                )
             }
             guard ok else {
                 throw ReaderProblem("not a fleetd database (no alerts/positions tables)")
             }
+            self.people = people
         } catch let e as StoreError {
             throw e
         } catch {
@@ -44,34 +52,59 @@ public final class SQLiteReader: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT a.id, a.time_ms, d.ident, a.type, a.fence, a.lat, a.lon, a.details
+                    SELECT \(alertColumns)
                     FROM alerts a JOIN devices d ON d.id = a.device_id
                     WHERE a.id > ? AND (?2 IS NULL OR d.ident = ?2) AND (?3 IS NULL OR a.type = ?3)
-                      AND (?4 IS NULL OR a.time_ms >= ?4)
-                    ORDER BY a.id LIMIT ?5
-                    """, arguments: [afterId, filter.device, filter.type, filter.sinceMs, limit]
-            ).map {
-                AlertRecord(
-                    id: $0[0], time: $0[1], device: $0[2], type: $0[3], fence: $0[4], lat: $0[5],
-                    lon: $0[6], details: $0[7])
-            }
+                      AND (?4 IS NULL OR a.time_ms >= ?4) AND (?5 IS NULL OR a.fence = ?5)
+                    ORDER BY a.id LIMIT ?6
+                    """,
+                arguments: [
+                    afterId, filter.device, filter.type, filter.sinceMs, filter.fence, limit,
+                ]
+            ).map(Self.alert)
         }
     }
 
-    /// A device's stored positions in time order.
-    public func positions(device: String, limit: Int = 1_000_000) throws(StoreError)
-        -> [PositionRecord]
-    {
+    /// One alert, or nil.
+    public func alert(id: Int64) throws(StoreError) -> AlertRecord? {
+        try read("cannot read alert \(id)") { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT \(alertColumns) FROM alerts a JOIN devices d ON d.id = a.device_id
+                    WHERE a.id = ?
+                    """, arguments: [id]
+            ).map(Self.alert)
+        }
+    }
+
+    private var alertColumns: String {
+        "a.id, a.time_ms, d.ident, a.type, a.fence, a.lat, a.lon, a.details, "
+            + (people ? "a.acked_by, a.acked_ms" : "NULL, NULL")
+    }
+
+    static func alert(_ r: Row) -> AlertRecord {
+        AlertRecord(
+            id: r[0], time: r[1], device: r[2], type: r[3], fence: r[4], lat: r[5], lon: r[6],
+            details: r[7], ackedBy: r[8], ackedMs: r[9])
+    }
+
+    /// A device's stored positions in time order, `fromMs <= time < toMs`.
+    public func positions(
+        device: String, fromMs: Int64? = nil, toMs: Int64? = nil, limit: Int = 1_000_000
+    ) throws(StoreError) -> [PositionRecord] {
         try read("cannot read positions") { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT d.ident, p.time_ms, p.lat, p.lon, p.speed_kmh, p.course, p.alt_m, p.accuracy_m,
                            p.sats, p.ignition, p.valid, p.disposition, p.priority, p.movement, p.gsm_signal,
-                           p.ext_voltage_mv, p.odometer_m, p.gnss_status, p.fix_quality, p.hdop, p.io, p.io_codec
+                           p.ext_voltage_mv, p.odometer_m, p.gnss_status, p.fix_quality, p.hdop, p.io, p.io_codec,
+                           \(people ? "p.battery, p.charging, p.attributes" : "NULL, NULL, NULL")
                     FROM positions p JOIN devices d ON d.id = p.device_id
-                    WHERE d.ident = ? ORDER BY p.time_ms LIMIT ?
-                    """, arguments: [device, limit]
+                    WHERE d.ident = ?1 AND (?2 IS NULL OR p.time_ms >= ?2) AND (?3 IS NULL OR p.time_ms < ?3)
+                    ORDER BY p.time_ms LIMIT ?4
+                    """, arguments: [device, fromMs, toMs, limit]
             ).map { r in
                 var extra = FixExtra()
                 extra.priority = r[12]
@@ -85,6 +118,9 @@ public final class SQLiteReader: Sendable {
                 let blob: Data? = r[20]
                 extra.ioRaw = blob.map { Array($0) }
                 extra.ioCodec = UInt8(truncatingIfNeeded: (r[21] as Int?) ?? 0)
+                extra.batteryPercent = r[22]
+                extra.charging = r[23]
+                extra.attributes = r[24]
                 let fix = Fix(
                     device: r[0], time: r[1], lat: r[2], lon: r[3], speedKmh: r[4], course: r[5],
                     altM: r[6],
@@ -136,6 +172,15 @@ public final class SQLiteReader: Sendable {
 
     /// Every device, registered or only seen, by ident.
     public func devices() throws(StoreError) -> [DeviceRecord] {
+        try devices(only: nil)
+    }
+
+    /// One device, or nil when it was never registered nor seen.
+    public func device(_ ident: String) throws(StoreError) -> DeviceRecord? {
+        try devices(only: ident).first
+    }
+
+    private func devices(only ident: String?) throws(StoreError) -> [DeviceRecord] {
         try read("cannot read devices") { db in
             let hasRegistry = try db.columns(in: "devices").contains { $0.name == "registered" }
             let hasOdometer = try db.columns(in: "device_state").contains {
@@ -149,8 +194,9 @@ public final class SQLiteReader: Sendable {
                       (SELECT max(time_ms) FROM positions p WHERE p.device_id = d.id),
                       \(hasOdometer ? "s.odometer_m" : "NULL"), \(hasOdometer ? "s.silent" : "0")
                     FROM devices d LEFT JOIN device_state s ON s.device_id = d.id
+                    WHERE ?1 IS NULL OR d.ident = ?1
                     ORDER BY d.ident
-                    """
+                    """, arguments: [ident]
             ).map {
                 DeviceRecord(
                     ident: $0[0], name: $0[1], plate: $0[2], vin: $0[3], registered: $0[4],
@@ -185,6 +231,84 @@ public final class SQLiteReader: Sendable {
     public func lastAlertId() throws(StoreError) -> Int64 {
         try read("cannot read alerts") { db in
             try Int64.fetchOne(db, sql: "SELECT max(id) FROM alerts") ?? 0
+        }
+    }
+
+    /// A user by name, with its password hash, or nil.
+    public func user(named name: String) throws(StoreError) -> UserRecord? {
+        guard people else { return nil }
+        return try read("cannot read users") { db in
+            try Row.fetchOne(
+                db, sql: "SELECT name, role, password_hash, created_ms FROM users WHERE name = ?",
+                arguments: [name]
+            ).flatMap(Self.user)
+        }
+    }
+
+    /// Every user, by name.
+    public func users() throws(StoreError) -> [UserRecord] {
+        guard people else { return [] }
+        return try read("cannot read users") { db in
+            try Row.fetchAll(
+                db, sql: "SELECT name, role, password_hash, created_ms FROM users ORDER BY name"
+            ).compactMap(Self.user)
+        }
+    }
+
+    private static func user(_ r: Row) -> UserRecord? {
+        guard let role = Role(rawValue: r[1]) else { return nil }
+        return UserRecord(name: r[0], role: role, passwordHash: r[2], createdMs: r[3])
+    }
+
+    /// The token whose secret hashes to `secretHash`, or nil.
+    public func token(secretHash: String) throws(StoreError) -> TokenRecord? {
+        guard people else { return nil }
+        return try read("cannot read tokens") { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT name, role, secret_hash, created_ms, last_used_ms FROM tokens
+                    WHERE secret_hash = ?
+                    """, arguments: [secretHash]
+            ).flatMap(Self.token)
+        }
+    }
+
+    /// Every token, by name.
+    public func tokens() throws(StoreError) -> [TokenRecord] {
+        guard people else { return [] }
+        return try read("cannot read tokens") { db in
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT name, role, secret_hash, created_ms, last_used_ms FROM tokens ORDER BY name"
+            ).compactMap(Self.token)
+        }
+    }
+
+    private static func token(_ r: Row) -> TokenRecord? {
+        guard let role = Role(rawValue: r[1]) else { return nil }
+        return TokenRecord(
+            name: r[0], role: role, secretHash: r[2], createdMs: r[3], lastUsedMs: r[4])
+    }
+
+    /// Audit entries with id greater than `afterId`, oldest first.
+    public func audit(afterId: Int64 = 0, limit: Int = 1_000_000) throws(StoreError)
+        -> [AuditRecord]
+    {
+        guard people else { return [] }
+        return try read("cannot read the audit log") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, time_ms, actor, action, target, detail FROM audit
+                    WHERE id > ? ORDER BY id LIMIT ?
+                    """, arguments: [afterId, limit]
+            ).map {
+                AuditRecord(
+                    id: $0[0], timeMs: $0[1], actor: $0[2], action: $0[3], target: $0[4],
+                    detail: $0[5])
+            }
         }
     }
 

@@ -14,7 +14,7 @@ import GRDBSQLite
 /// statements (SQLite C API on GRDB's connection), with no per-row allocation.
 public final class SQLiteStore {
     public let path: String
-    private let queue: DatabaseQueue
+    let queue: DatabaseQueue
     /// The writer's own automatic checkpoint, in WAL pages (SQLite's
     /// default is 1 000): a backstop behind `WALCheckpointer`, which does
     /// the copying on its own thread. It bounds the WAL at about 256 MiB.
@@ -316,7 +316,7 @@ public final class SQLiteStore {
 
     /// Parameters of a stored position and of a device state's upsert, and
     /// rows per multi-row insert.
-    static let positionColumns = 23
+    static let positionColumns = 26
     static let stateColumns = 8
     static let alertColumns = 8
     static let rowsPerInsert = 16
@@ -328,7 +328,7 @@ public final class SQLiteStore {
             INSERT OR IGNORE INTO positions
             (device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
              valid, disposition, received_ms, priority, movement, gsm_signal, ext_voltage_mv,
-             odometer_m, gnss_status, fix_quality, hdop, io, io_codec)
+             odometer_m, gnss_status, fix_quality, hdop, io, io_codec, battery, charging, attributes)
             VALUES \(Array(repeating: tuple, count: rows).joined(separator: ","))
             """
     }
@@ -394,6 +394,9 @@ public final class SQLiteStore {
             sqlite3_bind_null(s, base + 22)
             sqlite3_bind_null(s, base + 23)
         }
+        bindDouble(s, base + 24, x?.batteryPercent)
+        bindInt(s, base + 25, x?.charging.map { $0 ? 1 : 0 })
+        bindText(s, base + 26, x?.attributes)
     }
 
     private func deviceId(_ ident: String, db: Database, added: inout [String]) throws -> Int64 {

@@ -151,6 +151,39 @@ public enum Schema {
             // written before keep them (and a NULL `state`) until next written.
             try db.execute(sql: "ALTER TABLE device_state ADD COLUMN state BLOB")
         }
+        m.registerMigration("v8: people and programs: users, tokens, audit, alert acks, phone extras")
+        { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE alerts ADD COLUMN acked_by TEXT;
+                    ALTER TABLE alerts ADD COLUMN acked_ms INTEGER;
+                    ALTER TABLE positions ADD COLUMN battery REAL;
+                    ALTER TABLE positions ADD COLUMN charging INTEGER;
+                    ALTER TABLE positions ADD COLUMN attributes TEXT;
+                    CREATE TABLE users (
+                        name TEXT PRIMARY KEY,
+                        role TEXT NOT NULL,
+                        password_hash TEXT NOT NULL,
+                        created_ms INTEGER NOT NULL
+                    );
+                    CREATE TABLE tokens (
+                        name TEXT PRIMARY KEY,
+                        role TEXT NOT NULL,
+                        secret_hash TEXT NOT NULL UNIQUE,
+                        created_ms INTEGER NOT NULL,
+                        last_used_ms INTEGER
+                    );
+                    CREATE TABLE audit (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        time_ms INTEGER NOT NULL,
+                        actor TEXT NOT NULL,
+                        action TEXT NOT NULL,
+                        target TEXT NOT NULL,
+                        detail TEXT
+                    );
+                    CREATE INDEX alerts_by_fence ON alerts(fence, id);
+                    """)
+        }
         return m
     }
 }

@@ -6,8 +6,13 @@ public struct AlertFilter: Sendable, Equatable {
     public var type: String?
     /// Only alerts whose time is at or after this, Unix ms.
     public var sinceMs: Int64?
+    /// Only alerts about this fence.
+    public var fence: String?
 
-    public init(device: String? = nil, type: String? = nil, sinceMs: Int64? = nil) {
+    public init(
+        device: String? = nil, type: String? = nil, sinceMs: Int64? = nil, fence: String? = nil
+    ) {
+        self.fence = fence
         self.device = device
         self.type = type
         self.sinceMs = sinceMs

@@ -14,11 +14,16 @@ public struct AlertRecord: Sendable, Equatable {
     public var lon: Double?
     /// Details as a JSON object text (`duration_s`, `crossed`), or nil.
     public var details: String?
+    /// Who acknowledged it (`user:NAME`, `token:NAME`) and when (Unix ms); nil until then.
+    public var ackedBy: String?
+    public var ackedMs: Int64?
 
     public init(
         id: Int64, time: Int64, device: String, type: String, fence: String?, lat: Double?,
-        lon: Double?, details: String?
+        lon: Double?, details: String?, ackedBy: String? = nil, ackedMs: Int64? = nil
     ) {
+        self.ackedBy = ackedBy
+        self.ackedMs = ackedMs
         self.id = id
         self.time = time
         self.device = device
@@ -41,6 +46,10 @@ extension AlertRecord {
         s +=
             "\"fence\":\(fence.map(JSONValue.quote) ?? "null"),\"lat\":\(num(lat)),\"lon\":\(num(lon))"
         if let d = details, d.hasPrefix("{"), d.count > 2 { s += "," + d.dropFirst().dropLast() }
+        if let ackedBy, let ackedMs {
+            s += ",\"acked_by\":\(JSONValue.quote(ackedBy)),"
+            s += "\"acked_at\":\(JSONValue.quote(RFC3339.format(millis: ackedMs)))"
+        }
         return s + "}"
     }
 }

@@ -8,14 +8,15 @@ import FleetProtocols
 /// `no-fix`, `jump`), and the device extras (`priority`, `movement`,
 /// `gsm_signal`, `ext_voltage_mv`, `odometer_m`, `gnss_status`,
 /// `fix_quality`, `hdop`, and `io`, Teltonika's I/O elements by id; `io`
-/// is not read back).
+/// is not read back), and a phone's `battery` (percent), `charging` and
+/// `attributes` (an object of the other keys it sent).
 extension PositionRecord: Codable {
     enum CodingKeys: String, CodingKey {
         case device, time, lat, lon, speedKmh = "speed_kmh", course, altM = "alt_m"
         case accuracyM = "accuracy_m", sats, ignition, valid, flag, priority, movement
         case gsmSignal = "gsm_signal", externalVoltageMv = "ext_voltage_mv"
         case odometerM = "odometer_m", gnssStatus = "gnss_status", fixQuality = "fix_quality"
-        case hdop, io
+        case hdop, io, battery, charging, attributes
     }
 
     /// The stored disposition as records name it.
@@ -39,6 +40,9 @@ extension PositionRecord: Codable {
         x.gnssStatus = try c.decodeIfPresent(Int.self, forKey: .gnssStatus)
         x.fixQuality = try c.decodeIfPresent(Int.self, forKey: .fixQuality)
         x.hdop = try c.decodeIfPresent(Double.self, forKey: .hdop)
+        x.batteryPercent = try c.decodeIfPresent(Double.self, forKey: .battery)
+        x.charging = try c.decodeIfPresent(Bool.self, forKey: .charging)
+        x.attributes = try c.decodeIfPresent(JSONValue.self, forKey: .attributes).map(\.jsonText)
         let fix = Fix(
             device: try c.decode(String.self, forKey: .device),
             time: try RecordCoding.millis(c, .time),
@@ -84,5 +88,9 @@ extension PositionRecord: Codable {
             try? JSONReader.parseDocument(Array(TeltonikaIO.json($0, codec: x?.ioCodec ?? 0).utf8))
         }
         try c.encode(io, forKey: .io)
+        try c.encode(x?.batteryPercent, forKey: .battery)
+        try c.encode(x?.charging, forKey: .charging)
+        let attributes = x?.attributes.flatMap { try? JSONReader.parseDocument(Array($0.utf8)) }
+        try c.encode(attributes, forKey: .attributes)
     }
 }

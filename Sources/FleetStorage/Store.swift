@@ -46,4 +46,25 @@ public protocol Store: AnyObject {
 
     /// Stops the upkeep; the store stays usable.
     func stopUpkeep()
+
+    // MARK: Changes made by people (the API), run by the commit stage between commits
+
+    /// Registers a device (or updates it) and records `audit`, in one transaction.
+    func register(_ device: DeviceRegistration, audit: AuditRecord) throws(StoreError)
+
+    /// Unregisters a device (its positions, alerts and state stay) and
+    /// records `audit`. False (nothing recorded) when it was not registered.
+    func unregister(_ ident: String, audit: AuditRecord) throws(StoreError) -> Bool
+
+    /// Marks alert `id` acknowledged by `by` at `atMs` (Unix ms) unless it
+    /// already is, and records `audit`. Returns the alert as stored after,
+    /// or nil when there is no such alert.
+    func acknowledge(alert id: Int64, by: String, atMs: Int64, audit: AuditRecord)
+        throws(StoreError) -> AlertRecord?
+
+    /// Records one audit entry by itself (a change stored elsewhere, such as the fences file).
+    func record(_ audit: AuditRecord) throws(StoreError)
+
+    /// Notes when tokens were last used (name → Unix ms).
+    func tokensUsed(_ lastUsed: [String: Int64]) throws(StoreError)
 }

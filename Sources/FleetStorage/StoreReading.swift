@@ -5,8 +5,31 @@ public protocol StoreReading: Sendable {
     /// Alerts with id greater than `afterId`, oldest first, at most `limit`.
     func alerts(afterId: Int64, limit: Int, filter: AlertFilter) throws(StoreError) -> [AlertRecord]
 
-    /// A device's stored positions in fix-time order, at most `limit`.
-    func positions(device: String, limit: Int) throws(StoreError) -> [PositionRecord]
+    /// A device's stored positions in fix-time order with `fromMs <= time < toMs`
+    /// (nil: unbounded), at most `limit`.
+    func positions(device: String, fromMs: Int64?, toMs: Int64?, limit: Int) throws(StoreError)
+        -> [PositionRecord]
+
+    /// One alert, or nil.
+    func alert(id: Int64) throws(StoreError) -> AlertRecord?
+
+    /// One device, or nil when it was never registered nor seen.
+    func device(_ ident: String) throws(StoreError) -> DeviceRecord?
+
+    /// A user by name, with its password hash, or nil.
+    func user(named name: String) throws(StoreError) -> UserRecord?
+
+    /// Every user, by name.
+    func users() throws(StoreError) -> [UserRecord]
+
+    /// The token whose secret hashes to `secretHash` (lower-case hex SHA-256), or nil.
+    func token(secretHash: String) throws(StoreError) -> TokenRecord?
+
+    /// Every token, by name.
+    func tokens() throws(StoreError) -> [TokenRecord]
+
+    /// Audit entries with id greater than `afterId`, oldest first, at most `limit`.
+    func audit(afterId: Int64, limit: Int) throws(StoreError) -> [AuditRecord]
 
     /// Finished trips, oldest first, at most `limit`.
     func trips(filter: TripFilter, limit: Int) throws(StoreError) -> [TripRecord]
@@ -25,4 +48,11 @@ public protocol StoreReading: Sendable {
 
     /// The highest alert id (0 when none).
     func lastAlertId() throws(StoreError) -> Int64
+}
+
+extension StoreReading {
+    /// A device's stored positions in fix-time order, at most `limit`.
+    public func positions(device: String, limit: Int) throws(StoreError) -> [PositionRecord] {
+        try positions(device: device, fromMs: nil, toMs: nil, limit: limit)
+    }
 }

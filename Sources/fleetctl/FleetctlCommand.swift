@@ -6,10 +6,11 @@ struct FleetctlCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetctl",
         abstract:
-            "Read fleetd's alerts, trips, positions and devices; check and query fences files.",
+            "Read fleetd's alerts, trips, positions and devices; check and query fences files; manage users, tokens and the registry.",
         subcommands: [
             AlertsCommand.self, PositionsCommand.self, SummaryCommand.self, FencesCommand.self,
-            DevicesCommand.self, StatusCommand.self, TripsCommand.self,
+            DevicesCommand.self, StatusCommand.self, TripsCommand.self, UsersCommand.self,
+            TokensCommand.self, AuditCommand.self,
         ])
 }
 

@@ -40,6 +40,17 @@ import Testing
         #expect(try RecordCoding.read(AlertRecord.self, from: Array(plain.jsonLine.utf8)) == plain)
     }
 
+    @Test func anAcknowledgedAlertSaysWhoAndWhenInBothForms() throws {
+        var acked = alert
+        acked.ackedBy = "user:ana"
+        acked.ackedMs = 1_700_000_100_000
+        let coded = RecordCoding.line(acked)
+        #expect(try keys(coded).isSuperset(of: ["acked_by", "acked_at"]))
+        #expect(try object(acked.jsonLine) == object(coded))
+        let back = try RecordCoding.read(AlertRecord.self, from: Array(coded.utf8))
+        #expect(back.ackedBy == "user:ana" && back.ackedMs == 1_700_000_100_000)
+    }
+
     @Test func tripsKeepTheirFieldsAndReadBack() throws {
         let t = TripRecord(
             id: 3, device: "d", vehicle: "Van", startTime: 1_700_000_000_000,

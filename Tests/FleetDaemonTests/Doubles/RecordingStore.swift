@@ -58,6 +58,30 @@ final class RecordingStore: Store, @unchecked Sendable {
     func startUpkeep(report: @escaping @Sendable (String?) -> Void) throws(StoreError) {}
     func stopUpkeep() {}
 
+    // People's changes: recorded as audit entries only.
+    private let audits = Mutex<[AuditRecord]>([])
+    var audited: [AuditRecord] { audits.withLock { $0 } }
+
+    func register(_ device: DeviceRegistration, audit: AuditRecord) throws(StoreError) {
+        record(audit)
+    }
+
+    func unregister(_ ident: String, audit: AuditRecord) throws(StoreError) -> Bool {
+        record(audit)
+        return true
+    }
+
+    func acknowledge(alert id: Int64, by: String, atMs: Int64, audit: AuditRecord)
+        throws(StoreError) -> AlertRecord?
+    {
+        record(audit)
+        return nil
+    }
+
+    func record(_ audit: AuditRecord) { audits.withLock { $0.append(audit) } }
+
+    func tokensUsed(_ lastUsed: [String: Int64]) throws(StoreError) {}
+
     struct Refused: Error {}
 }
 

@@ -1,0 +1,48 @@
+import FleetStorage
+import GRDB
+
+/// The statements behind changes people make (the registry, users, tokens,
+/// acknowledgements, the audit log), shared by the daemon's writer
+/// (`SQLiteStore`, for the API) and `fleetctl`'s own short transactions
+/// (`Registry`, `Credentials`).
+enum AdminSQL {
+    static func register(_ d: DeviceRegistration, nowMs: Int64, _ db: Database) throws {
+        func set(_ c: String) -> String {
+            "\(c) = " + (d.replace ? "excluded.\(c)" : "coalesce(excluded.\(c), \(c))")
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO devices (ident, name, plate, vin, registered, created_ms) VALUES (?,?,?,?,1,?)
+                ON CONFLICT(ident) DO UPDATE SET registered = 1, \(set("name")), \(set("plate")), \(set("vin"))
+                """,
+            arguments: [d.ident, d.name, d.plate, d.vin, nowMs])
+    }
+
+    /// False when `ident` was not registered.
+    static func unregister(_ ident: String, _ db: Database) throws -> Bool {
+        try db.execute(
+            sql: """
+                UPDATE devices SET registered = 0, name = NULL, plate = NULL, vin = NULL
+                WHERE ident = ? AND registered = 1
+                """,
+            arguments: [ident])
+        return db.changesCount > 0
+    }
+
+    /// False when there is no alert `id`; an alert already acknowledged keeps its first acknowledgement.
+    static func acknowledge(_ id: Int64, by: String, atMs: Int64, _ db: Database) throws -> Bool {
+        guard try Int64.fetchOne(db, sql: "SELECT id FROM alerts WHERE id = ?", arguments: [id])
+            != nil
+        else { return false }
+        try db.execute(
+            sql: "UPDATE alerts SET acked_by = ?, acked_ms = ? WHERE id = ? AND acked_by IS NULL",
+            arguments: [by, atMs, id])
+        return true
+    }
+
+    static func record(_ a: AuditRecord, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO audit (time_ms, actor, action, target, detail) VALUES (?,?,?,?,?)",
+            arguments: [a.timeMs, a.actor, a.action, a.target, a.detail])
+    }
+}

@@ -1,0 +1,107 @@
+import FleetStorage
+import Foundation
+import GRDB
+
+/// Users and tokens, edited by `fleetctl users` and `fleetctl tokens` while
+/// fleetd runs: short write transactions beside the daemon's writer (WAL,
+/// busy timeout 5 s), each with its audit entry. Takes hashes only; the
+/// caller hashes (`FleetAuth`). Opening creates and migrates the database
+/// if needed.
+public final class Credentials {
+    public let path: String
+    private let queue: DatabaseQueue
+
+    /// The audit log's actor for changes made on this machine: `fleetctl:` and the login name.
+    public static var localActor: String {
+        if let sudo = ProcessInfo.processInfo.environment["SUDO_USER"] { return "fleetctl:" + sudo }
+        guard let pw = getpwuid(getuid()), let name = pw.pointee.pw_name else {
+            return "fleetctl:uid \(getuid())"
+        }
+        return "fleetctl:" + String(cString: name)
+    }
+
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        do {
+            queue = try Schema.openWritable(path: path, synchronous: nil)
+        } catch {
+            throw StoreError(path: path, action: "cannot open the database", underlying: error)
+        }
+    }
+
+    /// Adds a user; false when the name is taken.
+    public func addUser(_ user: UserRecord) throws(StoreError) -> Bool {
+        try write("cannot add user \(user.name)") { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO users (name, role, password_hash, created_ms) VALUES (?,?,?,?)
+                    """,
+                arguments: [user.name, user.role.rawValue, user.passwordHash, user.createdMs])
+            guard db.changesCount > 0 else { return false }
+            try audit(db, "user.add", user.name, "role \(user.role.rawValue)")
+            return true
+        }
+    }
+
+    /// Sets a user's password hash; false when there is no such user.
+    public func setPassword(_ name: String, hash: String) throws(StoreError) -> Bool {
+        try write("cannot change the password of \(name)") { db in
+            try db.execute(
+                sql: "UPDATE users SET password_hash = ? WHERE name = ?", arguments: [hash, name])
+            guard db.changesCount > 0 else { return false }
+            try audit(db, "user.passwd", name, nil)
+            return true
+        }
+    }
+
+    /// Removes a user; false when there is no such user.
+    public func removeUser(_ name: String) throws(StoreError) -> Bool {
+        try write("cannot remove user \(name)") { db in
+            try db.execute(sql: "DELETE FROM users WHERE name = ?", arguments: [name])
+            guard db.changesCount > 0 else { return false }
+            try audit(db, "user.remove", name, nil)
+            return true
+        }
+    }
+
+    /// Adds a token; false when the name is taken.
+    public func addToken(_ token: TokenRecord) throws(StoreError) -> Bool {
+        try write("cannot add token \(token.name)") { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO tokens (name, role, secret_hash, created_ms) VALUES (?,?,?,?)
+                    """,
+                arguments: [token.name, token.role.rawValue, token.secretHash, token.createdMs])
+            guard db.changesCount > 0 else { return false }
+            try audit(db, "token.add", token.name, "role \(token.role.rawValue)")
+            return true
+        }
+    }
+
+    /// Revokes a token; false when there is no such token.
+    public func revokeToken(_ name: String) throws(StoreError) -> Bool {
+        try write("cannot revoke token \(name)") { db in
+            try db.execute(sql: "DELETE FROM tokens WHERE name = ?", arguments: [name])
+            guard db.changesCount > 0 else { return false }
+            try audit(db, "token.revoke", name, nil)
+            return true
+        }
+    }
+
+    private func audit(_ db: Database, _ action: String, _ target: String, _ detail: String?)
+        throws
+    {
+        try AdminSQL.record(
+            AuditRecord(
+                timeMs: Int64(Date().timeIntervalSince1970 * 1000), actor: Self.localActor,
+                action: action, target: target, detail: detail), db)
+    }
+
+    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try queue.write(body)
+        } catch {
+            throw StoreError(path: path, action: action, underlying: error)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import FleetAuth
+import FleetProtocols
+import FleetSQLite
+import FleetStorage
+import Foundation
+
+/// `fleetctl tokens [list|add|revoke]`: programs' credentials for the API.
+struct TokensCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokens",
+        abstract: "List, add or revoke the API tokens programs use (Authorization: Bearer).",
+        subcommands: [TokensListCommand.self, TokensAddCommand.self, TokensRevokeCommand.self],
+        defaultSubcommand: TokensListCommand.self)
+}
+
+struct TokensListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Every token: name, role, created, last used (never the secret).")
+
+    @OptionGroup var database: DatabaseOptions
+    @Flag(name: .long, help: "One JSON object per line.") var json = false
+
+    func run() throws {
+        let tokens = try Output.open(database.db, waitForIt: false).tokens()
+        if json {
+            for t in tokens { print(RecordCoding.line(t)) }
+            return
+        }
+        let rows = tokens.map {
+            [
+                $0.name, $0.role.rawValue, RFC3339.format(millis: $0.createdMs),
+                $0.lastUsedMs.map { RFC3339.format(millis: $0) } ?? "never",
+            ]
+        }
+        for line in Output.table(
+            ["TOKEN", "ROLE", "CREATED (UTC)", "LAST USED (UTC)"], rows, minimum: [16, 8, 24, 24])
+        {
+            print(line)
+        }
+    }
+}
+
+struct TokensAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add", abstract: "Make a token and print its secret, once; only its hash is kept.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Argument(help: "The token's name: 1–64 characters of [A-Za-z0-9._@-].") var name: String
+    @Option(help: "viewer, operator or admin.") var role: Role
+
+    func validate() throws {
+        guard UserRecord.validName(name) else {
+            throw ValidationError("\"\(name)\" is not a token name (1–64 characters of [A-Za-z0-9._@-])")
+        }
+    }
+
+    func run() throws {
+        let secret = TokenSecret.make()
+        let token = TokenRecord(
+            name: name, role: role, secretHash: TokenSecret.hash(secret),
+            createdMs: Int64(Date().timeIntervalSince1970 * 1000), lastUsedMs: nil)
+        let added: Bool
+        do {
+            added = try Credentials(path: database.db).addToken(token)
+        } catch {
+            throw Output.fail("fleetctl: \(error)")
+        }
+        guard added else { throw Output.fail("fleetctl: token \(name) exists (revoke it first)") }
+        print(secret)
+        FileHandle.standardError.write(
+            Data("token \(name) (\(role.rawValue)) made; the secret above is shown only now\n".utf8))
+    }
+}
+
+struct TokensRevokeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke", abstract: "Revoke a token; requests with it fail within a minute.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Argument(help: "The token's name.") var name: String
+
+    func run() throws {
+        let revoked: Bool
+        do {
+            revoked = try Credentials(path: database.db).revokeToken(name)
+        } catch {
+            throw Output.fail("fleetctl: \(error)")
+        }
+        guard revoked else { throw Output.fail("fleetctl: no token \(name)") }
+        print("revoked token \(name)")
+    }
+}

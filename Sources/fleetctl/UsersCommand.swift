@@ -1,0 +1,143 @@
+import ArgumentParser
+import FleetAuth
+import FleetProtocols
+import FleetSQLite
+import FleetStorage
+import Foundation
+
+/// `fleetctl users [list|add|remove|passwd]`: the people who log in to the API and console.
+struct UsersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "List, add or remove the people who log in to the API and the console.",
+        subcommands: [
+            UsersListCommand.self, UsersAddCommand.self, UsersRemoveCommand.self,
+            UsersPasswdCommand.self,
+        ],
+        defaultSubcommand: UsersListCommand.self)
+}
+
+extension Role: ExpressibleByArgument {}
+
+struct UsersListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "Every user: name, role, when added.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Flag(name: .long, help: "One JSON object per line.") var json = false
+
+    func run() throws {
+        let users = try Output.open(database.db, waitForIt: false).users()
+        if json {
+            for u in users { print(RecordCoding.line(u)) }
+            return
+        }
+        let rows = users.map { [$0.name, $0.role.rawValue, RFC3339.format(millis: $0.createdMs)] }
+        for line in Output.table(["USER", "ROLE", "ADDED (UTC)"], rows, minimum: [16, 8, 24]) {
+            print(line)
+        }
+    }
+}
+
+struct UsersAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a user; asks the password twice on a terminal, or reads one line of standard input with --password-stdin."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @Argument(help: "The user's name: 1–64 characters of [A-Za-z0-9._@-].") var name: String
+    @Option(help: "viewer (reads), operator (also edits devices, acknowledges alerts) or admin.")
+    var role: Role
+    @Flag(help: "Read the password from standard input (one line) instead of asking.")
+    var passwordStdin = false
+
+    func validate() throws {
+        guard UserRecord.validName(name) else {
+            throw ValidationError("\"\(name)\" is not a user name (1–64 characters of [A-Za-z0-9._@-])")
+        }
+    }
+
+    func run() throws {
+        let password = try PasswordPrompt.read(stdin: passwordStdin)
+        let user = UserRecord(
+            name: name, role: role, passwordHash: PasswordHash.make(password),
+            createdMs: Int64(Date().timeIntervalSince1970 * 1000))
+        let added: Bool
+        do {
+            added = try Credentials(path: database.db).addUser(user)
+        } catch {
+            throw Output.fail("fleetctl: \(error)")
+        }
+        guard added else { throw Output.fail("fleetctl: user \(name) exists (use users passwd)") }
+        print("added user \(name) (\(role.rawValue))")
+    }
+}
+
+struct UsersRemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove a user; their sessions end within a minute.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Argument(help: "The user's name.") var name: String
+
+    func run() throws {
+        let removed: Bool
+        do {
+            removed = try Credentials(path: database.db).removeUser(name)
+        } catch {
+            throw Output.fail("fleetctl: \(error)")
+        }
+        guard removed else { throw Output.fail("fleetctl: no user \(name)") }
+        print("removed user \(name)")
+    }
+}
+
+struct UsersPasswdCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passwd", abstract: "Set a user's password.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Argument(help: "The user's name.") var name: String
+    @Flag(help: "Read the password from standard input (one line) instead of asking.")
+    var passwordStdin = false
+
+    func run() throws {
+        let password = try PasswordPrompt.read(stdin: passwordStdin)
+        let changed: Bool
+        do {
+            changed = try Credentials(path: database.db).setPassword(
+                name, hash: PasswordHash.make(password))
+        } catch {
+            throw Output.fail("fleetctl: \(error)")
+        }
+        guard changed else { throw Output.fail("fleetctl: no user \(name)") }
+        print("password of \(name) changed")
+    }
+}
+
+/// Reads a new password: twice without echo on a terminal, or one line of
+/// standard input. Throws with the reason when it is unfit.
+enum PasswordPrompt {
+    static func read(stdin: Bool) throws -> String {
+        let password: String
+        if stdin {
+            guard let line = readLine(strippingNewline: true) else {
+                throw Output.fail("fleetctl: no password on standard input")
+            }
+            password = line
+        } else {
+            guard isatty(0) == 1 else {
+                throw Output.fail(
+                    "fleetctl: standard input is not a terminal: pass --password-stdin to read the password from it"
+                )
+            }
+            let first = String(cString: getpass("Password: "))
+            let second = String(cString: getpass("Again: "))
+            guard first == second else { throw Output.fail("fleetctl: the passwords differ") }
+            password = first
+        }
+        if let problem = PasswordHash.problem(password) { throw Output.fail("fleetctl: \(problem)") }
+        return password
+    }
+}
