@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // The strict JSON reader (RFC 8259) and writer helpers every JSON input and output uses.
@@ -61,7 +63,7 @@ let package = Package(
         .target(
             name: "FleetDaemon",
             dependencies: [
-                "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStorage", "FleetSystemd",
+                "FleetGeo", "FleetHTTP", "FleetProtocols", "FleetTracking", "FleetStorage", "FleetSystemd",
                 "CBatchUDP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -80,8 +82,12 @@ let package = Package(
             name: "FleetHTTP",
             dependencies: [
                 "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage",
+                "FleetTracking",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(

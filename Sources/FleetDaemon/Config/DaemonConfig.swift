@@ -20,6 +20,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public var tracking = TrackingConfig()
     public var devices = DevicesConfig()
     public var log = LogConfig()
+    public var http = HTTPConfig()
 
     public init() {}
 
@@ -42,7 +43,7 @@ public struct DaemonConfig: Sendable, Equatable {
     /// The sections a file may have.
     static let sections = [
         "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices",
-        "tracking", "alerts", "overspeed", "trip",
+        "tracking", "alerts", "overspeed", "trip", "http",
     ]
 
     /// Reads config text; `file` labels errors.
@@ -77,6 +78,7 @@ public struct DaemonConfig: Sendable, Equatable {
         for section in [tracking, overspeed, trip] { try section.finish() }
         c.devices = try read("devices", DevicesConfig.init)
         c.log = try read("log", LogConfig.init)
+        c.http = try read("http", HTTPConfig.init)
         return c
     }
 }

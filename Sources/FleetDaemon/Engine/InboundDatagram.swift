@@ -10,6 +10,8 @@ struct InboundDatagram: Sendable {
     var replyTo: ReplyRoute?
     /// Wall-clock receive time, Unix ms.
     var receivedMs: Int64
+    /// A request waiting for this commit (HTTP doors), told by the reply sink.
+    var waiter: CommitWaiter? = nil
 }
 
 extension InboundDatagram {

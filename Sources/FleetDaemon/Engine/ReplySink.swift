@@ -12,6 +12,7 @@ final class ReplySink: CommitSink, @unchecked Sendable {
         // Datagrams read in place (no copy of each, with its arrays retained).
         commit.datagrams.withUnsafeBufferPointer { items in
             for i in items.indices {
+                items[i].waiter?.committed()
                 guard let socket = items[i].replyTo?.socket else { continue }
                 let k =
                     replies.firstIndex { $0.socket === socket }

@@ -94,6 +94,24 @@ final class Door: Sendable {
         return out
     }
 
+    /// Screens one fix that came alone (an OsmAnd request) under `proto`:
+    /// nil when it passes; else the refusal, counted and logged.
+    func screenOne(_ fix: Fix, proto: String, receivedMs: Int64, from peer: String)
+        -> (RejectReason, String)?
+    {
+        metrics.received(datagrams: 1, fixes: 1)
+        var refusal: (RejectReason, String)?
+        if !known(fix.device) {
+            refusal = (.unknownDevice, "device \(fix.device) is not registered")
+        } else if let r = screen.check(fix, receivedAtMs: receivedMs) {
+            refusal = r
+        }
+        if let (reason, detail) = refusal {
+            refuse(proto, reason, "request from \(peer): \(detail)", nil, nil)
+        }
+        return refusal
+    }
+
     /// Counts a refusal and logs it (bounded rate) with the datagram's head
     /// in hex; `detail` is built only for the lines logged.
     func refuse(

@@ -1,4 +1,5 @@
 import FleetGeo
+import FleetHTTP
 import FleetProtocols
 import FleetStorage
 import FleetSystemd
@@ -6,6 +7,7 @@ import FleetTracking
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Opens the store the daemon writes to (the backend is chosen by the
 /// program that runs the daemon: `fleetd` opens SQLite). Throws `StoreError`.
@@ -43,7 +45,7 @@ public final class Daemon: Sendable {
         // A write past the file-size limit (RLIMIT_FSIZE) must fail with EFBIG like
         // a full disk, not kill the daemon: the commit is retried until it succeeds.
         signal(SIGXFSZ, SIG_IGN)
-        let fences = try loadFences()
+        let (fences, fencesText) = try loadFences()
         let store = try openStore(config)
         var states = try store.loadStates()
         logger.info("store \(store.location) open; \(states.count) devices with state")
@@ -70,6 +72,9 @@ public final class Daemon: Sendable {
         // Replies last: what a sender may look at once acknowledged (the
         // alert log's lines, the counters) is already there.
         var sinks: [any CommitSink] = alertLog.map { [$0] } ?? []
+        let httpOn = config.http.listen != nil || config.listen.osmand != nil
+        let api = httpOn ? try makeAPI(store: store) : nil
+        if let api { sinks.append(LiveSink(hub: api.server.hub)) }
         sinks += [metrics, ReplySink()]
         let commit = CommitStage(
             store: store, handoff: handoff, sinks: sinks, metrics: metrics, logger: logger)
@@ -80,10 +85,16 @@ public final class Daemon: Sendable {
         let status = StatusReporter(
             metrics: metrics, engine: tracking, notifier: notifier, logger: logger,
             database: config.storage.database)
+        let backend = api.map {
+            DaemonAPI(
+                reader: $0.readers, commit: commit, tracking: tracking, door: door, status: status,
+                metrics: metrics, fencesFile: config.geofences.file, fencesText: fencesText)
+        }
+        api?.backend.set(backend)
         let listening = listeners.map { "\($0.name) \($0.socket.local)" }
             .joined(separator: ", ")
         status.listening = listening
-        if listeners.isEmpty {
+        if listeners.isEmpty, config.listen.osmand == nil {
             logger.warning("no listen address configured: nothing will arrive")
         }
 
@@ -116,15 +127,31 @@ public final class Daemon: Sendable {
         if let registry = door.registered, let reader {
             services.append(RegistryRefresh(registry: registry, reader: reader).service)
         }
-        services.append(ReloadService { [self] in reload(tracking: tracking, alertLog: alertLog) })
+        services.append(
+            ReloadService { [self] in
+                reload(tracking: tracking, alertLog: alertLog, api: backend)
+            })
+        if let api { services.append(api.server) }
         for l in listeners {
             services.append(
                 ComponentService("listener \(l.name)", start: l.start, stop: l.stop))
         }
+        let expected = (config.http.listen == nil ? 0 : 1) + (config.listen.osmand == nil ? 0 : 1)
         services.append(
             ComponentService(
                 "readiness",
                 start: { [notifier, logger] in
+                    if let api {
+                        // The HTTP servers bind as their service starts: wait (bounded) for them.
+                        let deadline = Date().addingTimeInterval(10)
+                        while api.bound.load(ordering: .relaxed) < expected, Date() < deadline {
+                            Thread.sleep(forTimeInterval: 0.01)
+                        }
+                    }
+                    let listening = ([status.listening] + (api?.addresses.withLock { $0 } ?? []))
+                        .filter { !$0.isEmpty }.joined(separator: ", ")
+                    status.listening = listening
+                    backend?.ready.store(true, ordering: .relaxed)
                     notifier.ready(
                         status: "ready; listening on \(listening.isEmpty ? "nothing" : listening)")
                     logger.notice(
@@ -132,6 +159,7 @@ public final class Daemon: Sendable {
                     )
                 },
                 stop: { [notifier, logger] in
+                    backend?.ready.store(false, ordering: .relaxed)
                     notifier.stopping(status: "stopping: committing held fixes")
                     logger.notice("stopping: no more reads; committing what is held")
                 }))
@@ -141,8 +169,27 @@ public final class Daemon: Sendable {
         try await ServiceGroup(configuration: group).run()
     }
 
+    /// The HTTP side, made before the stages start: the server (its hub is
+    /// a commit sink), the readers it reads through, and how many of its
+    /// servers have bound. The backend is set once the stages exist.
+    private func makeAPI(store: any Store) throws -> APIParts {
+        let parts = APIParts(readers: try ReaderPool(store: store, count: 4))
+        let settings = config.http.settings
+        let osmand = config.listen.osmand.map { (host: $0.host, port: $0.port) }
+        let server = APIServer(
+            settings: config.http.listen == nil ? { var s = settings; s.host = nil; return s }() : settings,
+            osmand: osmand, backend: parts.backend, logger: logger
+        ) { [logger] name, address in
+            logger.info("\(name) listening on \(address) (TCP)")
+            parts.addresses.withLock { $0.append("\(name) \(address)") }
+            parts.bound.add(1, ordering: .relaxed)
+        }
+        parts.server = server
+        return parts
+    }
+
     /// SIGHUP: reopens the alert log and reloads the fences file.
-    private func reload(tracking: TrackingStage, alertLog: AlertLog?) {
+    private func reload(tracking: TrackingStage, alertLog: AlertLog?, api: DaemonAPI?) {
         notifier.reloading(status: "reloading fences from \(config.geofences.file)")
         if let alertLog {
             do {
@@ -152,8 +199,9 @@ public final class Daemon: Sendable {
             }
         }
         do {
-            let fresh = try FenceFile.load(config.geofences.file)
+            let (fresh, text) = try FenceFile.loadWithText(config.geofences.file)
             tracking.replaceFences(fresh)
+            api?.fences.withLock { $0 = text }
             if config.geofences.file.isEmpty {
                 logger.notice("no fences file configured: still running with no fences")
             } else {
@@ -185,19 +233,20 @@ public final class Daemon: Sendable {
         return listeners
     }
 
-    private func loadFences() throws -> FenceIndex {
+    /// The fences index and the file's text (empty when there is none).
+    private func loadFences() throws -> (FenceIndex, [UInt8]) {
         let path = config.geofences.file
         if path == GeofencesConfig.defaultFile, !FileManager.default.fileExists(atPath: path) {
             logger.warning("default fences file \(path) not found: running with no fences")
-            return FenceIndex(fences: [])
+            return (FenceIndex(fences: []), [])
         }
         if path.isEmpty {
             logger.info("no fences file configured (geofences.file = \"\"): running with no fences")
-            return FenceIndex(fences: [])
+            return (FenceIndex(fences: []), [])
         }
-        let index = try FenceFile.load(path)
+        let (index, text) = try FenceFile.loadWithText(path)
         logger.info("loaded \(index.fences.count) fences from \(path)")
-        return index
+        return (index, text)
     }
 
     /// Binds one listening socket; warns when the kernel caps its receive buffer.

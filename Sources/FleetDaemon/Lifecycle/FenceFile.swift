@@ -7,7 +7,12 @@ enum FenceFile {
     /// Loads `path` (nil or "" = no fences). Throws `FenceFileError` for
     /// unreadable or invalid files.
     static func load(_ path: String) throws(FenceFileError) -> FenceIndex {
-        guard !path.isEmpty else { return FenceIndex(fences: []) }
+        try loadWithText(path).0
+    }
+
+    /// Loads `path` and returns its text too (empty for no file).
+    static func loadWithText(_ path: String) throws(FenceFileError) -> (FenceIndex, [UInt8]) {
+        guard !path.isEmpty else { return (FenceIndex(fences: []), []) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FenceFileError(
                 file: path,
@@ -21,6 +26,6 @@ enum FenceFile {
         // so without a trim it stays resident for the daemon's life. See
         // malloc_trim(3).
         _ = cbu_malloc_trim(0)
-        return index
+        return (index, Array(data))
     }
 }

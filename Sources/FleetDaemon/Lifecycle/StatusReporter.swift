@@ -2,6 +2,7 @@ import FleetStorage
 import FleetSystemd
 import Foundation
 import Logging
+import Synchronization
 
 /// Every second: a `STATUS=` line for systemd, `WATCHDOG=1` while the engine
 /// loop is alive (when systemd asked for a watchdog), and the status file
@@ -17,7 +18,12 @@ final class StatusReporter: @unchecked Sendable {
     private let statusPath: String
     private let started = Date()
     /// What the daemon listens on, for the status file.
-    var listening = ""
+    var listening: String {
+        get { shown.withLock { $0.listening } }
+        set { shown.withLock { $0.listening = newValue } }
+    }
+    /// The last rate measured, and what the daemon listens on.
+    private let shown = Mutex<(rate: Double, listening: String)>((0, ""))
 
     init(
         metrics: Metrics, engine: TrackingStage, notifier: SystemdNotifier, logger: Logger,
@@ -42,6 +48,7 @@ final class StatusReporter: @unchecked Sendable {
             let rate = Double(m.fixesStored - last.fixesStored) / secs
             last = m
             lastTime = now
+            shown.withLock { $0.rate = rate }
             notifier.status(Self.line(m, rate: rate))
             writeFile(m, rate: rate, state: m.writerError == nil ? "running" : "storage failing")
             if let watchdog {
@@ -60,20 +67,29 @@ final class StatusReporter: @unchecked Sendable {
         writeFile(metrics.snapshot(), rate: 0, state: "stopped")
     }
 
+    /// The status now, as the file would say it (the API's `/status`).
+    func current() -> DaemonStatus {
+        let m = metrics.snapshot()
+        return make(m, rate: shown.withLock { $0.rate }, state: m.writerError == nil ? "running" : "storage failing")
+    }
+
     /// Writes the status file (temporary file + rename: readers never see half of it).
     private func writeFile(_ m: Metrics.Snapshot, rate: Double, state: String) {
+        let text = RecordCoding.line(make(m, rate: rate, state: state)) + "\n"
+        let tmp = statusPath + ".tmp"
+        guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else { return }
+        _ = rename(tmp, statusPath)
+    }
+
+    private func make(_ m: Metrics.Snapshot, rate: Double, state: String) -> DaemonStatus {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let status = DaemonStatus(
+        return DaemonStatus(
             pid: getpid(), state: state, timeMs: now,
             startedMs: Int64(started.timeIntervalSince1970 * 1000), listening: listening,
             fixesPerS: Int(rate.rounded()), datagrams: m.datagrams, fixesIn: m.fixesIn,
             fixesStored: m.fixesStored, alerts: m.alerts, commits: m.commits,
             queueFixes: m.queueFixes, statesUnwritten: m.statesUnwritten,
             lastCommitMs: m.lastCommitMs, storageError: m.writerError, rejected: m.rejects)
-        let text = RecordCoding.line(status) + "\n"
-        let tmp = statusPath + ".tmp"
-        guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8)) else { return }
-        _ = rename(tmp, statusPath)
     }
 
     /// The one-line status: what the daemon is doing now.

@@ -1,0 +1,135 @@
+import FleetGeo
+import FleetHTTP
+import FleetProtocols
+import FleetStorage
+import Foundation
+import Synchronization
+
+/// The daemon as the HTTP server sees it (`APIBackend`): reads through a
+/// pool of store readers, changes through the commit stage's jobs (between
+/// commits, on the writer: no second writer on the store), phones' fixes
+/// through the door and the queue like any datagram, fences through the
+/// tracking stage as SIGHUP loads them.
+final class DaemonAPI: APIBackend {
+    let reader: any StoreReading
+    private let commit: CommitStage
+    private let tracking: TrackingStage
+    private let door: Door
+    private let reporter: StatusReporter
+    private let metrics: Metrics
+    private let fencesFile: String
+    /// The loaded fences file's text (what `GET /fences` returns).
+    let fences: Mutex<[UInt8]>
+    /// Set once every service has started.
+    let ready = Atomic<Bool>(false)
+    /// Fence replacements, one at a time.
+    private let fenceQueue = DispatchQueue(label: "fleetd.fences")
+    /// How long a phone's request waits for its commit, seconds.
+    static let commitWaitS = 30.0
+
+    init(
+        reader: any StoreReading, commit: CommitStage, tracking: TrackingStage, door: Door,
+        status: StatusReporter, metrics: Metrics, fencesFile: String, fencesText: [UInt8]
+    ) {
+        self.reader = reader
+        self.commit = commit
+        self.tracking = tracking
+        self.door = door
+        self.reporter = status
+        self.metrics = metrics
+        self.fencesFile = fencesFile
+        fences = Mutex(fencesText)
+    }
+
+    func status() -> DaemonStatus { reporter.current() }
+
+    func notReady() -> String? {
+        if !ready.load(ordering: .relaxed) { return "starting (or stopping)" }
+        if let error = metrics.snapshot().writerError { return "storage failing: \(error)" }
+        return nil
+    }
+
+    func change<T: Sendable>(_ change: @escaping @Sendable (any Store) throws(StoreError) -> T)
+        async throws -> T
+    {
+        if commit.stopping.load(ordering: .relaxed) {
+            throw APIUnavailable("fleetd is stopping")
+        }
+        let result: Result<T, StoreError> = await withCheckedContinuation { c in
+            commit.schedule { store in
+                do throws(StoreError) {
+                    c.resume(returning: .success(try change(store)))
+                } catch {
+                    c.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    func fencesDocument() -> [UInt8] { fences.withLock { $0 } }
+
+    func replaceFences(_ document: [UInt8]) async throws -> [FenceProblem] {
+        let file = fencesFile
+        let result: Result<[FenceProblem], any Error> = await withCheckedContinuation { c in
+            fenceQueue.async { [self] in
+                c.resume(returning: Result { try install(document, file: file) })
+            }
+        }
+        return try result.get()
+    }
+
+    /// Validates, writes atomically (temporary file, fsync, rename), loads.
+    private func install(_ document: [UInt8], file: String) throws -> [FenceProblem] {
+        let loaded: [Fence]
+        do {
+            loaded = try GeoJSONFenceLoader.load(document, file: "request body")
+        } catch {
+            return error.problems
+        }
+        guard !file.isEmpty else {
+            return [
+                FenceProblem(
+                    featureIndex: nil, id: nil,
+                    message: "no fences file is configured (geofences.file): nowhere to keep them")
+            ]
+        }
+        let tmp = file + ".tmp-\(getpid())"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw FencesNotWritten(file: tmp, errno: errno) }
+        let written = document.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == document.count, synced == 0, rename(tmp, file) == 0 else {
+            let e = errno
+            unlink(tmp)
+            throw FencesNotWritten(file: file, errno: e)
+        }
+        tracking.replaceFences(FenceIndex(fences: loaded))
+        fences.withLock { $0 = document }
+        return []
+    }
+
+    func ingest(_ fix: Fix, receivedMs: Int64, peer: String) async -> IngestOutcome {
+        if let (reason, detail) = door.screenOne(
+            fix, proto: "osmand", receivedMs: receivedMs, from: peer)
+        {
+            return .refused(reason, detail)
+        }
+        let waiter = CommitWaiter()
+        let d = InboundDatagram(
+            fixes: [fix], reply: nil, replyTo: nil, receivedMs: receivedMs, waiter: waiter)
+        guard door.queue.offer([d]) == 1 else {
+            metrics.rejected("osmand", .overload)
+            return .busy
+        }
+        return await waiter.wait(timeoutS: Self.commitWaitS) ? .committed : .timedOut
+    }
+}
+
+/// The fences file could not be replaced.
+struct FencesNotWritten: Error, CustomStringConvertible {
+    let file: String
+    let errno: Int32
+    var description: String { "cannot write \(file): \(String(cString: strerror(errno)))" }
+}

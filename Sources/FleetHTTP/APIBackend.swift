@@ -1,0 +1,58 @@
+import FleetGeo
+import FleetProtocols
+import FleetStorage
+
+/// What the HTTP server needs of the daemon, and nothing more: the daemon
+/// implements it over its stages and store, tests over anything else.
+public protocol APIBackend: Sendable {
+    /// Readers for API requests: thread-safe, each read a consistent
+    /// snapshot that never blocks the writer. Calls block: the server makes
+    /// them off its event loops.
+    var reader: any StoreReading { get }
+
+    /// What `fleetctl status --json` shows, now.
+    func status() -> DaemonStatus
+
+    /// Nil when fleetd is ready to serve (fences loaded, storage working);
+    /// else why not, for `/readyz`.
+    func notReady() -> String?
+
+    /// Runs `change` with the store on the writer, between commits; returns
+    /// its result. Throws `StoreError` when it fails, `APIUnavailable` when
+    /// the daemon is stopping.
+    func change<T: Sendable>(_ change: @escaping @Sendable (any Store) throws(StoreError) -> T)
+        async throws -> T
+
+    /// The loaded fences file's GeoJSON text ("" when none is loaded).
+    func fencesDocument() -> [UInt8]
+
+    /// Validates `document` exactly as the fences file is validated; when
+    /// valid, writes it to the fences file atomically and loads it as
+    /// SIGHUP does. Returns the problems (empty: replaced and loaded), or
+    /// throws when it cannot be written.
+    func replaceFences(_ document: [UInt8]) async throws -> [FenceProblem]
+
+    /// One phone position (OsmAnd): screened as UDP fixes are, queued, and
+    /// answered once committed (or refused, or not taken). `peer` names
+    /// the sender in logs.
+    func ingest(_ fix: Fix, receivedMs: Int64, peer: String) async -> IngestOutcome
+}
+
+/// What became of one position offered through HTTP.
+public enum IngestOutcome: Sendable, Equatable {
+    /// Stored: the sender may forget it.
+    case committed
+    /// Refused by screening, with the reason and a detail.
+    case refused(RejectReason, String)
+    /// Not taken (queue full, or stopping): the sender should retry.
+    case busy
+    /// Taken but not committed within the wait (storage failing): the
+    /// sender should retry; a repeat is stored once.
+    case timedOut
+}
+
+/// The daemon is stopping: no more changes are taken.
+public struct APIUnavailable: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
+}

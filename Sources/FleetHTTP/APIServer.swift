@@ -1,0 +1,104 @@
+import FleetStorage
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// fleetd's HTTP side, one `Service` of the daemon's group: the API server
+/// (`[http] listen`), the OsmAnd server (`[listen] osmand`) when configured,
+/// and the event hub. On graceful shutdown the event streams end, then the
+/// servers finish their in-flight requests (OsmAnd requests wait for their
+/// commit, which the commit stage, stopped after this service, still makes).
+public final class APIServer: Service, Sendable {
+    public let hub: EventHub
+    private let settings: HTTPSettings
+    private let backend: any APIBackend
+    private let osmand: (host: String, port: Int)?
+    private let logger: Logger
+    private let auth: Authenticator
+    /// Called once a server is listening, with its name and bound address.
+    private let onListening: @Sendable (String, String) -> Void
+
+    public init(
+        settings: HTTPSettings, osmand: (host: String, port: Int)?, backend: any APIBackend,
+        logger: Logger, onListening: @escaping @Sendable (String, String) -> Void = { _, _ in }
+    ) {
+        self.settings = settings
+        self.backend = backend
+        self.osmand = osmand
+        self.logger = logger
+        self.onListening = onListening
+        hub = EventHub(
+            maxStreams: settings.maxStreams, buffer: settings.streamBuffer,
+            keepaliveS: settings.keepaliveS)
+        auth = Authenticator(backend: backend, settings: settings)
+    }
+
+    public func run() async throws {
+        var services: [any Service] = []
+        if let host = settings.host {
+            let deps = RouteDeps(backend: backend, auth: auth, hub: hub, settings: settings, logger: logger)
+            let router = APIRouter(routes: Self.routes(deps), authenticator: auth, logger: logger)
+            services.append(
+                app(
+                    "http", host, settings.port,
+                    CallbackResponder { request, context in await router.respond(request, context) }))
+        }
+        if let (host, port) = osmand {
+            let backend = backend, maxBody = min(settings.maxBodyBytes, 1 << 20), logger = logger
+            services.append(
+                app(
+                    "osmand", host, port,
+                    CallbackResponder { request, context in
+                        await OsmAndResponder.respond(
+                            request, context, backend: backend, maxBody: maxBody, logger: logger)
+                    }))
+        }
+        guard !services.isEmpty else { return }
+        let hub = hub, auth = auth, backend = backend
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await hub.run() }
+                group.addTask {
+                    // Token use, written every minute (and once at the end).
+                    while !Task.isCancelled, !Task.isShuttingDownGracefully {
+                        try? await Task.sleep(for: .seconds(60))
+                        let used = auth.takeTokenUse()
+                        if !used.isEmpty {
+                            _ = try? await backend.change { store throws(StoreError) in try store.tokensUsed(used) }
+                        }
+                    }
+                }
+                let group2 = ServiceGroup(
+                    configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
+                try await group2.run()
+                hub.close()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            hub.close()
+        }
+    }
+
+    private func app(
+        _ name: String, _ host: String, _ port: Int, _ responder: CallbackResponder<APIContext>
+    ) -> Application<CallbackResponder<APIContext>> {
+        let onListening = onListening
+        return Application(
+            responder: responder,
+            server: .http1(
+                configuration: .init(idleTimeout: .seconds(Int64(settings.idleTimeoutS)))),
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                onListening(name, channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)")
+            },
+            logger: logger)
+    }
+
+    static func routes(_ d: RouteDeps) -> [Route] {
+        HealthRoutes.make(d) + SessionRoutes.make(d) + DeviceRoutes.make(d) + PositionRoutes.make(d)
+            + AlertRoutes.make(d) + TripRoutes.make(d) + FenceRoutes.make(d) + StatusRoutes.make(d)
+            + EventRoutes.make(d)
+    }
+}

@@ -1,0 +1,99 @@
+import FleetAuth
+import FleetStorage
+import Foundation
+import Synchronization
+
+/// Finds who a request comes from: an `Authorization: Bearer` token, else
+/// the session cookie. Users and tokens are read from the store and kept
+/// for `cacheS` seconds, so a removed user or a revoked token stops working
+/// within that time. Token use is noted and written every minute.
+final class Authenticator: Sendable {
+    static let cookieName = "fleetd_session"
+    let sessions: SessionTable
+    let limiter: LoginLimiter
+    private let backend: any APIBackend
+    private let cacheS: TimeInterval = 30
+    private let users = Mutex<[String: (role: Role?, read: Date)]>([:])
+    private let tokens = Mutex<[String: (token: TokenRecord?, read: Date)]>([:])
+    private let used = Mutex<[String: Int64]>([:])
+
+    init(backend: any APIBackend, settings: HTTPSettings) {
+        self.backend = backend
+        sessions = SessionTable(idleS: settings.sessionIdleS)
+        limiter = LoginLimiter(limit: settings.loginFailures, windowS: settings.loginWindowS)
+    }
+
+    /// The identity of a request with these credentials; nil for none.
+    /// Throws `APIError` 401 for credentials that are wrong or expired.
+    func identify(bearer: String?, cookie: String?) async throws -> Identity? {
+        if let bearer {
+            let hash = TokenSecret.hash(bearer)
+            guard let token = try await token(hash: hash) else {
+                throw APIError.unauthorized("the bearer token is not valid (revoked or mistyped)")
+            }
+            used.withLock { $0[token.name] = Int64(Date().timeIntervalSince1970 * 1000) }
+            return Identity(kind: .token, name: token.name, role: token.role)
+        }
+        if let cookie {
+            guard let name = sessions.user(of: cookie) else {
+                throw APIError.unauthorized("the session has ended: log in again")
+            }
+            guard let role = try await role(of: name) else {
+                sessions.close(cookie)
+                throw APIError.unauthorized("user \(name) no longer exists")
+            }
+            return Identity(kind: .user, name: name, role: role)
+        }
+        return nil
+    }
+
+    private func token(hash: String) async throws -> TokenRecord? {
+        let now = Date()
+        if let hit = tokens.withLock({ $0[hash] }), now.timeIntervalSince(hit.read) < cacheS {
+            return hit.token
+        }
+        let reader = backend.reader
+        let token = try await Blocking.run { () throws(StoreError) in try reader.token(secretHash: hash) }
+        tokens.withLock { t in
+            if t.count > 10_000 { t.removeAll() }
+            // Unknown secrets are not remembered (a flood of guesses must not fill memory).
+            if token != nil { t[hash] = (token, now) }
+        }
+        return token
+    }
+
+    private func role(of user: String) async throws -> Role? {
+        let now = Date()
+        if let hit = users.withLock({ $0[user] }), now.timeIntervalSince(hit.read) < cacheS {
+            return hit.role
+        }
+        let reader = backend.reader
+        let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user) }
+        users.withLock { u in
+            if u.count > 10_000 { u.removeAll() }
+            u[user] = (record?.role, now)
+        }
+        return record?.role
+    }
+
+    /// Checks a login. Returns the user's role, or nil when the name or the
+    /// password is wrong (the same answer and about the same time for both).
+    func login(user: String, password: String) async throws -> Role? {
+        let reader = backend.reader
+        let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user) }
+        let ok = await Blocking.run { () -> Bool in
+            // An unknown user costs the same bcrypt as a known one.
+            let hash = record?.passwordHash ?? Self.decoyHash
+            return PasswordHash.check(password, against: hash) && record != nil
+        }
+        guard ok, let record else { return nil }
+        users.withLock { $0[user] = (record.role, Date()) }
+        return record.role
+    }
+
+    /// A bcrypt hash no password matches, checked for unknown users.
+    private static let decoyHash = PasswordHash.make(TokenSecret.make())
+
+    /// Token use noted since the last call (name → Unix ms), emptied.
+    func takeTokenUse() -> [String: Int64] { used.withLock { u in defer { u = [:] }; return u } }
+}

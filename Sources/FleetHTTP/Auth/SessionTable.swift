@@ -1,0 +1,53 @@
+import FleetAuth
+import Foundation
+import Synchronization
+
+/// Login sessions, in memory: a random 256-bit id (the cookie's value) →
+/// the user, ending `idleS` after last use. A restart of fleetd ends every
+/// session (users log in again); the table is bounded (the oldest go first).
+final class SessionTable: Sendable {
+    private struct Entry {
+        var user: String
+        var lastUsed: Date
+    }
+    private let entries = Mutex<[String: Entry]>([:])
+    let idleS: TimeInterval
+    let maxSessions: Int
+
+    init(idleS: Int, maxSessions: Int = 100_000) {
+        self.idleS = TimeInterval(idleS)
+        self.maxSessions = maxSessions
+    }
+
+    /// A new session for `user`; returns its id.
+    func open(user: String, now: Date = Date()) -> String {
+        var g = SystemRandomNumberGenerator()
+        let id = TokenSecret.base64URL((0..<32).map { _ in UInt8.random(in: 0...255, using: &g) })
+        entries.withLock { e in
+            if e.count >= maxSessions {
+                e = e.filter { now.timeIntervalSince($0.value.lastUsed) < idleS }
+                if e.count >= maxSessions, let oldest = e.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+                    e[oldest.key] = nil
+                }
+            }
+            e[id] = Entry(user: user, lastUsed: now)
+        }
+        return id
+    }
+
+    /// The user of session `id`, when it is open (and marks it used).
+    func user(of id: String, now: Date = Date()) -> String? {
+        entries.withLock { e in
+            guard var entry = e[id] else { return nil }
+            guard now.timeIntervalSince(entry.lastUsed) < idleS else {
+                e[id] = nil
+                return nil
+            }
+            entry.lastUsed = now
+            e[id] = entry
+            return entry.user
+        }
+    }
+
+    func close(_ id: String) { _ = entries.withLock { $0.removeValue(forKey: id) } }
+}

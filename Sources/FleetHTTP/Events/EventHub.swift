@@ -1,0 +1,162 @@
+import FleetStorage
+import FleetTracking
+import Foundation
+import Synchronization
+
+/// The live stream's fan-out. The commit stage tells it of each commit
+/// (`publish`, on the writer thread: it only appends to a queue and wakes
+/// the hub's task, so the writer never waits on a client). The hub's task
+/// formats each event once and offers it to every matching subscriber's
+/// bounded buffer; a subscriber whose buffer is full is too slow and is
+/// ended (its client reconnects with `Last-Event-ID` and catches up from
+/// the database). Positions: each device's newest committed position, at
+/// most once a second per device. A keep-alive comment goes to everyone
+/// every `keepaliveS`.
+public final class EventHub: Sendable {
+    final class Subscriber: Sendable {
+        let filter: EventFilter
+        let continuation: AsyncStream<LiveEvent>.Continuation
+        init(filter: EventFilter, continuation: AsyncStream<LiveEvent>.Continuation) {
+            self.filter = filter
+            self.continuation = continuation
+        }
+    }
+
+    private struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var nextId = 0
+        var closed = false
+        var wantPositions = 0
+        /// Commits not yet fanned out.
+        var pending: [(alerts: [AlertRecord], positions: [PositionRow])] = []
+    }
+
+    private let state = Mutex(State())
+    private let wake: AsyncStream<Void>.Continuation
+    private let wakes: AsyncStream<Void>
+    let maxStreams: Int
+    let buffer: Int
+    let keepaliveS: Int
+
+    public init(maxStreams: Int, buffer: Int, keepaliveS: Int) {
+        self.maxStreams = maxStreams
+        self.buffer = buffer
+        self.keepaliveS = keepaliveS
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Streams open now.
+    public var streams: Int { state.withLock { $0.subscribers.count } }
+
+    /// A committed batch: its alerts as stored and its positions. Quick and
+    /// non-blocking (called on the writer thread).
+    public func publish(alerts: [AlertRecord], positions: [PositionRow]) {
+        let queued = state.withLock { s -> Bool in
+            guard !s.subscribers.isEmpty, !s.closed else { return false }
+            guard !alerts.isEmpty || s.wantPositions > 0 else { return false }
+            s.pending.append((alerts, s.wantPositions > 0 ? positions : []))
+            return true
+        }
+        if queued { wake.yield() }
+    }
+
+    /// A new subscriber's events; nil when `maxStreams` are open or the hub is closed.
+    func subscribe(_ filter: EventFilter) -> (id: Int, events: AsyncStream<LiveEvent>)? {
+        let (events, continuation) = AsyncStream.makeStream(
+            of: LiveEvent.self, bufferingPolicy: .bufferingOldest(buffer))
+        let id = state.withLock { s -> Int? in
+            guard !s.closed, s.subscribers.count < maxStreams else { return nil }
+            s.nextId += 1
+            s.subscribers[s.nextId] = Subscriber(filter: filter, continuation: continuation)
+            if filter.positions { s.wantPositions += 1 }
+            return s.nextId
+        }
+        guard let id else { return nil }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        return (id, events)
+    }
+
+    private func unsubscribe(_ id: Int) {
+        state.withLock { s in
+            if let sub = s.subscribers.removeValue(forKey: id), sub.filter.positions {
+                s.wantPositions -= 1
+            }
+        }
+    }
+
+    /// Ends every stream and refuses new ones (the server is stopping).
+    public func close() {
+        let subs = state.withLock { s -> [Subscriber] in
+            s.closed = true
+            return Array(s.subscribers.values)
+        }
+        for sub in subs { sub.continuation.finish() }
+        wake.finish()
+    }
+
+    /// The hub's task: fans out commits as they come, positions once a
+    /// second, keep-alives every `keepaliveS`. Returns once closed.
+    func run() async {
+        var lastSent: [String: Int64] = [:]
+        var held: [String: PositionRow] = [:]
+        var lastPing = Date()
+        var lastFlush = Date()
+        await withTaskGroup(of: Void.self) { group in
+            // A tick a second, to flush held positions and send keep-alives.
+            group.addTask { [wake] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    wake.yield()
+                }
+            }
+            for await _ in wakes {
+                let (pending, subs) = state.withLock { s in
+                    defer { s.pending.removeAll(keepingCapacity: true) }
+                    return (s.pending, Array(s.subscribers.values))
+                }
+                var events: [LiveEvent] = []
+                for commit in pending {
+                    for a in commit.alerts {
+                        events.append(
+                            LiveEvent(
+                                kind: .alert, id: a.id, device: a.device, type: a.type, fence: a.fence,
+                                json: RecordCoding.line(a)))
+                    }
+                    for p in commit.positions where p.disposition == .accepted {
+                        if let h = held[p.fix.device], h.fix.time > p.fix.time { continue }
+                        held[p.fix.device] = p
+                    }
+                }
+                let now = Date()
+                let nowMs = Int64(now.timeIntervalSince1970 * 1000)
+                if now.timeIntervalSince(lastFlush) >= 0.2 || held.count > 100_000 {
+                    lastFlush = now
+                    for (device, p) in held where nowMs - (lastSent[device] ?? 0) >= 1000 {
+                        lastSent[device] = nowMs
+                        held[device] = nil
+                        events.append(
+                            LiveEvent(
+                                kind: .position, id: 0, device: device, type: nil, fence: nil,
+                                json: RecordCoding.line(PositionRecord(fix: p.fix, disposition: 0))))
+                    }
+                    if lastSent.count > 1_000_000 { lastSent.removeAll() }
+                }
+                if now.timeIntervalSince(lastPing) >= Double(keepaliveS) {
+                    lastPing = now
+                    events.append(.ping)
+                }
+                guard !events.isEmpty else { continue }
+                for sub in subs {
+                    for e in events where sub.filter.admits(e) {
+                        if case .dropped = sub.continuation.yield(e) {
+                            // Too slow: ended; its client catches up on reconnect.
+                            sub.continuation.finish()
+                            break
+                        }
+                    }
+                }
+            }
+            group.cancelAll()
+        }
+    }
+}

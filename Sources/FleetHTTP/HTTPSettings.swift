@@ -1,0 +1,31 @@
+/// How the HTTP server behaves (`[http]` in the config).
+public struct HTTPSettings: Sendable, Equatable {
+    /// Where the API listens; nil: off.
+    public var host: String?
+    public var port: Int = 8080
+    /// Largest request body taken, bytes (413 beyond).
+    public var maxBodyBytes = 16 * 1024 * 1024
+    /// Most event streams open at once (503 with `Retry-After` beyond).
+    public var maxStreams = 1000
+    /// A connection with no complete request for this long is closed (also
+    /// bounds a slow client's request head), seconds.
+    public var idleTimeoutS = 30
+    /// A request body must arrive within this, seconds (408 beyond).
+    public var bodyTimeoutS = 30
+    /// A session ends this long after its last use, seconds.
+    public var sessionIdleS = 12 * 3600
+    /// Session cookies carry `Secure` (for a server behind TLS). Also set
+    /// when the request says `X-Forwarded-Proto: https`.
+    public var secureCookies = false
+    /// A comment line on each event stream this often, seconds.
+    public var keepaliveS = 15
+    /// Events a stream may hold unsent before its client counts as too slow
+    /// and is disconnected.
+    public var streamBuffer = 10_000
+    /// Failed logins per user name and per address within `loginWindowS`
+    /// before further attempts get 429.
+    public var loginFailures = 5
+    public var loginWindowS = 300
+
+    public init() {}
+}

@@ -1,0 +1,71 @@
+import FleetProtocols
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The OsmAnd door (Traccar Client, OsmAnd): `GET` or `POST` on any path,
+/// the position in the query, a form body or a JSON body
+/// (`OsmAndDecoder`). 200 only once the fix is committed (the apps drop a
+/// position from their buffer on any status below 400); 400 with the
+/// reject reason for a bad request; 404 for an unknown device when unknown
+/// devices are refused; 503 with `Retry-After` when the fix was not
+/// stored in time (overload, storage failing, stopping).
+enum OsmAndResponder {
+    static func respond(
+        _ request: Request, _ context: APIContext, backend: any APIBackend, maxBody: Int,
+        logger: Logger
+    ) async -> Response {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        guard request.method == .get || request.method == .post else {
+            var h = HTTPFields()
+            h[.allow] = "GET, POST"
+            return text(.methodNotAllowed, "only GET and POST", h)
+        }
+        var pairs = FormEncoding.pairs(request.uri.query ?? "")
+        let decoded: Result<Fix, OsmAndDecoder.Rejection>
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        var body: [UInt8] = []
+        if request.method == .post {
+            do {
+                var buffer = try await request.body.collect(upTo: maxBody)
+                body = buffer.readBytes(length: buffer.readableBytes) ?? []
+            } catch {
+                return text(.contentTooLarge, "body larger than \(maxBody) bytes")
+            }
+        }
+        if type.hasPrefix("application/json"), !body.isEmpty {
+            decoded = OsmAndDecoder.decode(json: body, receivedMs: now)
+        } else {
+            if !body.isEmpty { pairs += FormEncoding.pairs(String(decoding: body, as: UTF8.self)) }
+            decoded = OsmAndDecoder.decode(pairs: pairs, receivedMs: now)
+        }
+        switch decoded {
+        case .failure(let r):
+            return text(.badRequest, "\(r.reason.rawValue): \(r.detail)")
+        case .success(let fix):
+            switch await backend.ingest(fix, receivedMs: now, peer: context.peer) {
+            case .committed:
+                return Response(status: .ok)
+            case .refused(let reason, let detail):
+                return text(reason == .unknownDevice ? .notFound : .badRequest, "\(reason.rawValue): \(detail)")
+            case .busy:
+                var h = HTTPFields()
+                h[.retryAfter] = "5"
+                return text(.serviceUnavailable, "overload: not taken, send it again", h)
+            case .timedOut:
+                var h = HTTPFields()
+                h[.retryAfter] = "10"
+                return text(.serviceUnavailable, "not yet stored (storage is slow or failing): send it again", h)
+            }
+        }
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ message: String, _ headers: HTTPFields = [:])
+        -> Response
+    {
+        var h = headers
+        h[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}

@@ -1,0 +1,55 @@
+import FleetStorage
+import Hummingbird
+
+/// `GET /api/v1/alerts` (oldest first after `since`, an alert id or a
+/// time) and `POST /api/v1/alerts/{id}/ack` (operator).
+enum AlertRoutes {
+    static func make(_ d: RouteDeps) -> [Route] {
+        [
+            Route(
+                .get, "/api/v1/alerts", role: .viewer,
+                parameters: ["since", "device", "type", "fence", "limit"]
+            ) { r in
+                let limit = try r.int("limit", default: 1000, range: 1...10_000)
+                var filter = try filter(r)
+                var after: Int64 = 0
+                if let since = r.query["since"] {
+                    if let id = Int64(since), id >= 0, id < 1_000_000_000_000 {
+                        after = id
+                    } else {
+                        filter.sinceMs = try r.time("since")
+                    }
+                }
+                let alerts = try await d.read { [filter, after] in try $0.alerts(afterId: after, limit: limit, filter: filter) }
+                var q = r.query
+                q["since"] = alerts.last.map { String($0.id) }
+                q["limit"] = String(limit)
+                return Replies.page(
+                    alerts.map(RecordCoding.line),
+                    next: alerts.count == limit ? Replies.link("/api/v1/alerts", q) : nil)
+            },
+            Route(.post, "/api/v1/alerts/{id}/ack", role: .operator) { r in
+                guard let id = Int64(r.path["id"]!), id > 0 else {
+                    throw APIError.badParameter("id", "\"\(r.path["id"]!.prefix(40))\" is not an alert id")
+                }
+                let who = r.caller.actor
+                let at = DeviceRoutes.now()
+                let audit = AuditRecord(timeMs: at, actor: who, action: "alert.ack", target: String(id))
+                let alert = try await d.backend.change { store throws(StoreError) in
+                    try store.acknowledge(alert: id, by: who, atMs: at, audit: audit)
+                }
+                guard let alert else { throw APIError.notFound("no alert \(id)") }
+                return Replies.record(alert)
+            },
+        ]
+    }
+
+    /// `device`, `type`, `fence` as an `AlertFilter`.
+    static func filter(_ r: APIRequest) throws(APIError) -> AlertFilter {
+        var f = AlertFilter()
+        if let device = r.query["device"] { f.device = try r.device(device) }
+        f.type = r.query["type"]
+        f.fence = r.query["fence"]
+        return f
+    }
+}

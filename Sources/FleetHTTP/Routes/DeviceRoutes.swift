@@ -1,0 +1,93 @@
+import FleetJSON
+import FleetStorage
+import Foundation
+import Hummingbird
+
+/// `/api/v1/devices`: list (paged by id), one, register or update (`PUT`,
+/// operator), unregister (`DELETE`, operator; positions, alerts and trips stay).
+enum DeviceRoutes {
+    static func make(_ d: RouteDeps) -> [Route] {
+        [
+            Route(.get, "/api/v1/devices", role: .viewer, parameters: ["limit", "after"]) { r in
+                let limit = try r.int("limit", default: 1000, range: 1...10_000)
+                let after = r.query["after"] ?? ""
+                let all = try await d.read { try $0.devices() }
+                let page = Array(all.lazy.filter { $0.ident > after }.prefix(limit))
+                let next =
+                    page.count == limit
+                    ? Replies.link("/api/v1/devices", ["limit": String(limit), "after": page.last!.ident])
+                    : nil
+                return Replies.page(page.map(RecordCoding.line), next: next)
+            },
+            Route(.get, "/api/v1/devices/{id}", role: .viewer) { r in
+                let id = try r.device(r.path["id"]!, name: "id")
+                guard let device = try await d.read({ try $0.device(id) }) else {
+                    throw APIError.notFound("no device \(id)")
+                }
+                let last = try await d.read { try $0.positions(device: id, fromMs: device.lastFix, toMs: nil, limit: 1) }
+                var line = RecordCoding.line(device)
+                line.removeLast()
+                line += ",\"last_position\":" + (last.first.map(RecordCoding.line) ?? "null") + "}"
+                return Replies.json(line)
+            },
+            Route(.put, "/api/v1/devices/{id}", role: .operator) { r in
+                let id = try r.device(r.path["id"]!, name: "id")
+                let body = try await r.jsonBody(limit: 64 * 1024, timeoutS: d.settings.bodyTimeoutS)
+                let reg = try registration(id, body)
+                let audit = AuditRecord(
+                    timeMs: now(), actor: r.caller.actor, action: "device.put", target: id,
+                    detail: String(decoding: body.prefix(500), as: UTF8.self))
+                try await d.backend.change { store throws(StoreError) in try store.register(reg, audit: audit) }
+                guard let device = try await d.read({ try $0.device(id) }) else {
+                    throw APIError.notFound("no device \(id)")
+                }
+                return Replies.record(device)
+            },
+            Route(.delete, "/api/v1/devices/{id}", role: .operator) { r in
+                let id = try r.device(r.path["id"]!, name: "id")
+                let audit = AuditRecord(timeMs: now(), actor: r.caller.actor, action: "device.delete", target: id)
+                let removed = try await d.backend.change { store throws(StoreError) in
+                    try store.unregister(id, audit: audit)
+                }
+                guard removed else { throw APIError.notFound("device \(id) is not registered") }
+                return Replies.json("{\"device\":\(JSONValue.quote(id)),\"registered\":false}")
+            },
+        ]
+    }
+
+    /// `{"name","plate","vin"}` (each a string or null; absent = null): 422 lists every problem.
+    static func registration(_ id: String, _ body: [UInt8]) throws -> DeviceRegistration {
+        let doc: JSONValue
+        do {
+            doc = try JSONReader.parseDocument(body)
+        } catch {
+            throw APIError(.badRequest, "bad JSON", "\(error)")
+        }
+        guard case .object(let members) = doc else {
+            throw APIError(
+                .unprocessableContent, "invalid device", "the body must be an object, found \(doc.kindName)",
+                problems: ["the body must be an object, found \(doc.kindName)"])
+        }
+        var problems: [String] = []
+        var values: [String: String] = [:]
+        for (k, v) in members {
+            guard ["name", "plate", "vin"].contains(k) else {
+                problems.append("\(k.prefix(40)): unknown field (known: name, plate, vin)")
+                continue
+            }
+            switch v {
+            case .null: break
+            case .string(let s) where s.count <= 200: values[k] = s
+            case .string: problems.append("\(k): longer than 200 characters")
+            default: problems.append("\(k): must be a string or null, found \(v.kindName)")
+            }
+        }
+        guard problems.isEmpty else {
+            throw APIError(.unprocessableContent, "invalid device", problems.joined(separator: "; "), problems: problems)
+        }
+        return DeviceRegistration(
+            ident: id, name: values["name"], plate: values["plate"], vin: values["vin"], replace: true)
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}

@@ -1,0 +1,79 @@
+import FleetStorage
+import HTTPTypes
+import Hummingbird
+
+/// `GET /api/v1/events`: Server-Sent Events. `alert` events (id = the
+/// alert's id) for every committed alert, `position` events (a device's
+/// newest committed position, at most once a second; `positions=off`
+/// skips them); filters `device`, `type`, `fence`. With `Last-Event-ID`
+/// (or `last_event_id=`) the alerts missed since that id come first, from
+/// the database, then the live ones, none twice. Accepts the session
+/// cookie (browsers' EventSource cannot send Authorization) or a token.
+enum EventRoutes {
+    static func make(_ d: RouteDeps) -> [Route] {
+        [
+            Route(
+                .get, "/api/v1/events", role: .viewer,
+                parameters: ["device", "type", "fence", "positions", "last_event_id"]
+            ) { r in
+                var filter = EventFilter()
+                if let device = r.query["device"] { filter.device = try r.device(device) }
+                filter.type = r.query["type"]
+                filter.fence = r.query["fence"]
+                switch r.query["positions"] {
+                case nil, "on"?: filter.positions = true
+                case "off"?: filter.positions = false
+                case let v?: throw APIError.badParameter("positions", "\"\(v.prefix(20))\" is neither on nor off")
+                }
+                var after: Int64?
+                if let text = r.header(HTTPField.Name("Last-Event-ID")!) ?? r.query["last_event_id"], !text.isEmpty {
+                    guard let id = Int64(text), id >= 0 else {
+                        throw APIError.badParameter("Last-Event-ID", "\"\(text.prefix(20))\" is not an alert id")
+                    }
+                    after = id
+                }
+                // Subscribed before the catch-up read: an alert committed meanwhile is in one or both.
+                guard let (_, events) = d.hub.subscribe(filter) else {
+                    var e = APIError(
+                        .serviceUnavailable, "too many streams",
+                        "\(d.hub.maxStreams) event streams are open (http.max_streams); retry later")
+                    e.headers[.retryAfter] = "10"
+                    throw e
+                }
+                var h = HTTPFields()
+                h[.contentType] = "text/event-stream"
+                h[.cacheControl] = "no-store"
+                h[HTTPField.Name("X-Accel-Buffering")!] = "no"
+                let alertFilter = AlertFilter(device: filter.device, type: filter.type, fence: filter.fence)
+                let stream = events
+                let resume = after
+                return Response(
+                    status: .ok, headers: h,
+                    body: ResponseBody { writer in
+                        try await writer.write(ByteBuffer(string: "retry: 2000\n: connected\n\n"))
+                        var last = resume ?? 0
+                        if let resume {
+                            var from = resume
+                            while true {
+                                let start = from
+                                let page = try await d.read { try $0.alerts(afterId: start, limit: 1000, filter: alertFilter) }
+                                for a in page {
+                                    try await writer.write(
+                                        ByteBuffer(string: "id: \(a.id)\nevent: alert\ndata: \(RecordCoding.line(a))\n\n"))
+                                }
+                                guard let end = page.last?.id else { break }
+                                from = end
+                                last = end
+                                if page.count < 1000 { break }
+                            }
+                        }
+                        for await e in stream {
+                            if e.kind == .alert, e.id <= last { continue }
+                            try await writer.write(ByteBuffer(string: e.text))
+                        }
+                        try await writer.finish(nil)
+                    })
+            }
+        ]
+    }
+}

@@ -1,0 +1,18 @@
+import FleetStorage
+import Logging
+
+/// What route handlers share: the daemon, the authenticator, the event
+/// hub, the settings.
+struct RouteDeps: Sendable {
+    let backend: any APIBackend
+    let auth: Authenticator
+    let hub: EventHub
+    let settings: HTTPSettings
+    let logger: Logger
+
+    /// A store read, off the event loops.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReading) throws -> T) async throws -> T {
+        let reader = backend.reader
+        return try await Blocking.run { () throws -> T in try body(reader) }
+    }
+}

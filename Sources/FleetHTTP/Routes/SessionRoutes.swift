@@ -1,0 +1,87 @@
+import FleetJSON
+import FleetStorage
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `POST /api/v1/session` (log in: `{"user","password"}` → session
+/// cookie), `GET` (who am I), `DELETE` (log out).
+enum SessionRoutes {
+    static func make(_ d: RouteDeps) -> [Route] {
+        [
+            Route(.post, "/api/v1/session", role: nil) { r in try await login(r, d) },
+            Route(.get, "/api/v1/session", role: .viewer) { r in
+                Replies.json(
+                    "{\"user\":\(JSONValue.quote(r.caller.name)),\"kind\":\"\(r.caller.kind.rawValue)\",\"role\":\"\(r.caller.role.rawValue)\"}"
+                )
+            },
+            Route(.delete, "/api/v1/session", role: nil) { r in
+                if let id = APIRouter.cookie(r.request) { d.auth.sessions.close(id) }
+                var h = HTTPFields()
+                h[.setCookie] = cookie("", r, d, maxAge: 0)
+                return Replies.json(#"{"status":"logged out"}"#, headers: h)
+            },
+        ]
+    }
+
+    static func login(_ r: APIRequest, _ d: RouteDeps) async throws -> Response {
+        let body = try await r.jsonBody(limit: 64 * 1024, timeoutS: d.settings.bodyTimeoutS)
+        let doc: JSONValue
+        do {
+            doc = try JSONReader.parseDocument(body)
+        } catch {
+            throw APIError(.badRequest, "bad JSON", "\(error)")
+        }
+        var problems: [String] = []
+        var user = "", password = ""
+        switch doc["user"] {
+        case .string(let s)?: user = s
+        case nil: problems.append("user: missing")
+        case let v?: problems.append("user: must be a string, found \(v.kindName)")
+        }
+        switch doc["password"] {
+        case .string(let s)?: password = s
+        case nil: problems.append("password: missing")
+        case let v?: problems.append("password: must be a string, found \(v.kindName)")
+        }
+        if case .object(let members) = doc {
+            for (k, _) in members where k != "user" && k != "password" {
+                problems.append("\(k.prefix(40)): unknown field")
+            }
+        } else {
+            problems = ["the body must be an object {\"user\",\"password\"}, found \(doc.kindName)"]
+        }
+        guard problems.isEmpty else {
+            throw APIError(.unprocessableContent, "invalid login request", problems.joined(separator: "; "), problems: problems)
+        }
+        if let wait = d.auth.limiter.wait(user: user, address: r.context.peer) {
+            var e = APIError(
+                .tooManyRequests, "too many failed logins",
+                "too many failed logins for this user or from this address: try again in \(wait) s")
+            e.headers[.retryAfter] = String(wait)
+            throw e
+        }
+        guard let role = try await d.auth.login(user: user, password: password) else {
+            d.auth.limiter.failed(user: user, address: r.context.peer)
+            d.logger.notice("failed login for \(user.prefix(64)) from \(r.context.peer)")
+            throw APIError(.unauthorized, "login failed", "wrong user name or password")
+        }
+        d.auth.limiter.succeeded(user: user)
+        let id = d.auth.sessions.open(user: user)
+        var h = HTTPFields()
+        h[.setCookie] = cookie(id, r, d, maxAge: d.settings.sessionIdleS)
+        return Replies.json(
+            "{\"user\":\(JSONValue.quote(user)),\"kind\":\"user\",\"role\":\"\(role.rawValue)\"}",
+            headers: h)
+    }
+
+    /// The session cookie: HttpOnly, SameSite=Strict, path `/`, `Secure`
+    /// behind TLS (`http.secure_cookies`, or `X-Forwarded-Proto: https`).
+    static func cookie(_ value: String, _ r: APIRequest, _ d: RouteDeps, maxAge: Int) -> String {
+        let secure =
+            d.settings.secureCookies
+            || r.header(HTTPField.Name("X-Forwarded-Proto")!)?.lowercased() == "https"
+        return "\(Authenticator.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+            + (secure ? "; Secure" : "")
+    }
+}
