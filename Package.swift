@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
@@ -63,7 +64,8 @@ let package = Package(
         .target(
             name: "FleetDaemon",
             dependencies: [
-                "FleetGeo", "FleetHTTP", "FleetProtocols", "FleetTracking", "FleetStorage", "FleetSystemd",
+                "FleetGeo", "FleetHTTP", "FleetProtocols", "FleetTracking", "FleetStorage",
+                "FleetSystemd",
                 "CBatchUDP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -101,7 +103,8 @@ let package = Package(
         .executableTarget(
             name: "fleetctl",
             dependencies: [
-                "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage", "FleetSQLite",
+                "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage",
+                "FleetSQLite",
                 "FleetTracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -164,7 +167,13 @@ let package = Package(
             path: "Simulator/Tests/FleetSimCoreTests", swiftSettings: strict),
         // Starts the built binaries as real processes; sends real UDP on loopback.
         .testTarget(
-            name: "EndToEndTests", dependencies: ["FleetSimCore", "FleetProtocols"],
+            name: "EndToEndTests",
+            dependencies: [
+                "FleetSimCore", "FleetProtocols",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict),
     ]
 )

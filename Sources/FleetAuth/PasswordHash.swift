@@ -26,7 +26,9 @@ public enum PasswordHash {
     public static func problem(_ password: String) -> String? {
         let n = password.utf8.count
         if n < 8 { return "a password needs at least 8 characters" }
-        if n > maxBytes { return "a password may have at most \(maxBytes) bytes (bcrypt reads no more)" }
+        if n > maxBytes {
+            return "a password may have at most \(maxBytes) bytes (bcrypt reads no more)"
+        }
         return nil
     }
 }

@@ -48,6 +48,7 @@ public struct APIError: Error, Sendable {
         var h = headers
         h[.contentType] = "application/json"
         h[.cacheControl] = "no-store"
-        return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(string: body)))
+        return Response(
+            status: status, headers: h, body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }

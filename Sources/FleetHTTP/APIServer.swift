@@ -38,12 +38,14 @@ public final class APIServer: Service, Sendable {
     public func run() async throws {
         var services: [any Service] = []
         if let host = settings.host {
-            let deps = RouteDeps(backend: backend, auth: auth, hub: hub, settings: settings, logger: logger)
+            let deps = RouteDeps(
+                backend: backend, auth: auth, hub: hub, settings: settings, logger: logger)
             let router = APIRouter(routes: Self.routes(deps), authenticator: auth, logger: logger)
             services.append(
                 app(
                     "http", host, settings.port,
-                    CallbackResponder { request, context in await router.respond(request, context) }))
+                    CallbackResponder { request, context in await router.respond(request, context) }
+                ))
         }
         if let (host, port) = osmand {
             let backend = backend, maxBody = min(settings.maxBodyBytes, 1 << 20), logger = logger
@@ -56,30 +58,40 @@ public final class APIServer: Service, Sendable {
                     }))
         }
         guard !services.isEmpty else { return }
-        let hub = hub, auth = auth, backend = backend
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await hub.run() }
-                group.addTask {
-                    // Token use, written every minute (and once at the end).
-                    while !Task.isCancelled, !Task.isShuttingDownGracefully {
-                        try? await Task.sleep(for: .seconds(60))
-                        let used = auth.takeTokenUse()
-                        if !used.isEmpty {
-                            _ = try? await backend.change { store throws(StoreError) in try store.tokensUsed(used) }
+        let hub = hub, auth = auth, backend = backend, logger = logger
+        var config = ServiceGroupConfiguration(
+            services: services.map { .init(service: $0) }, logger: logger)
+        // What has not finished in time is cut off (the commit stage still waits behind).
+        config.maximumGracefulShutdownDuration = Self.shutdownLimit
+        let servers = ServiceGroup(configuration: config)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await hub.run() }
+            group.addTask {
+                // Token use, written every minute (and once at the end).
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(60))
+                    let used = auth.takeTokenUse()
+                    if !used.isEmpty {
+                        _ = try? await backend.change { store throws(StoreError) in
+                            try store.tokensUsed(used)
                         }
                     }
                 }
-                let group2 = ServiceGroup(
-                    configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
-                try await group2.run()
-                hub.close()
-                group.cancelAll()
             }
-        } onGracefulShutdown: {
+            try await withGracefulShutdownHandler {
+                try await servers.run()
+            } onGracefulShutdown: {
+                // Streams end first, so the servers' in-flight requests can finish.
+                logger.info("http: ending \(hub.streams) event streams")
+                hub.close()
+            }
             hub.close()
+            group.cancelAll()
         }
     }
+
+    /// Longest the servers may take to finish their requests at shutdown.
+    static let shutdownLimit = Duration.seconds(10)
 
     private func app(
         _ name: String, _ host: String, _ port: Int, _ responder: CallbackResponder<APIContext>
@@ -91,7 +103,10 @@ public final class APIServer: Service, Sendable {
                 configuration: .init(idleTimeout: .seconds(Int64(settings.idleTimeoutS)))),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
-                onListening(name, channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" } ?? "\(host):\(port)")
+                onListening(
+                    name,
+                    channel.localAddress.map { "\($0.ipAddress ?? host):\($0.port ?? port)" }
+                        ?? "\(host):\(port)")
             },
             logger: logger)
     }

@@ -31,8 +31,9 @@ enum AdminSQL {
 
     /// False when there is no alert `id`; an alert already acknowledged keeps its first acknowledgement.
     static func acknowledge(_ id: Int64, by: String, atMs: Int64, _ db: Database) throws -> Bool {
-        guard try Int64.fetchOne(db, sql: "SELECT id FROM alerts WHERE id = ?", arguments: [id])
-            != nil
+        guard
+            try Int64.fetchOne(db, sql: "SELECT id FROM alerts WHERE id = ?", arguments: [id])
+                != nil
         else { return false }
         try db.execute(
             sql: "UPDATE alerts SET acked_by = ?, acked_ms = ? WHERE id = ? AND acked_by IS NULL",

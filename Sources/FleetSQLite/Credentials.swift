@@ -97,7 +97,8 @@ public final class Credentials {
                 action: action, target: target, detail: detail), db)
     }
 
-    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T
+    {
         do {
             return try queue.write(body)
         } catch {

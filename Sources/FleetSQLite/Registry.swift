@@ -27,7 +27,8 @@ public final class Registry {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         try write("cannot add device \(ident)") { db in
             try AdminSQL.register(
-                DeviceRegistration(ident: ident, name: name, plate: plate, vin: vin), nowMs: now, db)
+                DeviceRegistration(ident: ident, name: name, plate: plate, vin: vin), nowMs: now, db
+            )
             try AdminSQL.record(
                 AuditRecord(timeMs: now, actor: actor, action: "device.add", target: ident), db)
         }
@@ -47,7 +48,8 @@ public final class Registry {
         }
     }
 
-    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T
+    {
         do {
             return try queue.write(body)
         } catch {

@@ -47,13 +47,15 @@ extension SQLiteStore {
         try write("cannot note token use") { db in
             for (name, ms) in lastUsed {
                 try db.execute(
-                    sql: "UPDATE tokens SET last_used_ms = max(coalesce(last_used_ms, 0), ?) WHERE name = ?",
+                    sql:
+                        "UPDATE tokens SET last_used_ms = max(coalesce(last_used_ms, 0), ?) WHERE name = ?",
                     arguments: [ms, name])
             }
         }
     }
 
-    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T
+    {
         do {
             return try queue.write(body)
         } catch {

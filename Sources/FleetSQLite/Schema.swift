@@ -151,8 +151,9 @@ public enum Schema {
             // written before keep them (and a NULL `state`) until next written.
             try db.execute(sql: "ALTER TABLE device_state ADD COLUMN state BLOB")
         }
-        m.registerMigration("v8: people and programs: users, tokens, audit, alert acks, phone extras")
-        { db in
+        m.registerMigration(
+            "v8: people and programs: users, tokens, audit, alert acks, phone extras"
+        ) { db in
             try db.execute(
                 sql: """
                     ALTER TABLE alerts ADD COLUMN acked_by TEXT;

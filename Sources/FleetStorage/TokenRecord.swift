@@ -12,7 +12,8 @@ public struct TokenRecord: Sendable, Equatable {
     /// minute or so), or nil when never used.
     public var lastUsedMs: Int64?
 
-    public init(name: String, role: Role, secretHash: String, createdMs: Int64, lastUsedMs: Int64?) {
+    public init(name: String, role: Role, secretHash: String, createdMs: Int64, lastUsedMs: Int64?)
+    {
         self.name = name
         self.role = role
         self.secretHash = secretHash

@@ -19,7 +19,8 @@ public struct UserRecord: Sendable, Equatable {
     public static func validName(_ s: String) -> Bool {
         !s.isEmpty && s.utf8.count <= 64
             && s.utf8.allSatisfy {
-                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A)
+                    || ($0 >= 0x61 && $0 <= 0x7A)
                     || $0 == 0x2E || $0 == 0x5F || $0 == 0x40 || $0 == 0x2D
             }
     }

@@ -20,7 +20,10 @@ struct AuditCommand: ParsableCommand {
             return
         }
         let rows = entries.map {
-            [String($0.id), RFC3339.format(millis: $0.timeMs), $0.actor, $0.action, $0.target, $0.detail ?? "-"]
+            [
+                String($0.id), RFC3339.format(millis: $0.timeMs), $0.actor, $0.action, $0.target,
+                $0.detail ?? "-",
+            ]
         }
         for line in Output.table(
             ["ID", "TIME (UTC)", "WHO", "ACTION", "TARGET", "DETAIL"], rows,

@@ -16,7 +16,8 @@ struct TokensCommand: ParsableCommand {
 
 struct TokensListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "Every token: name, role, created, last used (never the secret).")
+        commandName: "list",
+        abstract: "Every token: name, role, created, last used (never the secret).")
 
     @OptionGroup var database: DatabaseOptions
     @Flag(name: .long, help: "One JSON object per line.") var json = false
@@ -43,7 +44,8 @@ struct TokensListCommand: ParsableCommand {
 
 struct TokensAddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "add", abstract: "Make a token and print its secret, once; only its hash is kept.")
+        commandName: "add",
+        abstract: "Make a token and print its secret, once; only its hash is kept.")
 
     @OptionGroup var database: DatabaseOptions
     @Argument(help: "The token's name: 1–64 characters of [A-Za-z0-9._@-].") var name: String
@@ -51,7 +53,8 @@ struct TokensAddCommand: ParsableCommand {
 
     func validate() throws {
         guard UserRecord.validName(name) else {
-            throw ValidationError("\"\(name)\" is not a token name (1–64 characters of [A-Za-z0-9._@-])")
+            throw ValidationError(
+                "\"\(name)\" is not a token name (1–64 characters of [A-Za-z0-9._@-])")
         }
     }
 
@@ -69,7 +72,8 @@ struct TokensAddCommand: ParsableCommand {
         guard added else { throw Output.fail("fleetctl: token \(name) exists (revoke it first)") }
         print(secret)
         FileHandle.standardError.write(
-            Data("token \(name) (\(role.rawValue)) made; the secret above is shown only now\n".utf8))
+            Data("token \(name) (\(role.rawValue)) made; the secret above is shown only now\n".utf8)
+        )
     }
 }
 

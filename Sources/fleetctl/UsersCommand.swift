@@ -42,7 +42,8 @@ struct UsersListCommand: ParsableCommand {
 struct UsersAddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Add a user; asks the password twice on a terminal, or reads one line of standard input with --password-stdin."
+        abstract:
+            "Add a user; asks the password twice on a terminal, or reads one line of standard input with --password-stdin."
     )
 
     @OptionGroup var database: DatabaseOptions
@@ -54,7 +55,8 @@ struct UsersAddCommand: ParsableCommand {
 
     func validate() throws {
         guard UserRecord.validName(name) else {
-            throw ValidationError("\"\(name)\" is not a user name (1–64 characters of [A-Za-z0-9._@-])")
+            throw ValidationError(
+                "\"\(name)\" is not a user name (1–64 characters of [A-Za-z0-9._@-])")
         }
     }
 
@@ -137,7 +139,9 @@ enum PasswordPrompt {
             guard first == second else { throw Output.fail("fleetctl: the passwords differ") }
             password = first
         }
-        if let problem = PasswordHash.problem(password) { throw Output.fail("fleetctl: \(problem)") }
+        if let problem = PasswordHash.problem(password) {
+            throw Output.fail("fleetctl: \(problem)")
+        }
         return password
     }
 }

@@ -24,9 +24,11 @@ enum Binaries {
 }
 
 /// Runs a command to completion (bounded), returning its exit status and output.
-func runTool(_ path: String, _ args: [String], timeout: Double = 30) throws -> (
-    status: Int32, out: String, err: String
-) {
+func runTool(_ path: String, _ args: [String], timeout: Double = 30, stdin: String? = nil) throws
+    -> (
+        status: Int32, out: String, err: String
+    )
+{
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = args
@@ -34,7 +36,13 @@ func runTool(_ path: String, _ args: [String], timeout: Double = 30) throws -> (
     let err = Pipe()
     p.standardOutput = out
     p.standardError = err
+    let input = Pipe()
+    p.standardInput = stdin == nil ? FileHandle.nullDevice : input
     try p.run()
+    if let stdin {
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try? input.fileHandleForWriting.close()
+    }
     let deadline = Date().addingTimeInterval(timeout)
     // Read while it runs so a full pipe cannot stall it.
     nonisolated(unsafe) var outData = Data()
@@ -78,7 +86,7 @@ final class DaemonProcess {
     let database: String
     let notify: NotifySocket
     let process = Process()
-    /// The JSON port (as `port`), and each protocol's, from the READY status line.
+    /// The JSON port (as `port`), and each protocol's (and `http`'s), from the READY status line.
     private(set) var port = 0
     private(set) var ports: [String: Int] = [:]
     let stderrPath: String
@@ -93,7 +101,8 @@ final class DaemonProcess {
         fences: String?, extraConfig: String = "", dir existing: URL? = nil,
         storageExtra: String = "retain_days = 0",  // test fixes are years old: keep them
         tracking: String = "jump_speed_kmh = 0", trip: String = "start_distance_m = 1000000",
-        json: String = "127.0.0.1:0"
+        json: String = "127.0.0.1:0", http: String = "", osmand: String = "",
+        httpExtra: String = ""
     ) throws {
         dir =
             existing
@@ -116,6 +125,10 @@ final class DaemonProcess {
             json = "\(json)"
             teltonika = "127.0.0.1:0"
             nmea = "127.0.0.1:0"
+            osmand = "\(osmand)"
+            [http]
+            listen = "\(http)"
+            \(httpExtra)
             [tracking]
             \(tracking)
             [trip]
@@ -143,7 +156,7 @@ final class DaemonProcess {
             throw E2EError("fleetd sent no READY=1 in 20 s; log:\n\(log)")
         }
         // "STATUS=ready; listening on json 127.0.0.1:P1, teltonika 127.0.0.1:P2, nmea 127.0.0.1:P3"
-        for name in ["json", "teltonika", "nmea"] {
+        for name in ["json", "teltonika", "nmea", "http", "osmand"] {
             if let r = ready.range(of: "\(name) 127.0.0.1:"),
                 let p = Int(ready[r.upperBound...].prefix { $0.isNumber })
             {
@@ -165,6 +178,20 @@ final class DaemonProcess {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         if process.isRunning {
+            // A hung stop: the threads' stacks go to `hang.txt` beside the log, for the post-mortem.
+            let gdb = "/usr/bin/gdb"
+            if FileManager.default.isExecutableFile(atPath: gdb),
+                let r = try? runTool(
+                    gdb,
+                    [
+                        "-p", "\(process.processIdentifier)", "--batch", "-ex",
+                        "thread apply all bt",
+                    ],
+                    timeout: 60)
+            {
+                try? r.out.write(
+                    to: dir.appendingPathComponent("hang.txt"), atomically: true, encoding: .utf8)
+            }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             forget()
@@ -192,6 +219,7 @@ final class DaemonProcess {
             process.waitUntilExit()
         }
         forget()
+        notify.close()
     }
 
     /// `fleetctl SUBCOMMAND --db DB --json ARGS`, parsed as JSON lines.

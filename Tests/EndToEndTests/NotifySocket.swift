@@ -1,14 +1,19 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// A unix datagram socket standing in for systemd's notify socket: the
-/// daemon's real libsystemd `sd_notify` calls arrive here.
-final class NotifySocket {
+/// daemon's real libsystemd `sd_notify` calls arrive here. A thread reads
+/// it all the time, as systemd does: a socket left unread fills (Linux
+/// queues `net.unix.max_dgram_qlen` datagrams, 10 by default) and then the
+/// daemon's `sd_notify` blocks.
+final class NotifySocket: @unchecked Sendable {
     let path: String
     private let fd: Int32
+    private let received = Mutex<(messages: [String], read: Int, closed: Bool)>(([], 0, false))
 
     init(path: String) throws {
         self.path = path
@@ -30,20 +35,42 @@ final class NotifySocket {
             }
         }
         guard rc == 0 else { throw E2EError("bind \(path): \(String(cString: strerror(errno)))") }
+        let reader = Thread { [self] in
+            var buf = [UInt8](repeating: 0, count: 4096)
+            while !received.withLock({ $0.closed }) {
+                var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&pfd, 1, 100) > 0 else { continue }
+                let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n > 0 {
+                    let m = String(decoding: buf[0..<n], as: UTF8.self)
+                    received.withLock { $0.messages.append(m) }
+                }
+            }
+            Glibc.close(fd)
+        }
+        reader.start()
     }
 
     deinit {
-        close(fd)
         unlink(path)
     }
 
-    /// The next message, or nil after `timeout` seconds.
+    /// Stops reading (the socket is closed by the reader thread).
+    func close() { received.withLock { $0.closed = true } }
+
+    /// The next message not yet taken, or nil after `timeout` seconds.
     func receive(timeout: Double) -> String? {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&pfd, 1, Int32(timeout * 1000)) > 0 else { return nil }
-        var buf = [UInt8](repeating: 0, count: 4096)
-        let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        return n > 0 ? String(decoding: buf[0..<n], as: UTF8.self) : nil
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            let m = received.withLock { r -> String? in
+                guard r.read < r.messages.count else { return nil }
+                r.read += 1
+                return r.messages[r.read - 1]
+            }
+            if let m { return m }
+            Thread.sleep(forTimeInterval: 0.01)
+        } while Date() < deadline
+        return nil
     }
 
     /// Waits for a message containing `needle`; returns it, or nil after `timeout` seconds.

@@ -95,7 +95,8 @@ import Testing
                 "device", "time", "lat", "lon", "speed_kmh", "course", "alt_m", "accuracy_m",
                 "sats",
                 "ignition", "valid", "flag", "priority", "movement", "gsm_signal", "ext_voltage_mv",
-                "odometer_m", "gnss_status", "fix_quality", "hdop", "io",
+                "odometer_m", "gnss_status", "fix_quality", "hdop", "io", "battery", "charging",
+                "attributes",
             ])
         #expect(line.contains(#""flag":"jump""#))
         #expect(try RecordCoding.read(PositionRecord.self, from: Array(line.utf8)) == p)

@@ -18,7 +18,8 @@ final class ReaderPool: StoreReading {
         readers[next.add(1, ordering: .relaxed).oldValue % readers.count]
     }
 
-    func alerts(afterId: Int64, limit: Int, filter: AlertFilter) throws(StoreError) -> [AlertRecord] {
+    func alerts(afterId: Int64, limit: Int, filter: AlertFilter) throws(StoreError) -> [AlertRecord]
+    {
         try one.alerts(afterId: afterId, limit: limit, filter: filter)
     }
     func positions(device: String, fromMs: Int64?, toMs: Int64?, limit: Int) throws(StoreError)

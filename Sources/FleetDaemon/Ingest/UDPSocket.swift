@@ -12,8 +12,11 @@ final class UDPSocket: Sendable {
     /// The address actually bound (the port the kernel chose for port 0).
     let local: PeerAddress
 
-    /// Binds `address` (numeric IP or a name `getaddrinfo(3)` resolves) with
-    /// `SO_REUSEADDR` and asks for a `receiveBuffer`-byte receive buffer.
+    /// Binds `address` (numeric IP or a name `getaddrinfo(3)` resolves) and
+    /// asks for a `receiveBuffer`-byte receive buffer. No `SO_REUSEADDR`:
+    /// UDP has no TIME_WAIT to wait out, and with it a second fleetd (or a
+    /// second socket bound to port 0) could share a port and silently take
+    /// part of the traffic; without it that bind fails (EADDRINUSE).
     /// `granted` is what the kernel gave (Linux reports double the usable
     /// size; less than asked means capped by `net.core.rmem_max`).
     /// Throws `StartupError` naming the address and the system's reason.
@@ -31,8 +34,6 @@ final class UDPSocket: Sendable {
         let fd = socket(
             info.pointee.ai_family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw StartupError("cannot open a UDP socket: \(Self.errno())") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var size = Int32(clamping: receiveBuffer)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {

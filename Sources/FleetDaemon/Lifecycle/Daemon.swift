@@ -177,7 +177,10 @@ public final class Daemon: Sendable {
         let settings = config.http.settings
         let osmand = config.listen.osmand.map { (host: $0.host, port: $0.port) }
         let server = APIServer(
-            settings: config.http.listen == nil ? { var s = settings; s.host = nil; return s }() : settings,
+            settings: config.http.listen == nil
+                ? {
+                    var s = settings; s.host = nil; return s
+                }() : settings,
             osmand: osmand, backend: parts.backend, logger: logger
         ) { [logger] name, address in
             logger.info("\(name) listening on \(address) (TCP)")

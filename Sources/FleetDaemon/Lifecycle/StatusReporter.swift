@@ -70,7 +70,9 @@ final class StatusReporter: @unchecked Sendable {
     /// The status now, as the file would say it (the API's `/status`).
     func current() -> DaemonStatus {
         let m = metrics.snapshot()
-        return make(m, rate: shown.withLock { $0.rate }, state: m.writerError == nil ? "running" : "storage failing")
+        return make(
+            m, rate: shown.withLock { $0.rate },
+            state: m.writerError == nil ? "running" : "storage failing")
     }
 
     /// Writes the status file (temporary file + rename: readers never see half of it).

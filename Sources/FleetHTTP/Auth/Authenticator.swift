@@ -53,7 +53,9 @@ final class Authenticator: Sendable {
             return hit.token
         }
         let reader = backend.reader
-        let token = try await Blocking.run { () throws(StoreError) in try reader.token(secretHash: hash) }
+        let token = try await Blocking.run { () throws(StoreError) in
+            try reader.token(secretHash: hash)
+        }
         tokens.withLock { t in
             if t.count > 10_000 { t.removeAll() }
             // Unknown secrets are not remembered (a flood of guesses must not fill memory).
@@ -68,7 +70,8 @@ final class Authenticator: Sendable {
             return hit.role
         }
         let reader = backend.reader
-        let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user) }
+        let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user)
+        }
         users.withLock { u in
             if u.count > 10_000 { u.removeAll() }
             u[user] = (record?.role, now)
@@ -80,7 +83,8 @@ final class Authenticator: Sendable {
     /// password is wrong (the same answer and about the same time for both).
     func login(user: String, password: String) async throws -> Role? {
         let reader = backend.reader
-        let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user) }
+        let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user)
+        }
         let ok = await Blocking.run { () -> Bool in
             // An unknown user costs the same bcrypt as a known one.
             let hash = record?.passwordHash ?? Self.decoyHash
@@ -95,5 +99,9 @@ final class Authenticator: Sendable {
     private static let decoyHash = PasswordHash.make(TokenSecret.make())
 
     /// Token use noted since the last call (name → Unix ms), emptied.
-    func takeTokenUse() -> [String: Int64] { used.withLock { u in defer { u = [:] }; return u } }
+    func takeTokenUse() -> [String: Int64] {
+        used.withLock { u in
+            defer { u = [:] }; return u
+        }
+    }
 }

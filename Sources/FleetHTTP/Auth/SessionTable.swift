@@ -26,7 +26,9 @@ final class SessionTable: Sendable {
         entries.withLock { e in
             if e.count >= maxSessions {
                 e = e.filter { now.timeIntervalSince($0.value.lastUsed) < idleS }
-                if e.count >= maxSessions, let oldest = e.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+                if e.count >= maxSessions,
+                    let oldest = e.min(by: { $0.value.lastUsed < $1.value.lastUsed })
+                {
                     e[oldest.key] = nil
                 }
             }

@@ -119,7 +119,8 @@ public final class EventHub: Sendable {
                     for a in commit.alerts {
                         events.append(
                             LiveEvent(
-                                kind: .alert, id: a.id, device: a.device, type: a.type, fence: a.fence,
+                                kind: .alert, id: a.id, device: a.device, type: a.type,
+                                fence: a.fence,
                                 json: RecordCoding.line(a)))
                     }
                     for p in commit.positions where p.disposition == .accepted {
@@ -137,7 +138,8 @@ public final class EventHub: Sendable {
                         events.append(
                             LiveEvent(
                                 kind: .position, id: 0, device: device, type: nil, fence: nil,
-                                json: RecordCoding.line(PositionRecord(fix: p.fix, disposition: 0))))
+                                json: RecordCoding.line(PositionRecord(fix: p.fix, disposition: 0)))
+                        )
                     }
                     if lastSent.count > 1_000_000 { lastSent.removeAll() }
                 }

@@ -33,7 +33,8 @@ struct EventFilter: Sendable {
     func admits(_ e: LiveEvent) -> Bool {
         switch e.kind {
         case .ping: return true
-        case .position: return positions && (device == nil || device == e.device) && type == nil && fence == nil
+        case .position:
+            return positions && (device == nil || device == e.device) && type == nil && fence == nil
         case .alert:
             return (device == nil || device == e.device) && (type == nil || type == e.type)
                 && (fence == nil || fence == e.fence)

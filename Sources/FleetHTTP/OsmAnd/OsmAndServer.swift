@@ -48,7 +48,9 @@ enum OsmAndResponder {
             case .committed:
                 return Response(status: .ok)
             case .refused(let reason, let detail):
-                return text(reason == .unknownDevice ? .notFound : .badRequest, "\(reason.rawValue): \(detail)")
+                return text(
+                    reason == .unknownDevice ? .notFound : .badRequest,
+                    "\(reason.rawValue): \(detail)")
             case .busy:
                 var h = HTTPFields()
                 h[.retryAfter] = "5"
@@ -56,7 +58,9 @@ enum OsmAndResponder {
             case .timedOut:
                 var h = HTTPFields()
                 h[.retryAfter] = "10"
-                return text(.serviceUnavailable, "not yet stored (storage is slow or failing): send it again", h)
+                return text(
+                    .serviceUnavailable,
+                    "not yet stored (storage is slow or failing): send it again", h)
             }
         }
     }
@@ -66,6 +70,7 @@ enum OsmAndResponder {
     {
         var h = headers
         h[.contentType] = "text/plain; charset=utf-8"
-        return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+        return Response(
+            status: status, headers: h, body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
     }
 }

@@ -20,7 +20,9 @@ enum AlertRoutes {
                         filter.sinceMs = try r.time("since")
                     }
                 }
-                let alerts = try await d.read { [filter, after] in try $0.alerts(afterId: after, limit: limit, filter: filter) }
+                let alerts = try await d.read { [filter, after] in
+                    try $0.alerts(afterId: after, limit: limit, filter: filter)
+                }
                 var q = r.query
                 q["since"] = alerts.last.map { String($0.id) }
                 q["limit"] = String(limit)
@@ -30,11 +32,13 @@ enum AlertRoutes {
             },
             Route(.post, "/api/v1/alerts/{id}/ack", role: .operator) { r in
                 guard let id = Int64(r.path["id"]!), id > 0 else {
-                    throw APIError.badParameter("id", "\"\(r.path["id"]!.prefix(40))\" is not an alert id")
+                    throw APIError.badParameter(
+                        "id", "\"\(r.path["id"]!.prefix(40))\" is not an alert id")
                 }
                 let who = r.caller.actor
                 let at = DeviceRoutes.now()
-                let audit = AuditRecord(timeMs: at, actor: who, action: "alert.ack", target: String(id))
+                let audit = AuditRecord(
+                    timeMs: at, actor: who, action: "alert.ack", target: String(id))
                 let alert = try await d.backend.change { store throws(StoreError) in
                     try store.acknowledge(alert: id, by: who, atMs: at, audit: audit)
                 }

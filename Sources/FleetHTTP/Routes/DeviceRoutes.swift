@@ -15,7 +15,8 @@ enum DeviceRoutes {
                 let page = Array(all.lazy.filter { $0.ident > after }.prefix(limit))
                 let next =
                     page.count == limit
-                    ? Replies.link("/api/v1/devices", ["limit": String(limit), "after": page.last!.ident])
+                    ? Replies.link(
+                        "/api/v1/devices", ["limit": String(limit), "after": page.last!.ident])
                     : nil
                 return Replies.page(page.map(RecordCoding.line), next: next)
             },
@@ -24,7 +25,9 @@ enum DeviceRoutes {
                 guard let device = try await d.read({ try $0.device(id) }) else {
                     throw APIError.notFound("no device \(id)")
                 }
-                let last = try await d.read { try $0.positions(device: id, fromMs: device.lastFix, toMs: nil, limit: 1) }
+                let last = try await d.read {
+                    try $0.positions(device: id, fromMs: device.lastFix, toMs: nil, limit: 1)
+                }
                 var line = RecordCoding.line(device)
                 line.removeLast()
                 line += ",\"last_position\":" + (last.first.map(RecordCoding.line) ?? "null") + "}"
@@ -37,7 +40,9 @@ enum DeviceRoutes {
                 let audit = AuditRecord(
                     timeMs: now(), actor: r.caller.actor, action: "device.put", target: id,
                     detail: String(decoding: body.prefix(500), as: UTF8.self))
-                try await d.backend.change { store throws(StoreError) in try store.register(reg, audit: audit) }
+                try await d.backend.change { store throws(StoreError) in
+                    try store.register(reg, audit: audit)
+                }
                 guard let device = try await d.read({ try $0.device(id) }) else {
                     throw APIError.notFound("no device \(id)")
                 }
@@ -45,7 +50,8 @@ enum DeviceRoutes {
             },
             Route(.delete, "/api/v1/devices/{id}", role: .operator) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
-                let audit = AuditRecord(timeMs: now(), actor: r.caller.actor, action: "device.delete", target: id)
+                let audit = AuditRecord(
+                    timeMs: now(), actor: r.caller.actor, action: "device.delete", target: id)
                 let removed = try await d.backend.change { store throws(StoreError) in
                     try store.unregister(id, audit: audit)
                 }
@@ -65,7 +71,8 @@ enum DeviceRoutes {
         }
         guard case .object(let members) = doc else {
             throw APIError(
-                .unprocessableContent, "invalid device", "the body must be an object, found \(doc.kindName)",
+                .unprocessableContent, "invalid device",
+                "the body must be an object, found \(doc.kindName)",
                 problems: ["the body must be an object, found \(doc.kindName)"])
         }
         var problems: [String] = []
@@ -83,10 +90,13 @@ enum DeviceRoutes {
             }
         }
         guard problems.isEmpty else {
-            throw APIError(.unprocessableContent, "invalid device", problems.joined(separator: "; "), problems: problems)
+            throw APIError(
+                .unprocessableContent, "invalid device", problems.joined(separator: "; "),
+                problems: problems)
         }
         return DeviceRegistration(
-            ident: id, name: values["name"], plate: values["plate"], vin: values["vin"], replace: true)
+            ident: id, name: values["name"], plate: values["plate"], vin: values["vin"],
+            replace: true)
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }

@@ -23,12 +23,17 @@ enum EventRoutes {
                 switch r.query["positions"] {
                 case nil, "on"?: filter.positions = true
                 case "off"?: filter.positions = false
-                case let v?: throw APIError.badParameter("positions", "\"\(v.prefix(20))\" is neither on nor off")
+                case let v?:
+                    throw APIError.badParameter(
+                        "positions", "\"\(v.prefix(20))\" is neither on nor off")
                 }
                 var after: Int64?
-                if let text = r.header(HTTPField.Name("Last-Event-ID")!) ?? r.query["last_event_id"], !text.isEmpty {
+                if let text = r.header(HTTPField.Name("Last-Event-ID")!)
+                    ?? r.query["last_event_id"], !text.isEmpty
+                {
                     guard let id = Int64(text), id >= 0 else {
-                        throw APIError.badParameter("Last-Event-ID", "\"\(text.prefix(20))\" is not an alert id")
+                        throw APIError.badParameter(
+                            "Last-Event-ID", "\"\(text.prefix(20))\" is not an alert id")
                     }
                     after = id
                 }
@@ -36,7 +41,8 @@ enum EventRoutes {
                 guard let (_, events) = d.hub.subscribe(filter) else {
                     var e = APIError(
                         .serviceUnavailable, "too many streams",
-                        "\(d.hub.maxStreams) event streams are open (http.max_streams); retry later")
+                        "\(d.hub.maxStreams) event streams are open (http.max_streams); retry later"
+                    )
                     e.headers[.retryAfter] = "10"
                     throw e
                 }
@@ -44,7 +50,8 @@ enum EventRoutes {
                 h[.contentType] = "text/event-stream"
                 h[.cacheControl] = "no-store"
                 h[HTTPField.Name("X-Accel-Buffering")!] = "no"
-                let alertFilter = AlertFilter(device: filter.device, type: filter.type, fence: filter.fence)
+                let alertFilter = AlertFilter(
+                    device: filter.device, type: filter.type, fence: filter.fence)
                 let stream = events
                 let resume = after
                 return Response(
@@ -56,10 +63,15 @@ enum EventRoutes {
                             var from = resume
                             while true {
                                 let start = from
-                                let page = try await d.read { try $0.alerts(afterId: start, limit: 1000, filter: alertFilter) }
+                                let page = try await d.read {
+                                    try $0.alerts(afterId: start, limit: 1000, filter: alertFilter)
+                                }
                                 for a in page {
                                     try await writer.write(
-                                        ByteBuffer(string: "id: \(a.id)\nevent: alert\ndata: \(RecordCoding.line(a))\n\n"))
+                                        ByteBuffer(
+                                            string:
+                                                "id: \(a.id)\nevent: alert\ndata: \(RecordCoding.line(a))\n\n"
+                                        ))
                                 }
                                 guard let end = page.last?.id else { break }
                                 from = end

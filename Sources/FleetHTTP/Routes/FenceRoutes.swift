@@ -12,11 +12,14 @@ enum FenceRoutes {
             Route(.get, "/api/v1/fences", role: .viewer) { _ in
                 let doc = d.backend.fencesDocument()
                 return Replies.body(
-                    doc.isEmpty ? #"{"type":"FeatureCollection","features":[]}"# : String(decoding: doc, as: UTF8.self),
+                    doc.isEmpty
+                        ? #"{"type":"FeatureCollection","features":[]}"#
+                        : String(decoding: doc, as: UTF8.self),
                     type: "application/geo+json")
             },
             Route(.put, "/api/v1/fences", role: .admin) { r in
-                let body = try await r.jsonBody(limit: d.settings.maxBodyBytes, timeoutS: d.settings.bodyTimeoutS)
+                let body = try await r.jsonBody(
+                    limit: d.settings.maxBodyBytes, timeoutS: d.settings.bodyTimeoutS)
                 let problems = try await d.backend.replaceFences(body)
                 guard problems.isEmpty else {
                     let list = problems.map(\.description)
@@ -26,7 +29,8 @@ enum FenceRoutes {
                         problems: list)
                 }
                 let audit = AuditRecord(
-                    timeMs: DeviceRoutes.now(), actor: r.caller.actor, action: "fences.put", target: "fences",
+                    timeMs: DeviceRoutes.now(), actor: r.caller.actor, action: "fences.put",
+                    target: "fences",
                     detail: "\(body.count) bytes")
                 try await d.backend.change { store throws(StoreError) in try store.record(audit) }
                 return Replies.json(#"{"status":"loaded"}"#)

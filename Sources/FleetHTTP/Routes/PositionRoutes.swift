@@ -16,10 +16,12 @@ enum PositionRoutes {
                 let (id, positions, limit) = try await read(r, d)
                 let accept = r.header(.accept)?.lowercased() ?? ""
                 if accept.contains("application/geo+json") {
-                    return Replies.body(PositionFormats.geoJSON(id, positions), type: "application/geo+json")
+                    return Replies.body(
+                        PositionFormats.geoJSON(id, positions), type: "application/geo+json")
                 }
                 if accept.contains("text/csv") {
-                    return Replies.body(PositionFormats.csv(positions), type: "text/csv; charset=utf-8")
+                    return Replies.body(
+                        PositionFormats.csv(positions), type: "text/csv; charset=utf-8")
                 }
                 var next: String?
                 if positions.count == limit, let last = positions.last {
@@ -37,7 +39,9 @@ enum PositionRoutes {
         ]
     }
 
-    static func read(_ r: APIRequest, _ d: RouteDeps) async throws -> (String, [PositionRecord], Int) {
+    static func read(_ r: APIRequest, _ d: RouteDeps) async throws -> (
+        String, [PositionRecord], Int
+    ) {
         let id = try r.device(r.path["id"]!, name: "id")
         let limit = try r.int("limit", default: 1000, range: 1...100_000)
         let from = try r.time("from")
@@ -48,7 +52,9 @@ enum PositionRoutes {
         guard try await d.read({ try $0.device(id) }) != nil else {
             throw APIError.notFound("no device \(id)")
         }
-        let positions = try await d.read { try $0.positions(device: id, fromMs: from, toMs: to, limit: limit) }
+        let positions = try await d.read {
+            try $0.positions(device: id, fromMs: from, toMs: to, limit: limit)
+        }
         return (id, positions, limit)
     }
 }
@@ -56,7 +62,8 @@ enum PositionRoutes {
 /// Positions as GeoJSON (RFC 7946), CSV (RFC 4180) and GPX 1.1.
 enum PositionFormats {
     static func geoJSON(_ device: String, _ positions: [PositionRecord]) -> String {
-        let coords = positions.map { "[\(num($0.fix.lon)),\(num($0.fix.lat))]" }.joined(separator: ",")
+        let coords = positions.map { "[\(num($0.fix.lon)),\(num($0.fix.lat))]" }.joined(
+            separator: ",")
         let times = positions.map { JSONValue.quote(RFC3339.format(millis: $0.fix.time)) }
             .joined(separator: ",")
         let geometry =
@@ -71,7 +78,8 @@ enum PositionFormats {
     }
 
     static func csv(_ positions: [PositionRecord]) -> String {
-        var out = "device,time,lat,lon,speed_kmh,course,alt_m,accuracy_m,sats,ignition,valid,flag\r\n"
+        var out =
+            "device,time,lat,lon,speed_kmh,course,alt_m,accuracy_m,sats,ignition,valid,flag\r\n"
         for p in positions {
             let f = p.fix
             let fields: [String] = [

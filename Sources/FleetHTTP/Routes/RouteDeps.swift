@@ -11,7 +11,9 @@ struct RouteDeps: Sendable {
     let logger: Logger
 
     /// A store read, off the event loops.
-    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReading) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReading) throws -> T) async throws
+        -> T
+    {
         let reader = backend.reader
         return try await Blocking.run { () throws -> T in try body(reader) }
     }

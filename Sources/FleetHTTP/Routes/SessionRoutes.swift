@@ -52,7 +52,9 @@ enum SessionRoutes {
             problems = ["the body must be an object {\"user\",\"password\"}, found \(doc.kindName)"]
         }
         guard problems.isEmpty else {
-            throw APIError(.unprocessableContent, "invalid login request", problems.joined(separator: "; "), problems: problems)
+            throw APIError(
+                .unprocessableContent, "invalid login request", problems.joined(separator: "; "),
+                problems: problems)
         }
         if let wait = d.auth.limiter.wait(user: user, address: r.context.peer) {
             var e = APIError(
@@ -81,7 +83,8 @@ enum SessionRoutes {
         let secure =
             d.settings.secureCookies
             || r.header(HTTPField.Name("X-Forwarded-Proto")!)?.lowercased() == "https"
-        return "\(Authenticator.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+        return
+            "\(Authenticator.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
             + (secure ? "; Secure" : "")
     }
 }

@@ -6,7 +6,9 @@ import Hummingbird
 enum TripRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [
-            Route(.get, "/api/v1/trips", role: .viewer, parameters: ["device", "from", "to", "limit"]) {
+            Route(
+                .get, "/api/v1/trips", role: .viewer, parameters: ["device", "from", "to", "limit"]
+            ) {
                 r in
                 let limit = try r.int("limit", default: 1000, range: 1...10_000)
                 var f = TripFilter()

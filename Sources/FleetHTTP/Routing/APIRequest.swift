@@ -3,6 +3,7 @@ import FleetStorage
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// One request as a route's handler sees it: the path's parameters, the
 /// query (each known parameter at most once), and who sent it.
@@ -22,7 +23,10 @@ struct APIRequest: Sendable {
     func int(_ name: String, default d: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
         guard let text = query[name] else { return d }
         guard let v = Int(text), range.contains(v) else {
-            throw .badParameter(name, "\"\(text.prefix(40))\" is not an integer in \(range.lowerBound)…\(range.upperBound)")
+            throw .badParameter(
+                name,
+                "\"\(text.prefix(40))\" is not an integer in \(range.lowerBound)…\(range.upperBound)"
+            )
         }
         return v
     }
@@ -32,7 +36,8 @@ struct APIRequest: Sendable {
         guard let text = query[name] else { return nil }
         if let ms = Int64(text), ms >= 0 { return ms }
         guard let ms = RFC3339.parse(Array(text.utf8)) else {
-            throw .badParameter(name, "\"\(text.prefix(40))\" is neither an RFC 3339 time nor Unix milliseconds")
+            throw .badParameter(
+                name, "\"\(text.prefix(40))\" is neither an RFC 3339 time nor Unix milliseconds")
         }
         return ms
     }
@@ -40,7 +45,9 @@ struct APIRequest: Sendable {
     /// A device id parameter (query or path), checked like a fix's.
     func device(_ text: String, name: String = "device") throws(APIError) -> String {
         guard JSONFixDecoder.isValidDevice(text) else {
-            throw .badParameter(name, "\"\(text.prefix(40))\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
+            throw .badParameter(
+                name,
+                "\"\(text.prefix(40))\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
         }
         return text
     }
@@ -60,18 +67,19 @@ struct APIRequest: Sendable {
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let bytes = first else {
-                    throw APIError(.requestTimeout, "timeout", "the request body did not arrive within \(timeoutS) s")
+                    throw APIError(
+                        .requestTimeout, "timeout",
+                        "the request body did not arrive within \(timeoutS) s")
                 }
                 return bytes
             }
         } catch let e as APIError {
             throw e
+        } catch is NIOTooManyBytesError {
+            throw APIError(
+                .contentTooLarge, "too large",
+                "the request body exceeds \(limit) bytes (http.max_body_bytes)")
         } catch {
-            if "\(error)".contains("tooLarge") || "\(error)".contains("contentTooLarge")
-                || "\(error)".contains("413")
-            {
-                throw APIError(.contentTooLarge, "too large", "the request body exceeds \(limit) bytes (http.max_body_bytes)")
-            }
             throw APIError(.badRequest, "bad body", "the request body could not be read: \(error)")
         }
     }
@@ -82,7 +90,8 @@ struct APIRequest: Sendable {
         guard type.hasPrefix("application/json") || type.hasPrefix("application/geo+json") else {
             throw APIError(
                 .unsupportedMediaType, "unsupported media type",
-                "send the body as application/json (got \(type.isEmpty ? "no Content-Type" : type))")
+                "send the body as application/json (got \(type.isEmpty ? "no Content-Type" : type))"
+            )
         }
         return try await body(limit: limit, timeoutS: timeoutS)
     }

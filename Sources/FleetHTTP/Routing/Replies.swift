@@ -1,7 +1,7 @@
 import FleetJSON
 import FleetStorage
-import HTTPTypes
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// Successful answers: JSON bodies built from records' `Codable` form (the
@@ -19,7 +19,8 @@ enum Replies {
         var h = headers
         h[.contentType] = type
         h[.cacheControl] = "no-store"
-        return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(string: text)))
+        return Response(
+            status: status, headers: h, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     static func record(_ value: some Encodable) -> Response { json(RecordCoding.line(value)) }

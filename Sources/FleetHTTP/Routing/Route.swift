@@ -31,7 +31,8 @@ struct Route: Sendable {
         var out: [String: String] = [:]
         for (p, s) in zip(pattern, segments) {
             if p.hasPrefix("{") {
-                out[String(p.dropFirst().dropLast())] = String(s).removingPercentEncoding ?? String(s)
+                out[String(p.dropFirst().dropLast())] =
+                    String(s).removingPercentEncoding ?? String(s)
             } else if p != s {
                 return nil
             }

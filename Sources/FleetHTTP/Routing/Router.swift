@@ -31,7 +31,9 @@ struct APIRouter: Sendable {
     private func dispatch(_ request: Request, _ context: APIContext) async throws -> Response {
         let segments = request.uri.path.split(separator: "/")
         let matching = routes.compactMap { r in r.match(segments).map { (r, $0) } }
-        guard !matching.isEmpty else { throw APIError.notFound("no such path: \(request.uri.path.prefix(200))") }
+        guard !matching.isEmpty else {
+            throw APIError.notFound("no such path: \(request.uri.path.prefix(200))")
+        }
         let method = request.method == .head ? HTTPRequest.Method.get : request.method
         guard let (route, path) = matching.first(where: { $0.0.method == method }) else {
             var e = APIError(
@@ -64,11 +66,13 @@ struct APIRouter: Sendable {
             guard who.role >= role else {
                 throw APIError(
                     .forbidden, "forbidden",
-                    "\(request.method) \(route.path) needs the \(role.rawValue) role; \(who.actor) is \(who.role.rawValue)")
+                    "\(request.method) \(route.path) needs the \(role.rawValue) role; \(who.actor) is \(who.role.rawValue)"
+                )
             }
         }
         return try await route.handler(
-            APIRequest(request: request, context: context, path: path, query: query, identity: identity))
+            APIRequest(
+                request: request, context: context, path: path, query: query, identity: identity))
     }
 
     static func bearer(_ request: Request) -> String? {
@@ -82,4 +86,3 @@ struct APIRouter: Sendable {
         request.cookies[Authenticator.cookieName]?.value
     }
 }
-

@@ -41,13 +41,15 @@ public enum OsmAndDecoder {
             }
         }
         guard let device = p["id"] ?? p["deviceid"], !device.isEmpty else {
-            return .failure(Rejection(reason: .missingField, detail: "no id (or deviceid) parameter"))
+            return .failure(
+                Rejection(reason: .missingField, detail: "no id (or deviceid) parameter"))
         }
         guard JSONFixDecoder.isValidDevice(device) else {
             return .failure(
                 Rejection(
                     reason: .badDevice,
-                    detail: "id \"\(device.prefix(80))\" is not 1–64 characters of [A-Za-z0-9._:-]"))
+                    detail: "id \"\(device.prefix(80))\" is not 1–64 characters of [A-Za-z0-9._:-]")
+            )
         }
         var lat: Double?
         var lon: Double?
@@ -55,7 +57,9 @@ public enum OsmAndDecoder {
             let parts = location.split(separator: ",")
             guard parts.count == 2, let a = Double(parts[0]), let o = Double(parts[1]) else {
                 return .failure(
-                    Rejection(reason: .badField, detail: "location \"\(location.prefix(80))\" is not lat,lon"))
+                    Rejection(
+                        reason: .badField,
+                        detail: "location \"\(location.prefix(80))\" is not lat,lon"))
             }
             lat = a
             lon = o
@@ -64,7 +68,8 @@ public enum OsmAndDecoder {
             guard let text = p[key], !text.isEmpty else { return .success(nil) }
             guard let v = Double(text), v.isFinite else {
                 return .failure(
-                    Rejection(reason: .badField, detail: "\(key) \"\(text.prefix(80))\" is not a number"))
+                    Rejection(
+                        reason: .badField, detail: "\(key) \"\(text.prefix(80))\" is not a number"))
             }
             return .success(v)
         }
@@ -75,7 +80,9 @@ public enum OsmAndDecoder {
             case "false", "0": return .success(false)
             default:
                 return .failure(
-                    Rejection(reason: .badField, detail: "\(key) \"\(text.prefix(80))\" is not true or false"))
+                    Rejection(
+                        reason: .badField,
+                        detail: "\(key) \"\(text.prefix(80))\" is not true or false"))
             }
         }
         do throws(Rejection) {
@@ -83,7 +90,8 @@ public enum OsmAndDecoder {
             if lon == nil { lon = try number("lon").get() }
             guard let lat, let lon else {
                 return .failure(
-                    Rejection(reason: .missingField, detail: "no lat and lon (or location=lat,lon)"))
+                    Rejection(reason: .missingField, detail: "no lat and lon (or location=lat,lon)")
+                )
             }
             let time: Int64
             if let text = p["timestamp"], !text.isEmpty {
@@ -91,7 +99,9 @@ public enum OsmAndDecoder {
                     return .failure(
                         Rejection(
                             reason: .badTime,
-                            detail: "timestamp \"\(text.prefix(80))\" is neither Unix seconds, milliseconds nor an ISO 8601 time"))
+                            detail:
+                                "timestamp \"\(text.prefix(80))\" is neither Unix seconds, milliseconds nor an ISO 8601 time"
+                        ))
                 }
                 time = t
             } else {
@@ -141,7 +151,8 @@ public enum OsmAndDecoder {
             return .failure(Rejection(reason: .jsonSyntax, detail: "\(error)"))
         }
         guard case .object = doc else {
-            return .failure(Rejection(reason: .badField, detail: "the body is \(doc.kindName), not an object"))
+            return .failure(
+                Rejection(reason: .badField, detail: "the body is \(doc.kindName), not an object"))
         }
         guard case .string(let device)? = doc["device_id"] ?? doc["deviceid"] ?? doc["id"] else {
             return .failure(Rejection(reason: .missingField, detail: "no device_id string"))
@@ -150,24 +161,34 @@ public enum OsmAndDecoder {
             return .failure(
                 Rejection(
                     reason: .badDevice,
-                    detail: "device_id \"\(device.prefix(80))\" is not 1–64 characters of [A-Za-z0-9._:-]"))
+                    detail:
+                        "device_id \"\(device.prefix(80))\" is not 1–64 characters of [A-Za-z0-9._:-]"
+                ))
         }
         guard let location = doc["location"] else {
             return .failure(Rejection(reason: .missingField, detail: "no location"))
         }
         guard case .object = location else {
             return .failure(
-                Rejection(reason: .badField, detail: "location is \(location.kindName), not one object (one position per request)"))
+                Rejection(
+                    reason: .badField,
+                    detail:
+                        "location is \(location.kindName), not one object (one position per request)"
+                ))
         }
         guard let coords = location["coords"], case .object = coords else {
             return .failure(Rejection(reason: .missingField, detail: "no location.coords object"))
         }
-        func number(_ v: JSONValue?, _ path: String, unknownBelowZero: Bool = false) -> Result<Double?, Rejection> {
+        func number(_ v: JSONValue?, _ path: String, unknownBelowZero: Bool = false) -> Result<
+            Double?, Rejection
+        > {
             switch v {
             case nil, .null?: return .success(nil)
             case .number(let n)?: return .success(unknownBelowZero && n < 0 ? nil : n)
             case let other?:
-                return .failure(Rejection(reason: .badField, detail: "\(path) is \(other.kindName), not a number"))
+                return .failure(
+                    Rejection(
+                        reason: .badField, detail: "\(path) is \(other.kindName), not a number"))
             }
         }
         do throws(Rejection) {
@@ -175,7 +196,8 @@ public enum OsmAndDecoder {
                 let lon = try number(coords["longitude"], "location.coords.longitude").get()
             else {
                 return .failure(
-                    Rejection(reason: .missingField, detail: "no location.coords.latitude and longitude"))
+                    Rejection(
+                        reason: .missingField, detail: "no location.coords.latitude and longitude"))
             }
             let time: Int64
             switch location["timestamp"] {
@@ -183,24 +205,34 @@ public enum OsmAndDecoder {
             case .string(let s)?:
                 guard let t = parseTime(s) else {
                     return .failure(
-                        Rejection(reason: .badTime, detail: "location.timestamp \"\(s.prefix(80))\" is not an ISO 8601 time"))
+                        Rejection(
+                            reason: .badTime,
+                            detail: "location.timestamp \"\(s.prefix(80))\" is not an ISO 8601 time"
+                        ))
                 }
                 time = t
             case .number(let n)?:
                 guard let t = parseTime(JSONValue.number(n).jsonText) else {
-                    return .failure(Rejection(reason: .badTime, detail: "location.timestamp \(n) is out of range"))
+                    return .failure(
+                        Rejection(
+                            reason: .badTime, detail: "location.timestamp \(n) is out of range"))
                 }
                 time = t
             case let other?:
                 return .failure(
                     Rejection(reason: .badTime, detail: "location.timestamp is \(other.kindName)"))
             }
-            let speed = try number(coords["speed"], "location.coords.speed", unknownBelowZero: true).get()
-            let heading = try number(coords["heading"], "location.coords.heading", unknownBelowZero: true).get()
+            let speed = try number(coords["speed"], "location.coords.speed", unknownBelowZero: true)
+                .get()
+            let heading = try number(
+                coords["heading"], "location.coords.heading", unknownBelowZero: true
+            ).get()
             let accuracy = try number(coords["accuracy"], "location.coords.accuracy").get()
             var extra = FixExtra()
             if let battery = location["battery"] {
-                let level = try number(battery["level"], "location.battery.level", unknownBelowZero: true).get()
+                let level = try number(
+                    battery["level"], "location.battery.level", unknownBelowZero: true
+                ).get()
                 extra.batteryPercent = level.map { ($0 * 1000).rounded() / 10 }
                 if case .bool(let c)? = battery["is_charging"] { extra.charging = c }
             }
@@ -216,7 +248,8 @@ public enum OsmAndDecoder {
             extra.attributes = attributes.isEmpty ? nil : JSONValue.object(attributes).jsonText
             let fix = Fix(
                 device: device, time: time, lat: lat, lon: lon, speedKmh: speed.map { $0 * 3.6 },
-                course: heading, altM: try number(coords["altitude"], "location.coords.altitude").get(),
+                course: heading,
+                altM: try number(coords["altitude"], "location.coords.altitude").get(),
                 accuracyM: accuracy.flatMap { $0 > 0 ? $0 : nil },
                 extra: extra == FixExtra() ? nil : extra)
             return checkRange(fix)
@@ -249,7 +282,9 @@ public enum OsmAndDecoder {
     static func attributeValue(_ text: String) -> JSONValue {
         if text == "true" { return .bool(true) }
         if text == "false" { return .bool(false) }
-        if let v = Double(text), v.isFinite, text.first != "+", !text.hasPrefix("0") || text == "0" || text.hasPrefix("0.") {
+        if let v = Double(text), v.isFinite, text.first != "+",
+            !text.hasPrefix("0") || text == "0" || text.hasPrefix("0.")
+        {
             return .number(v)
         }
         return .string(text)
@@ -257,10 +292,12 @@ public enum OsmAndDecoder {
 
     private static func checkRange(_ fix: Fix) -> Result<Fix, Rejection> {
         guard (-90...90).contains(fix.lat) else {
-            return .failure(Rejection(reason: .latOutOfRange, detail: "lat \(fix.lat) is outside −90…90"))
+            return .failure(
+                Rejection(reason: .latOutOfRange, detail: "lat \(fix.lat) is outside −90…90"))
         }
         guard (-180...180).contains(fix.lon) else {
-            return .failure(Rejection(reason: .lonOutOfRange, detail: "lon \(fix.lon) is outside −180…180"))
+            return .failure(
+                Rejection(reason: .lonOutOfRange, detail: "lon \(fix.lon) is outside −180…180"))
         }
         return .success(fix)
     }

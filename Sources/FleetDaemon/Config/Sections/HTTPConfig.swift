@@ -19,16 +19,21 @@ public struct HTTPConfig: Sendable, Equatable {
         settings.port = listen?.port ?? 0
         settings.maxBodyBytes = try s.int(
             "max_body_bytes", default: settings.maxBodyBytes, range: 1024...1 << 30)
-        settings.maxStreams = try s.int("max_streams", default: settings.maxStreams, range: 1...100_000)
-        settings.idleTimeoutS = try s.int("idle_timeout_s", default: settings.idleTimeoutS, range: 1...3600)
-        settings.bodyTimeoutS = try s.int("body_timeout_s", default: settings.bodyTimeoutS, range: 1...3600)
+        settings.maxStreams = try s.int(
+            "max_streams", default: settings.maxStreams, range: 1...100_000)
+        settings.idleTimeoutS = try s.int(
+            "idle_timeout_s", default: settings.idleTimeoutS, range: 1...3600)
+        settings.bodyTimeoutS = try s.int(
+            "body_timeout_s", default: settings.bodyTimeoutS, range: 1...3600)
         settings.sessionIdleS = try s.int(
             "session_idle_s", default: settings.sessionIdleS, range: 60...30 * 86400)
         settings.secureCookies = try s.bool("secure_cookies", default: settings.secureCookies)
         settings.keepaliveS = try s.int("keepalive_s", default: settings.keepaliveS, range: 1...300)
         settings.streamBuffer = try s.int(
             "stream_buffer", default: settings.streamBuffer, range: 16...1_000_000)
-        settings.loginFailures = try s.int("login_failures", default: settings.loginFailures, range: 1...1000)
-        settings.loginWindowS = try s.int("login_window_s", default: settings.loginWindowS, range: 1...86400)
+        settings.loginFailures = try s.int(
+            "login_failures", default: settings.loginFailures, range: 1...1000)
+        settings.loginWindowS = try s.int(
+            "login_window_s", default: settings.loginWindowS, range: 1...86400)
     }
 }

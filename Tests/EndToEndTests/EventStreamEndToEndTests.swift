@@ -1,0 +1,97 @@
+import FleetSimCore
+import Foundation
+import Synchronization
+import Testing
+
+/// The live event stream as a dashboard uses it: alerts as they are
+/// committed, the stream ended cleanly when fleetd stops, and after a
+/// restart a reconnect with `Last-Event-ID` gets every alert it missed, then
+/// the live ones, none twice.
+@Suite struct EventStreamEndToEndTests {
+    let t0: Int64 = 1_700_000_000_000
+
+    func crossing(_ client: UDPClient, from seq: Int, at t: Int64) {
+        for (k, lat) in [47.95, 48.05, 48.15].enumerated() {
+            _ = exchange(client, [fixLine(seq + k, t + Int64(k) * 10_000, lat: lat, lon: 11.05)])
+        }
+    }
+
+    @Test func alertsLiveThenCaughtUpAcrossARestart() async throws {
+        let a = try APIEndToEndTests.APIDaemon(httpExtra: "max_streams = 2")
+        let auth = a.auth("viewer")
+        let client = try UDPClient(host: "127.0.0.1", port: a.d.port)
+        let api = a.http
+        let open = Mutex(0)
+        let opened: @Sendable () -> Void = { open.withLock { $0 += 1 } }
+        // Live: the stream sees the enter and the exit as they are committed.
+        async let live = api.events("/api/v1/events", headers: auth, timeout: 15, opened: opened) {
+            seen in
+            seen.filter { $0.event == "alert" }.count < 2
+                || !seen.contains { $0.event == "position" }
+        }
+        async let alertsOnly = api.events(
+            "/api/v1/events?type=geofence_exit&positions=off", headers: auth, timeout: 15,
+            opened: opened
+        ) { seen in seen.isEmpty }
+        let deadline = Date().addingTimeInterval(10)
+        while open.withLock({ $0 }) < 2, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // A third stream is beyond http.max_streams (bounded: were it taken, it would end in 2 s).
+        let third = try await api.events("/api/v1/events", headers: auth, timeout: 2) { _ in true }
+        #expect(third.status == 503, "\(third.events.first?.data ?? "")")
+        crossing(client, from: 1, at: t0)
+        let (status, events) = try await live
+        #expect(status == 200, "\(events.first?.data ?? "")")
+        let alerts = events.filter { $0.event == "alert" }
+        #expect(alerts.map(\.id) == ["1", "2"])
+        #expect(alerts.map { $0.json["type"] as? String } == ["geofence_enter", "geofence_exit"])
+        #expect(
+            events.contains { $0.event == "position" && $0.json["device"] as? String == "truck-1" })
+        let (filteredStatus, filtered) = try await alertsOnly
+        #expect(filteredStatus == 200, "\(filtered.first?.data ?? "")")
+        #expect(filtered.map(\.event) == ["alert"], "\(filtered.map(\.data))")
+        #expect(filtered.first?.json["type"] as? String == "geofence_exit")
+
+        // fleetd stops with a stream open: the stream ends, the stop is clean.
+        let connected = Mutex(false)
+        async let ending = api.events(
+            "/api/v1/events", headers: auth, timeout: 30,
+            opened: { connected.withLock { $0 = true } }
+        ) { _ in true }
+        let deadline2 = Date().addingTimeInterval(10)
+        while !connected.withLock({ $0 }), Date() < deadline2 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let stopped = a.d.stop()
+        #expect(stopped == 0, "fleetd's log:\n\(a.d.log)")
+        _ = try await ending
+
+        // While no client is connected, two more alerts after a restart.
+        let b = try DaemonProcess(
+            fences: depotFences, dir: a.d.dir,
+            tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0",
+            http: "127.0.0.1:0", osmand: "")
+        let http = HTTPTestClient(port: b.ports["http"] ?? 0)
+        let client2 = try UDPClient(host: "127.0.0.1", port: b.port)
+        crossing(client2, from: 10, at: t0 + 100_000)
+        // The reconnect: missed alerts from the database, then live ones, none twice.
+        let reconnected = Mutex(false)
+        async let resumed = http.events(
+            "/api/v1/events?positions=off", headers: auth + [("Last-Event-ID", "2")], timeout: 15,
+            opened: { reconnected.withLock { $0 = true } }
+        ) { seen in seen.count < 4 }
+        let deadline3 = Date().addingTimeInterval(10)
+        while !reconnected.withLock({ $0 }), Date() < deadline3 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        crossing(client2, from: 20, at: t0 + 200_000)
+        let after = try await resumed.events
+        #expect(after.map(\.id) == ["3", "4", "5", "6"])
+        #expect(
+            after.map { $0.json["type"] as? String } == [
+                "geofence_enter", "geofence_exit", "geofence_enter", "geofence_exit",
+            ])
+        #expect(b.stop() == 0)
+    }
+}
