@@ -24,20 +24,23 @@ import Testing
         let open = Mutex(0)
         let opened: @Sendable () -> Void = { open.withLock { $0 += 1 } }
         // Live: the stream sees the enter and the exit as they are committed.
-        async let live = api.events("/api/v1/events", headers: auth, timeout: 15, opened: opened) {
+        async let live = api.events(
+            "/api/v1/events", headers: auth, timeout: 15, retries: 10, opened: opened
+        ) {
             seen in
             seen.filter { $0.event == "alert" }.count < 2
                 || !seen.contains { $0.event == "position" }
         }
         async let alertsOnly = api.events(
             "/api/v1/events?type=geofence_exit&positions=off", headers: auth, timeout: 15,
-            opened: opened
+            retries: 10, opened: opened
         ) { seen in seen.isEmpty }
         let deadline = Date().addingTimeInterval(10)
         while open.withLock({ $0 }) < 2, Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        // A third stream is beyond http.max_streams (bounded: were it taken, it would end in 2 s).
+        // With both open, a third stream is beyond http.max_streams (bounded:
+        // were it taken, it would end in 2 s).
         let third = try await api.events("/api/v1/events", headers: auth, timeout: 2) { _ in true }
         #expect(third.status == 503, "\(third.events.first?.data ?? "")")
         crossing(client, from: 1, at: t0)

@@ -7,7 +7,14 @@ import NIOHTTP1
 /// whole responses, and Server-Sent Events read as they arrive.
 struct HTTPTestClient {
     let base: String
-    static let shared = HTTPClient(eventLoopGroupProvider: .singleton)
+    /// One connection per request: the tests start and stop many daemons
+    /// on kernel-chosen ports, and a pooled connection must never carry a
+    /// request to another test's daemon (or be retried into a second stream).
+    static let shared: HTTPClient = {
+        var c = HTTPClient.Configuration()
+        c.maximumUsesPerConnection = 1
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: c)
+    }()
 
     struct Reply {
         let status: Int
@@ -48,16 +55,23 @@ struct HTTPTestClient {
 
     /// Opens an event stream and calls `body` with each event (`id`, `event`,
     /// `data`) until it returns false or `timeout` passes. Returns the events seen.
-    /// `opened` is called once the response's head has arrived.
+    /// `opened` is called once a 200 response's head has arrived. A 503 is
+    /// retried `retries` times, 200 ms apart, as EventSource reconnects.
     func events(
-        _ path: String, headers: [(String, String)], timeout: Double,
+        _ path: String, headers: [(String, String)], timeout: Double, retries: Int = 0,
         opened: @escaping @Sendable () -> Void = {},
         until body: @escaping ([SSEEvent]) -> Bool
     ) async throws -> (status: Int, events: [SSEEvent]) {
         var request = HTTPClientRequest(url: base + path)
         for (k, v) in headers { request.headers.add(name: k, value: v) }
-        let response = try await Self.shared.execute(request, timeout: .seconds(Int64(timeout) + 5))
-        opened()
+        var response = try await Self.shared.execute(request, timeout: .seconds(Int64(timeout) + 5))
+        var left = retries
+        while response.status == .serviceUnavailable, left > 0 {
+            left -= 1
+            try await Task.sleep(for: .milliseconds(200))
+            response = try await Self.shared.execute(request, timeout: .seconds(Int64(timeout) + 5))
+        }
+        if response.status == .ok { opened() }
         guard response.status == .ok else {
             var b = try await response.body.collect(upTo: 1 << 16)
             // The error's JSON, as the data of a pseudo-event, for the test's messages.

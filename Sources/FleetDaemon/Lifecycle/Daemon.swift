@@ -73,6 +73,8 @@ public final class Daemon: Sendable {
         // alert log's lines, the counters) is already there.
         var sinks: [any CommitSink] = alertLog.map { [$0] } ?? []
         let httpOn = config.http.listen != nil || config.listen.osmand != nil
+        if let a = config.http.listen { try TCPPortCheck.ensureFree(a, key: "http.listen") }
+        if let a = config.listen.osmand { try TCPPortCheck.ensureFree(a, key: "listen.osmand") }
         let api = httpOn ? try makeAPI(store: store) : nil
         if let api { sinks.append(LiveSink(hub: api.server.hub)) }
         sinks += [metrics, ReplySink()]
@@ -144,8 +146,14 @@ public final class Daemon: Sendable {
                     if let api {
                         // The HTTP servers bind as their service starts: wait (bounded) for them.
                         let deadline = Date().addingTimeInterval(10)
-                        while api.bound.load(ordering: .relaxed) < expected, Date() < deadline {
+                        while api.bound.load(ordering: .relaxed) < expected, Date() < deadline,
+                            !Task.isCancelled
+                        {
                             Thread.sleep(forTimeInterval: 0.01)
+                        }
+                        guard api.bound.load(ordering: .relaxed) >= expected else {
+                            logger.error("the HTTP servers did not start listening: not ready")
+                            return
                         }
                     }
                     let listening = ([status.listening] + (api?.addresses.withLock { $0 } ?? []))
