@@ -31,7 +31,7 @@ public final class Credentials {
 
     /// Adds a user; false when the name is taken.
     public func addUser(_ user: UserRecord) throws(StoreError) -> Bool {
-        try write("cannot add user \(user.name)") { db in
+        try queue.write(path: path, "cannot add user \(user.name)") { db in
             try db.execute(
                 sql: """
                     INSERT OR IGNORE INTO users (name, role, password_hash, created_ms) VALUES (?,?,?,?)
@@ -45,7 +45,7 @@ public final class Credentials {
 
     /// Sets a user's password hash; false when there is no such user.
     public func setPassword(_ name: String, hash: String) throws(StoreError) -> Bool {
-        try write("cannot change the password of \(name)") { db in
+        try queue.write(path: path, "cannot change the password of \(name)") { db in
             try db.execute(
                 sql: "UPDATE users SET password_hash = ? WHERE name = ?", arguments: [hash, name])
             guard db.changesCount > 0 else { return false }
@@ -56,7 +56,7 @@ public final class Credentials {
 
     /// Removes a user; false when there is no such user.
     public func removeUser(_ name: String) throws(StoreError) -> Bool {
-        try write("cannot remove user \(name)") { db in
+        try queue.write(path: path, "cannot remove user \(name)") { db in
             try db.execute(sql: "DELETE FROM users WHERE name = ?", arguments: [name])
             guard db.changesCount > 0 else { return false }
             try audit(db, "user.remove", name, nil)
@@ -66,7 +66,7 @@ public final class Credentials {
 
     /// Adds a token; false when the name is taken.
     public func addToken(_ token: TokenRecord) throws(StoreError) -> Bool {
-        try write("cannot add token \(token.name)") { db in
+        try queue.write(path: path, "cannot add token \(token.name)") { db in
             try db.execute(
                 sql: """
                     INSERT OR IGNORE INTO tokens (name, role, secret_hash, created_ms) VALUES (?,?,?,?)
@@ -80,7 +80,7 @@ public final class Credentials {
 
     /// Revokes a token; false when there is no such token.
     public func revokeToken(_ name: String) throws(StoreError) -> Bool {
-        try write("cannot revoke token \(name)") { db in
+        try queue.write(path: path, "cannot revoke token \(name)") { db in
             try db.execute(sql: "DELETE FROM tokens WHERE name = ?", arguments: [name])
             guard db.changesCount > 0 else { return false }
             try audit(db, "token.revoke", name, nil)
@@ -95,14 +95,5 @@ public final class Credentials {
             AuditRecord(
                 timeMs: Int64(Date().timeIntervalSince1970 * 1000), actor: Self.localActor,
                 action: action, target: target, detail: detail), db)
-    }
-
-    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T
-    {
-        do {
-            return try queue.write(body)
-        } catch {
-            throw StoreError(path: path, action: action, underlying: error)
-        }
     }
 }

@@ -25,7 +25,7 @@ public final class Registry {
         actor: String = Credentials.localActor
     ) throws(StoreError) {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        try write("cannot add device \(ident)") { db in
+        try queue.write(path: path, "cannot add device \(ident)") { db in
             try AdminSQL.register(
                 DeviceRegistration(ident: ident, name: name, plate: plate, vin: vin), nowMs: now, db
             )
@@ -40,20 +40,11 @@ public final class Registry {
         -> Bool
     {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        return try write("cannot remove device \(ident)") { db in
+        return try queue.write(path: path, "cannot remove device \(ident)") { db in
             guard try AdminSQL.unregister(ident, db) else { return false }
             try AdminSQL.record(
                 AuditRecord(timeMs: now, actor: actor, action: "device.remove", target: ident), db)
             return true
-        }
-    }
-
-    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T
-    {
-        do {
-            return try queue.write(body)
-        } catch {
-            throw StoreError(path: path, action: action, underlying: error)
         }
     }
 }

@@ -7,14 +7,14 @@ import GRDB
 /// one transaction.
 extension SQLiteStore {
     public func register(_ device: DeviceRegistration, audit: AuditRecord) throws(StoreError) {
-        try write("cannot register device \(device.ident)") { db in
+        try queue.write(path: path, "cannot register device \(device.ident)") { db in
             try AdminSQL.register(device, nowMs: audit.timeMs, db)
             try AdminSQL.record(audit, db)
         }
     }
 
     public func unregister(_ ident: String, audit: AuditRecord) throws(StoreError) -> Bool {
-        try write("cannot unregister device \(ident)") { db in
+        try queue.write(path: path, "cannot unregister device \(ident)") { db in
             guard try AdminSQL.unregister(ident, db) else { return false }
             try AdminSQL.record(audit, db)
             return true
@@ -24,7 +24,7 @@ extension SQLiteStore {
     public func acknowledge(alert id: Int64, by: String, atMs: Int64, audit: AuditRecord)
         throws(StoreError) -> AlertRecord?
     {
-        try write("cannot acknowledge alert \(id)") { db in
+        try queue.write(path: path, "cannot acknowledge alert \(id)") { db in
             guard try AdminSQL.acknowledge(id, by: by, atMs: atMs, db) else { return nil }
             try AdminSQL.record(audit, db)
             return try Row.fetchOne(
@@ -39,27 +39,20 @@ extension SQLiteStore {
     }
 
     public func record(_ audit: AuditRecord) throws(StoreError) {
-        try write("cannot record an audit entry") { db in try AdminSQL.record(audit, db) }
+        try queue.write(path: path, "cannot record an audit entry") { db in
+            try AdminSQL.record(audit, db)
+        }
     }
 
     public func tokensUsed(_ lastUsed: [String: Int64]) throws(StoreError) {
         guard !lastUsed.isEmpty else { return }
-        try write("cannot note token use") { db in
+        try queue.write(path: path, "cannot note token use") { db in
             for (name, ms) in lastUsed {
                 try db.execute(
                     sql:
                         "UPDATE tokens SET last_used_ms = max(coalesce(last_used_ms, 0), ?) WHERE name = ?",
                     arguments: [ms, name])
             }
-        }
-    }
-
-    private func write<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T
-    {
-        do {
-            return try queue.write(body)
-        } catch {
-            throw StoreError(path: path, action: action, underlying: error)
         }
     }
 }

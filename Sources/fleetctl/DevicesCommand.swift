@@ -86,13 +86,9 @@ struct DevicesRemoveCommand: ParsableCommand {
     var id: String
 
     func run() throws {
-        let removed: Bool
-        do {
-            removed = try Registry(path: database.db).remove(id)
-        } catch {
-            throw Output.fail("fleetctl: \(error)")
+        try Output.change("\(id) is not a registered device") { () throws(StoreError) in
+            try Registry(path: database.db).remove(id)
         }
-        guard removed else { throw Output.fail("fleetctl: \(id) is not a registered device") }
         print("unregistered \(id)")
     }
 }

@@ -50,4 +50,16 @@ enum Output {
         FileHandle.standardError.write(Data((message + "\n").utf8))
         return ExitCode.failure
     }
+
+    /// Runs a change of the database; it must return true, or the command
+    /// fails with `otherwise`. A storage error fails it with its message.
+    static func change(_ otherwise: String, _ body: () throws(StoreError) -> Bool) throws {
+        let done: Bool
+        do {
+            done = try body()
+        } catch {
+            throw fail("fleetctl: \(error)")
+        }
+        guard done else { throw fail("fleetctl: \(otherwise)") }
+    }
 }

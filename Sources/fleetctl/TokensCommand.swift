@@ -63,13 +63,9 @@ struct TokensAddCommand: ParsableCommand {
         let token = TokenRecord(
             name: name, role: role, secretHash: TokenSecret.hash(secret),
             createdMs: Int64(Date().timeIntervalSince1970 * 1000), lastUsedMs: nil)
-        let added: Bool
-        do {
-            added = try Credentials(path: database.db).addToken(token)
-        } catch {
-            throw Output.fail("fleetctl: \(error)")
+        try Output.change("token \(name) exists (revoke it first)") { () throws(StoreError) in
+            try Credentials(path: database.db).addToken(token)
         }
-        guard added else { throw Output.fail("fleetctl: token \(name) exists (revoke it first)") }
         print(secret)
         FileHandle.standardError.write(
             Data("token \(name) (\(role.rawValue)) made; the secret above is shown only now\n".utf8)
@@ -85,13 +81,9 @@ struct TokensRevokeCommand: ParsableCommand {
     @Argument(help: "The token's name.") var name: String
 
     func run() throws {
-        let revoked: Bool
-        do {
-            revoked = try Credentials(path: database.db).revokeToken(name)
-        } catch {
-            throw Output.fail("fleetctl: \(error)")
+        try Output.change("no token \(name)") { () throws(StoreError) in
+            try Credentials(path: database.db).revokeToken(name)
         }
-        guard revoked else { throw Output.fail("fleetctl: no token \(name)") }
         print("revoked token \(name)")
     }
 }

@@ -65,13 +65,9 @@ struct UsersAddCommand: ParsableCommand {
         let user = UserRecord(
             name: name, role: role, passwordHash: PasswordHash.make(password),
             createdMs: Int64(Date().timeIntervalSince1970 * 1000))
-        let added: Bool
-        do {
-            added = try Credentials(path: database.db).addUser(user)
-        } catch {
-            throw Output.fail("fleetctl: \(error)")
+        try Output.change("user \(name) exists (use users passwd)") { () throws(StoreError) in
+            try Credentials(path: database.db).addUser(user)
         }
-        guard added else { throw Output.fail("fleetctl: user \(name) exists (use users passwd)") }
         print("added user \(name) (\(role.rawValue))")
     }
 }
@@ -84,13 +80,9 @@ struct UsersRemoveCommand: ParsableCommand {
     @Argument(help: "The user's name.") var name: String
 
     func run() throws {
-        let removed: Bool
-        do {
-            removed = try Credentials(path: database.db).removeUser(name)
-        } catch {
-            throw Output.fail("fleetctl: \(error)")
+        try Output.change("no user \(name)") { () throws(StoreError) in
+            try Credentials(path: database.db).removeUser(name)
         }
-        guard removed else { throw Output.fail("fleetctl: no user \(name)") }
         print("removed user \(name)")
     }
 }
@@ -106,14 +98,10 @@ struct UsersPasswdCommand: ParsableCommand {
 
     func run() throws {
         let password = try PasswordPrompt.read(stdin: passwordStdin)
-        let changed: Bool
-        do {
-            changed = try Credentials(path: database.db).setPassword(
-                name, hash: PasswordHash.make(password))
-        } catch {
-            throw Output.fail("fleetctl: \(error)")
+        let hash = PasswordHash.make(password)
+        try Output.change("no user \(name)") { () throws(StoreError) in
+            try Credentials(path: database.db).setPassword(name, hash: hash)
         }
-        guard changed else { throw Output.fail("fleetctl: no user \(name)") }
         print("password of \(name) changed")
     }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A `host:port` to listen on (`[v6]:port` for IPv6 literals).
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
@@ -43,4 +45,24 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 public struct ConfigProblem: Error, Sendable {
     public let message: String
     public init(_ message: String) { self.message = message }
+}
+
+extension ListenAddress {
+    /// Resolves the address for binding (`getaddrinfo(3)`, passive, numeric
+    /// port) as `socketType` (`SOCK_DGRAM`, `SOCK_STREAM`) and calls `body`
+    /// with the first result. Throws `StartupError` when it does not resolve.
+    func resolved<T>(_ socketType: Int32, _ body: (UnsafePointer<addrinfo>) throws -> T) throws -> T
+    {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = socketType
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        guard rc == 0, let info = list else {
+            throw StartupError("cannot resolve \(self): \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(list) }
+        return try body(info)
+    }
 }

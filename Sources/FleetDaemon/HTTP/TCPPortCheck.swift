@@ -9,25 +9,17 @@ import Glibc
 enum TCPPortCheck {
     static func ensureFree(_ address: ListenAddress, key: String) throws {
         guard address.port != 0 else { return }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(address.host, String(address.port), &hints, &list)
-        guard rc == 0, let info = list else {
-            throw StartupError("cannot resolve \(address) (\(key)): \(String(cString: gai_strerror(rc)))")
-        }
-        defer { freeaddrinfo(list) }
-        let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { _ = close(fd) }
-        // As the server binds: SO_REUSEADDR, so a port in TIME_WAIT is free.
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
-            throw StartupError(
-                "cannot listen on \(address) (\(key)): \(String(cString: strerror(errno)))")
+        try address.resolved(Int32(SOCK_STREAM.rawValue)) { info in
+            let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return }
+            defer { _ = close(fd) }
+            // As the server binds: SO_REUSEADDR, so a port in TIME_WAIT is free.
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+                throw StartupError(
+                    "cannot listen on \(address) (\(key)): \(String(cString: strerror(errno)))")
+            }
         }
     }
 }

@@ -21,23 +21,24 @@ final class UDPSocket: Sendable {
     /// size; less than asked means capped by `net.core.rmem_max`).
     /// Throws `StartupError` naming the address and the system's reason.
     init(binding address: ListenAddress, receiveBuffer: Int) throws {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(address.host, String(address.port), &hints, &list)
-        guard rc == 0, let info = list else {
-            throw StartupError("cannot resolve \(address): \(String(cString: gai_strerror(rc)))")
+        let (fd, local) = try address.resolved(Int32(SOCK_DGRAM.rawValue)) { info in
+            try Self.open(info, address: address, receiveBuffer: receiveBuffer)
         }
-        defer { freeaddrinfo(list) }
+        self.fd = fd
+        self.local = local
+    }
+
+    /// Opens and binds one socket for `info`; returns it and its local address.
+    private static func open(
+        _ info: UnsafePointer<addrinfo>, address: ListenAddress, receiveBuffer: Int
+    ) throws -> (Int32, PeerAddress) {
         let fd = socket(
             info.pointee.ai_family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw StartupError("cannot open a UDP socket: \(Self.errno())") }
+        guard fd >= 0 else { throw StartupError("cannot open a UDP socket: \(errno())") }
         var size = Int32(clamping: receiveBuffer)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
-            let reason = Self.errno()
+            let reason = errno()
             _ = Glibc.close(fd)
             throw StartupError("cannot bind \(address): \(reason)")
         }
@@ -46,10 +47,9 @@ final class UDPSocket: Sendable {
         _ = withUnsafeMutableBytes(of: &raw) {
             getsockname(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &len)
         }
-        self.fd = fd
-        self.local = withUnsafeBytes(of: raw) {
-            PeerAddress(raw: $0.baseAddress!, length: Int(len))
-        }
+        return (
+            fd, withUnsafeBytes(of: raw) { PeerAddress(raw: $0.baseAddress!, length: Int(len)) }
+        )
     }
 
     /// The receive buffer the kernel granted, bytes (as `getsockopt` reports it).
