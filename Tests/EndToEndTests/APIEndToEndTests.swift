@@ -333,6 +333,23 @@ import Testing
         #expect(try await a.osmand.send(.DELETE, "/").status == 405)
     }
 
+    @Test func fleetsimReplaysARouteAsAPhone() async throws {
+        let a = try APIDaemon(fences: nil)
+        let route = Binaries.packageRoot.appendingPathComponent("Simulator/routes/t02_visnjan_car.csv").path
+        let r = try runTool(
+            try Binaries.path("fleetsim"),
+            [
+                "replay", "--proto", "osmand", "--target", "127.0.0.1:\(a.d.ports["osmand"] ?? 0)",
+                "--speedup", "0", "--retime", "--device-prefix", "phone-", route,
+            ], timeout: 120)
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.out.contains("104 acknowledged"), "\(r.out)")
+        // Every position answered 200 is stored, once, where the route says.
+        let p = try a.d.fleetctl("positions", ["--device", "phone-t02_visnjan_car"])
+        #expect(p.count == 104)
+        #expect(p.first?["lat"] as? Double == 45.2735189 && p.first?["lon"] as? Double == 13.71421)
+    }
+
     @Test func unknownPhonesGet404WhenTheRegistryIsClosed() async throws {
         let a = try APIDaemon(extra: "[devices]\naccept_unknown = false")
         let now = Int(Date().timeIntervalSince1970)

@@ -15,14 +15,23 @@ struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract:
-            "Replay CSV (lat,lon,time[,speed_mps]) and GPX routes as vehicles over UDP (JSON format)."
+            "Replay CSV (lat,lon,time[,speed_mps]) and GPX routes as vehicles over UDP (JSON format), or as phones over HTTP (OsmAnd)."
     )
 
     @Argument(help: "Route files (.csv or .gpx). Each is one vehicle named after the file.")
     var files: [String]
 
-    @Option(name: .long, help: "fleetd's JSON listen address, host:port.")
+    @Option(
+        name: .long,
+        help: "fleetd's listen address for the protocol, host:port (UDP for json, TCP for osmand).")
     var target = "127.0.0.1:5055"
+
+    @Option(
+        name: .long,
+        help:
+            "json: trackers over UDP; osmand: phones running Traccar Client (one HTTP request per position, kept until answered 200)."
+    )
+    var proto = "json"
 
     @Option(
         name: .long, help: "Playback speed: 1 = real time, 0 = as fast as acknowledgements allow.")
@@ -55,6 +64,9 @@ struct ReplayCommand: ParsableCommand {
     var retime = false
 
     func validate() throws {
+        guard proto == "json" || proto == "osmand" else {
+            throw ValidationError("--proto must be json or osmand, found \"\(proto)\"")
+        }
         guard speedup >= 0 else { throw ValidationError("--speedup must be 0 or more") }
         guard resendMs > 0, attempts > 0, perDatagram > 0 else {
             throw ValidationError("--resend-ms, --attempts and --per-datagram must be positive")
@@ -78,7 +90,6 @@ struct ReplayCommand: ParsableCommand {
                 throw ValidationError("\(error)")
             }
         }
-        let client = try UDPClient(host: host, port: port)
         var options = ReplayOptions()
         options.speedup = speedup
         options.resendAfterMs = resendMs
@@ -89,11 +100,15 @@ struct ReplayCommand: ParsableCommand {
             routes.map { Double(($0.points.last?.time ?? 0) - ($0.points.first?.time ?? 0)) / 1000 }
             .max() ?? 0
         print(
-            "fleetsim: replaying \(routes.count) vehicles (\(routes.reduce(0) { $0 + $1.points.count }) fixes) to \(target)"
+            "fleetsim: replaying \(routes.count) vehicles (\(routes.reduce(0) { $0 + $1.points.count }) fixes) to \(target) (\(proto))"
                 + (speedup > 0
                     ? String(format: " at %.0fx, about %.0f s", speedup, span / speedup)
                     : " as fast as possible"))
-        let report = Replayer(client: client, routes: routes, options: options).run()
+        let report =
+            proto == "osmand"
+            ? OsmAndReplayer(host: host, port: port, routes: routes, options: options).run()
+            : Replayer(client: try UDPClient(host: host, port: port), routes: routes, options: options)
+                .run()
         for d in report.devices {
             var line = "  \(d.device): \(d.points) points, sent \(d.sent), acknowledged \(d.acked)"
             if d.resent > 0 { line += ", resent \(d.resent)" }
