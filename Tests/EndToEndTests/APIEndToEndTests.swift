@@ -335,7 +335,9 @@ import Testing
 
     @Test func fleetsimReplaysARouteAsAPhone() async throws {
         let a = try APIDaemon(fences: nil)
-        let route = Binaries.packageRoot.appendingPathComponent("Simulator/routes/t02_visnjan_car.csv").path
+        let route = Binaries.packageRoot.appendingPathComponent(
+            "Simulator/routes/t02_visnjan_car.csv"
+        ).path
         let r = try runTool(
             try Binaries.path("fleetsim"),
             [

@@ -3,6 +3,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A real HTTP client (AsyncHTTPClient) for the API's end-to-end tests:
 /// whole responses, and Server-Sent Events read as they arrive.
 struct HTTPTestClient {
@@ -57,46 +61,137 @@ struct HTTPTestClient {
     /// `data`) until it returns false or `timeout` passes. Returns the events seen.
     /// `opened` is called once a 200 response's head has arrived. A 503 is
     /// retried `retries` times, 200 ms apart, as EventSource reconnects.
+    /// Streams are read over a socket of their own (a plain HTTP/1.1
+    /// request, the chunked body read as it comes), never a pooled one.
     func events(
         _ path: String, headers: [(String, String)], timeout: Double, retries: Int = 0,
         opened: @escaping @Sendable () -> Void = {},
         until body: @escaping ([SSEEvent]) -> Bool
     ) async throws -> (status: Int, events: [SSEEvent]) {
-        var request = HTTPClientRequest(url: base + path)
-        for (k, v) in headers { request.headers.add(name: k, value: v) }
-        var response = try await Self.shared.execute(request, timeout: .seconds(Int64(timeout) + 5))
+        let port = Int(base.split(separator: ":").last!)!
         var left = retries
-        while response.status == .serviceUnavailable, left > 0 {
-            left -= 1
-            try await Task.sleep(for: .milliseconds(200))
-            response = try await Self.shared.execute(request, timeout: .seconds(Int64(timeout) + 5))
-        }
-        if response.status == .ok { opened() }
-        guard response.status == .ok else {
-            var b = try await response.body.collect(upTo: 1 << 16)
-            // The error's JSON, as the data of a pseudo-event, for the test's messages.
-            var e = SSEEvent("data: x")!
-            e.event = "error"
-            e.data = b.readString(length: b.readableBytes) ?? ""
-            return (Int(response.status.code), [e])
-        }
-        var seen: [SSEEvent] = []
-        var text = ""
-        let deadline = Date().addingTimeInterval(timeout)
-        do {
-            for try await var chunk in response.body {
-                text += chunk.readString(length: chunk.readableBytes) ?? ""
+        while true {
+            let stream = try EventSocket(port: port, path: path, headers: headers)
+            let deadline = Date().addingTimeInterval(timeout)
+            let status = try await stream.head(deadline: deadline)
+            if status == 503, left > 0 {
+                left -= 1
+                try await Task.sleep(for: .milliseconds(200))
+                continue
+            }
+            guard status == 200 else {
+                var e = SSEEvent("data: x")!
+                e.event = "error"
+                e.data = stream.rest()
+                return (status, [e])
+            }
+            opened()
+            var seen: [SSEEvent] = []
+            var text = ""
+            while Date() < deadline {
+                guard let chunk = try await stream.next(deadline: deadline) else { break }
+                text += chunk
                 while let end = text.range(of: "\n\n") {
                     let block = String(text[..<end.lowerBound])
                     text.removeSubrange(..<end.upperBound)
                     if let e = SSEEvent(block) { seen.append(e) }
                 }
-                if !body(seen) || Date() > deadline { break }
+                if !body(seen) { break }
             }
-        } catch {
-            // The server ended the stream (shutdown): what came is returned.
+            return (200, seen)
         }
-        return (200, seen)
+    }
+}
+
+/// One event-stream request on its own TCP connection: the response head,
+/// then the chunked body's text as it arrives. Closed when released.
+final class EventSocket: @unchecked Sendable {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int, path: String, headers: [(String, String)]) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard rc == 0 else { throw E2EError("cannot connect to 127.0.0.1:\(port)") }
+        var request =
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
+        for (k, v) in headers { request += "\(k): \(v)\r\n" }
+        request += "\r\n"
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    deinit { close(fd) }
+
+    /// Reads more, waiting (without blocking a thread of the pool for long) until `deadline`.
+    private func fill(deadline: Date) async throws -> Bool {
+        while Date() < deadline {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 0) > 0 {
+                var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+                let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard n > 0 else { return false }
+                buffer += chunk[0..<n]
+                return true
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
+    private func line() -> String? {
+        guard let i = buffer.firstIndex(of: 10) else { return nil }
+        let l = String(decoding: buffer[0..<i], as: UTF8.self).trimmingCharacters(in: ["\r"])
+        buffer.removeFirst(i + 1)
+        return l
+    }
+
+    /// The status; the head's other lines are read and dropped.
+    func head(deadline: Date) async throws -> Int {
+        var status = 0
+        while true {
+            guard let l = line() else {
+                guard try await fill(deadline: deadline) else {
+                    throw E2EError("no response head in time")
+                }
+                continue
+            }
+            if status == 0 {
+                status = Int(l.split(separator: " ").dropFirst().first ?? "") ?? -1
+            } else if l.isEmpty {
+                return status
+            }
+        }
+    }
+
+    /// What is left in the buffer (an error's body), as text.
+    func rest() -> String { String(decoding: buffer, as: UTF8.self) }
+
+    /// The next chunk's text; nil when the body ended or nothing came by `deadline`.
+    func next(deadline: Date) async throws -> String? {
+        while true {
+            if let sizeEnd = buffer.firstIndex(of: 10) {
+                let sizeText = String(decoding: buffer[0..<sizeEnd], as: UTF8.self)
+                    .trimmingCharacters(in: ["\r"])
+                guard let size = Int(sizeText, radix: 16) else { return nil }
+                if size == 0 { return nil }
+                let start = sizeEnd + 1
+                if buffer.count >= start + size + 2 {
+                    let text = String(decoding: buffer[start..<start + size], as: UTF8.self)
+                    buffer.removeFirst(start + size + 2)
+                    return text
+                }
+            }
+            guard try await fill(deadline: deadline) else { return nil }
+        }
     }
 }
 

@@ -33,7 +33,8 @@ public final class HTTPConnection {
         timeoutMs: Int32
     ) throws -> (status: Int, body: String) {
         if fd < 0 { try connect() }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nUser-Agent: fleetsim\r\n"
+        var head =
+            "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nUser-Agent: fleetsim\r\n"
         if let contentType { head += "Content-Type: \(contentType)\r\n" }
         head += "Content-Length: \(body.count)\r\n\r\n"
         let request = Array(head.utf8) + body
@@ -56,7 +57,9 @@ public final class HTTPConnection {
         }
         defer { freeaddrinfo(list) }
         let s = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
-        guard s >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
+        guard s >= 0 else {
+            throw Failure(description: "socket: \(String(cString: strerror(errno)))")
+        }
         guard Glibc.connect(s, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let e = String(cString: strerror(errno))
             close(s)
@@ -77,8 +80,12 @@ public final class HTTPConnection {
     private func write(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
+            let n = bytes[sent...].withUnsafeBytes {
+                send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard n > 0 else {
+                throw Failure(description: "send: \(String(cString: strerror(errno)))")
+            }
             sent += n
         }
     }

@@ -107,8 +107,10 @@ struct ReplayCommand: ParsableCommand {
         let report =
             proto == "osmand"
             ? OsmAndReplayer(host: host, port: port, routes: routes, options: options).run()
-            : Replayer(client: try UDPClient(host: host, port: port), routes: routes, options: options)
-                .run()
+            : Replayer(
+                client: try UDPClient(host: host, port: port), routes: routes, options: options
+            )
+            .run()
         for d in report.devices {
             var line = "  \(d.device): \(d.points) points, sent \(d.sent), acknowledged \(d.acked)"
             if d.resent > 0 { line += ", resent \(d.resent)" }
