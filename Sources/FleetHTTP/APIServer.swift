@@ -20,18 +20,19 @@ public final class APIServer: Service, Sendable {
     /// Called once a server is listening, with its name and bound address.
     private let onListening: @Sendable (String, String) -> Void
 
+    /// `hub` is the event hub the commit stage feeds (`EventHub(settings:)`,
+    /// made before the stages); `settings.host` nil turns the API server off.
     public init(
         settings: HTTPSettings, osmand: (host: String, port: Int)?, backend: any APIBackend,
-        logger: Logger, onListening: @escaping @Sendable (String, String) -> Void = { _, _ in }
+        hub: EventHub, logger: Logger,
+        onListening: @escaping @Sendable (String, String) -> Void = { _, _ in }
     ) {
         self.settings = settings
         self.backend = backend
         self.osmand = osmand
         self.logger = logger
         self.onListening = onListening
-        hub = EventHub(
-            maxStreams: settings.maxStreams, buffer: settings.streamBuffer,
-            keepaliveS: settings.keepaliveS)
+        self.hub = hub
         auth = Authenticator(backend: backend, settings: settings)
     }
 
@@ -48,13 +49,13 @@ public final class APIServer: Service, Sendable {
                 ))
         }
         if let (host, port) = osmand {
-            let backend = backend, maxBody = min(settings.maxBodyBytes, 1 << 20), logger = logger
+            let backend = backend, maxBody = min(settings.maxBodyBytes, 1 << 20)
             services.append(
                 app(
                     "osmand", host, port,
                     CallbackResponder { request, context in
                         await OsmAndResponder.respond(
-                            request, context, backend: backend, maxBody: maxBody, logger: logger)
+                            request, context, backend: backend, maxBody: maxBody)
                     }))
         }
         guard !services.isEmpty else { return }

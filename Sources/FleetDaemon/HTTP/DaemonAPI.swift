@@ -22,6 +22,10 @@ final class DaemonAPI: APIBackend {
     let fences: Mutex<[UInt8]>
     /// Set once every service has started.
     let ready = Atomic<Bool>(false)
+    /// How many of the HTTP servers have bound their sockets, and where
+    /// (`http 127.0.0.1:8080`, `osmand 127.0.0.1:5055`).
+    let bound = Atomic<Int>(0)
+    let addresses = Mutex<[String]>([])
     /// Fence replacements, one at a time.
     private let fenceQueue = DispatchQueue(label: "fleetd.fences")
     /// How long a phone's request waits for its commit, seconds.

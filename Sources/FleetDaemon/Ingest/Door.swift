@@ -54,13 +54,7 @@ final class Door: Sendable {
         }
         var refused: [(fix: Int, reason: RejectReason)] = []
         for (i, fix) in d.fixes.enumerated() {
-            if !known(fix.device) {
-                refused.append((i, .unknownDevice))
-                refuse(
-                    format.name, .unknownDevice,
-                    "\(format.locate(fix: i, in: d)): device \(fix.device) is not registered",
-                    bytes, peer)
-            } else if let (reason, detail) = screen.check(fix, receivedAtMs: receivedMs) {
+            if let (reason, detail) = refusal(of: fix, receivedMs: receivedMs) {
                 refused.append((i, reason))
                 refuse(
                     format.name, reason, "\(format.locate(fix: i, in: d)): \(detail)", bytes, peer)
@@ -100,16 +94,17 @@ final class Door: Sendable {
         -> (RejectReason, String)?
     {
         metrics.received(datagrams: 1, fixes: 1)
-        var refusal: (RejectReason, String)?
-        if !known(fix.device) {
-            refusal = (.unknownDevice, "device \(fix.device) is not registered")
-        } else if let r = screen.check(fix, receivedAtMs: receivedMs) {
-            refusal = r
-        }
-        if let (reason, detail) = refusal {
+        let r = refusal(of: fix, receivedMs: receivedMs)
+        if let (reason, detail) = r {
             refuse(proto, reason, "request from \(peer): \(detail)", nil, nil)
         }
-        return refusal
+        return r
+    }
+
+    /// Why `fix` is refused (an unregistered device, then the screen), or nil.
+    private func refusal(of fix: Fix, receivedMs: Int64) -> (RejectReason, String)? {
+        if !known(fix.device) { return (.unknownDevice, "device \(fix.device) is not registered") }
+        return screen.check(fix, receivedAtMs: receivedMs)
     }
 
     /// Counts a refusal and logs it (bounded rate) with the datagram's head

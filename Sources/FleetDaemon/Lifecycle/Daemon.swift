@@ -75,8 +75,10 @@ public final class Daemon: Sendable {
         let httpOn = config.http.listen != nil || config.listen.osmand != nil
         if let a = config.http.listen { try TCPPortCheck.ensureFree(a, key: "http.listen") }
         if let a = config.listen.osmand { try TCPPortCheck.ensureFree(a, key: "listen.osmand") }
-        let api = httpOn ? try makeAPI(store: store) : nil
-        if let api { sinks.append(LiveSink(hub: api.server.hub)) }
+        // The HTTP side's hub is a sink; its readers are opened before the writer starts.
+        let hub = httpOn ? EventHub(settings: config.http.settings) : nil
+        let readers = httpOn ? try ReaderPool(store: store, count: 4) : nil
+        if let hub { sinks.append(LiveSink(hub: hub)) }
         sinks += [metrics, ReplySink()]
         let commit = CommitStage(
             store: store, handoff: handoff, sinks: sinks, metrics: metrics, logger: logger)
@@ -87,12 +89,11 @@ public final class Daemon: Sendable {
         let status = StatusReporter(
             metrics: metrics, engine: tracking, notifier: notifier, logger: logger,
             database: config.storage.database)
-        let backend = api.map {
+        let backend = readers.map {
             DaemonAPI(
-                reader: $0.readers, commit: commit, tracking: tracking, door: door, status: status,
+                reader: $0, commit: commit, tracking: tracking, door: door, status: status,
                 metrics: metrics, fencesFile: config.geofences.file, fencesText: fencesText)
         }
-        api?.backend.set(backend)
         let listening = listeners.map { "\($0.name) \($0.socket.local)" }
             .joined(separator: ", ")
         status.listening = listening
@@ -133,7 +134,7 @@ public final class Daemon: Sendable {
             ReloadService { [self] in
                 reload(tracking: tracking, alertLog: alertLog, api: backend)
             })
-        if let api { services.append(api.server) }
+        if let backend, let hub { services.append(makeAPIServer(backend: backend, hub: hub)) }
         for l in listeners {
             services.append(
                 ComponentService("listener \(l.name)", start: l.start, stop: l.stop))
@@ -143,7 +144,7 @@ public final class Daemon: Sendable {
             ComponentService(
                 "readiness",
                 start: { [notifier, logger] in
-                    if let api {
+                    if let api = backend {
                         // The HTTP servers bind as their service starts: wait (bounded) for them.
                         let deadline = Date().addingTimeInterval(10)
                         while api.bound.load(ordering: .relaxed) < expected, Date() < deadline,
@@ -156,7 +157,8 @@ public final class Daemon: Sendable {
                             return
                         }
                     }
-                    let listening = ([status.listening] + (api?.addresses.withLock { $0 } ?? []))
+                    let listening =
+                        ([status.listening] + (backend?.addresses.withLock { $0 } ?? []))
                         .filter { !$0.isEmpty }.joined(separator: ", ")
                     status.listening = listening
                     backend?.ready.store(true, ordering: .relaxed)
@@ -177,26 +179,18 @@ public final class Daemon: Sendable {
         try await ServiceGroup(configuration: group).run()
     }
 
-    /// The HTTP side, made before the stages start: the server (its hub is
-    /// a commit sink), the readers it reads through, and how many of its
-    /// servers have bound. The backend is set once the stages exist.
-    private func makeAPI(store: any Store) throws -> APIParts {
-        let parts = APIParts(readers: try ReaderPool(store: store, count: 4))
-        let settings = config.http.settings
-        let osmand = config.listen.osmand.map { (host: $0.host, port: $0.port) }
-        let server = APIServer(
-            settings: config.http.listen == nil
-                ? {
-                    var s = settings; s.host = nil; return s
-                }() : settings,
-            osmand: osmand, backend: parts.backend, logger: logger
+    /// The HTTP servers over the daemon's `backend`, fed by `hub`; each
+    /// bound address is noted in the backend (for readiness and the status).
+    private func makeAPIServer(backend: DaemonAPI, hub: EventHub) -> APIServer {
+        APIServer(
+            settings: config.http.settings,
+            osmand: config.listen.osmand.map { (host: $0.host, port: $0.port) }, backend: backend,
+            hub: hub, logger: logger
         ) { [logger] name, address in
             logger.info("\(name) listening on \(address) (TCP)")
-            parts.addresses.withLock { $0.append("\(name) \(address)") }
-            parts.bound.add(1, ordering: .relaxed)
+            backend.addresses.withLock { $0.append("\(name) \(address)") }
+            backend.bound.add(1, ordering: .relaxed)
         }
-        parts.server = server
-        return parts
     }
 
     /// SIGHUP: reopens the alert log and reloads the fences file.

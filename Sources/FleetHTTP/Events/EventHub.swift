@@ -38,6 +38,13 @@ public final class EventHub: Sendable {
     let buffer: Int
     let keepaliveS: Int
 
+    /// A hub bounded as `settings` say (`maxStreams`, `streamBuffer`, `keepaliveS`).
+    public convenience init(settings: HTTPSettings) {
+        self.init(
+            maxStreams: settings.maxStreams, buffer: settings.streamBuffer,
+            keepaliveS: settings.keepaliveS)
+    }
+
     public init(maxStreams: Int, buffer: Int, keepaliveS: Int) {
         self.maxStreams = maxStreams
         self.buffer = buffer

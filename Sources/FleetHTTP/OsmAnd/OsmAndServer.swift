@@ -2,7 +2,6 @@ import FleetProtocols
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 
 /// The OsmAnd door (Traccar Client, OsmAnd): `GET` or `POST` on any path,
 /// the position in the query, a form body or a JSON body
@@ -13,8 +12,7 @@ import Logging
 /// stored in time (overload, storage failing, stopping).
 enum OsmAndResponder {
     static func respond(
-        _ request: Request, _ context: APIContext, backend: any APIBackend, maxBody: Int,
-        logger: Logger
+        _ request: Request, _ context: APIContext, backend: any APIBackend, maxBody: Int
     ) async -> Response {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         guard request.method == .get || request.method == .post else {
