@@ -63,9 +63,11 @@ struct HTTPTestClient {
     /// retried `retries` times, 200 ms apart, as EventSource reconnects.
     /// Streams are read over a socket of their own (a plain HTTP/1.1
     /// request, the chunked body read as it comes), never a pooled one.
+    /// With `reconnect`, a stream the server ends is opened again with
+    /// `Last-Event-ID`, as EventSource does, until `timeout`.
     func events(
         _ path: String, headers: [(String, String)], timeout: Double, retries: Int = 0,
-        opened: @escaping @Sendable () -> Void = {},
+        reconnect: Bool = false, opened: @escaping @Sendable () -> Void = {},
         until body: @escaping ([SSEEvent]) -> Bool
     ) async throws -> (status: Int, events: [SSEEvent]) {
         let port = Int(base.split(separator: ":").last!)!
@@ -87,16 +89,30 @@ struct HTTPTestClient {
             }
             opened()
             var seen: [SSEEvent] = []
-            var text = ""
+            var current = stream
             while Date() < deadline {
-                guard let chunk = try await stream.next(deadline: deadline) else { break }
-                text += chunk
-                while let end = text.range(of: "\n\n") {
-                    let block = String(text[..<end.lowerBound])
-                    text.removeSubrange(..<end.upperBound)
-                    if let e = SSEEvent(block) { seen.append(e) }
+                var text = ""
+                var ended = false
+                while Date() < deadline {
+                    guard let chunk = try await current.next(deadline: deadline) else {
+                        ended = true
+                        break
+                    }
+                    text += chunk
+                    while let end = text.range(of: "\n\n") {
+                        let block = String(text[..<end.lowerBound])
+                        text.removeSubrange(..<end.upperBound)
+                        if let e = SSEEvent(block) { seen.append(e) }
+                    }
+                    if !body(seen) { return (200, seen) }
                 }
-                if !body(seen) { break }
+                // Ended by the server: reconnect as EventSource does, from the last alert seen.
+                guard ended, reconnect, Date() < deadline else { break }
+                try await Task.sleep(for: .milliseconds(200))
+                let last = seen.last { $0.id != nil }?.id ?? "0"
+                current = try EventSocket(
+                    port: port, path: path, headers: headers + [("Last-Event-ID", last)])
+                guard try await current.head(deadline: deadline) == 200 else { continue }
             }
             return (200, seen)
         }
