@@ -23,6 +23,10 @@ public protocol APIBackend: Sendable {
     func change<T: Sendable>(_ change: @escaping @Sendable (any Store) throws(StoreError) -> T)
         async throws -> T
 
+    /// The trips under way that `filter` selects, as of the last commit, by
+    /// start time: records with `open` set (no id, no end fence).
+    func tripsUnderWay(_ filter: TripFilter) -> [TripRecord]
+
     /// The loaded fences file's GeoJSON text ("" when none is loaded).
     func fencesDocument() -> [UInt8]
 

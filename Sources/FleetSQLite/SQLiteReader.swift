@@ -147,8 +147,13 @@ public final class SQLiteReader: Sendable {
                     FROM trips t JOIN devices d ON d.id = t.device_id
                     WHERE (?1 IS NULL OR d.ident = ?1) AND (?2 IS NULL OR t.end_ms >= ?2)
                       AND (?3 IS NULL OR t.start_ms < ?3)
+                      AND (?5 IS NULL OR (t.start_ms, t.id) > (?5, ?6))
                     ORDER BY t.start_ms, t.id LIMIT ?4
-                    """, arguments: [filter.device, filter.fromMs, filter.toMs, limit]
+                    """,
+                arguments: [
+                    filter.device, filter.fromMs, filter.toMs, limit, filter.afterStartMs,
+                    filter.afterId ?? 0,
+                ]
             ).map {
                 TripRecord(
                     id: $0[0], device: $0[1], vehicle: $0[2], startTime: $0[3], endTime: $0[4],

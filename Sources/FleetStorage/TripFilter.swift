@@ -6,6 +6,10 @@ public struct TripFilter: Sendable, Equatable {
     public var fromMs: Int64?
     /// Only trips starting before this time, Unix ms.
     public var toMs: Int64?
+    /// Only trips after this one in the list's order (start time, then id):
+    /// the cursor of a paged list.
+    public var afterStartMs: Int64?
+    public var afterId: Int64?
 
     public init(device: String? = nil, fromMs: Int64? = nil, toMs: Int64? = nil) {
         self.device = device

@@ -1,7 +1,8 @@
 /// A trip's JSON, the contract `fleetctl trips --json` and the API share
 /// (add fields, never rename). Times RFC 3339 UTC; distances, speeds and
 /// odometers rounded to 0.1; `duration_s` and `avg_speed_kmh` derived (and
-/// not read back).
+/// not read back). `open` (added with the API) is true for a trip under way,
+/// whose `id` is null.
 extension TripRecord: Codable {
     enum CodingKeys: String, CodingKey {
         case id, device, vehicle
@@ -11,12 +12,13 @@ extension TripRecord: Codable {
         case distanceM = "distance_m", durationS = "duration_s", maxSpeedKmh = "max_speed_kmh"
         case averageSpeedKmh = "avg_speed_kmh", fixes
         case startOdometerM = "start_odometer_m", endOdometerM = "end_odometer_m"
+        case open
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            id: try c.decode(Int64.self, forKey: .id),
+            id: try c.decodeIfPresent(Int64.self, forKey: .id) ?? 0,
             device: try c.decode(String.self, forKey: .device),
             vehicle: try c.decodeIfPresent(String.self, forKey: .vehicle),
             startTime: try RecordCoding.millis(c, .startTime),
@@ -31,12 +33,13 @@ extension TripRecord: Codable {
             maxSpeedKmh: try c.decode(Double.self, forKey: .maxSpeedKmh),
             fixes: try c.decode(Int.self, forKey: .fixes),
             startOdometerM: try c.decode(Double.self, forKey: .startOdometerM),
-            endOdometerM: try c.decode(Double.self, forKey: .endOdometerM))
+            endOdometerM: try c.decode(Double.self, forKey: .endOdometerM),
+            open: try c.decodeIfPresent(Bool.self, forKey: .open) ?? false)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
+        if open { try c.encodeNil(forKey: .id) } else { try c.encode(id, forKey: .id) }
         try c.encode(device, forKey: .device)
         try c.encode(vehicle, forKey: .vehicle)
         try c.encode(RecordCoding.time(startTime), forKey: .startTime)
@@ -54,5 +57,6 @@ extension TripRecord: Codable {
         try c.encode(fixes, forKey: .fixes)
         try c.encode(RecordCoding.tenth(startOdometerM), forKey: .startOdometerM)
         try c.encode(RecordCoding.tenth(endOdometerM), forKey: .endOdometerM)
+        try c.encode(open, forKey: .open)
     }
 }

@@ -20,6 +20,9 @@ public struct TripRecord: Sendable, Equatable {
     /// The device's odometer at the start and end, metres.
     public var startOdometerM: Double
     public var endOdometerM: Double
+    /// A trip under way (the API's `/trips` only): the end is the newest
+    /// accepted position, `endFence` is nil and `id` is 0 (`null` in JSON).
+    public var open: Bool
 
     /// Seconds from departure to arrival.
     public var durationS: Double { Double(endTime - startTime) / 1000 }
@@ -33,7 +36,7 @@ public struct TripRecord: Sendable, Equatable {
         id: Int64, device: String, vehicle: String?, startTime: Int64, endTime: Int64,
         startLat: Double, startLon: Double, endLat: Double, endLon: Double, startFence: String?,
         endFence: String?, distanceM: Double, maxSpeedKmh: Double, fixes: Int,
-        startOdometerM: Double, endOdometerM: Double
+        startOdometerM: Double, endOdometerM: Double, open: Bool = false
     ) {
         self.id = id
         self.device = device
@@ -51,5 +54,6 @@ public struct TripRecord: Sendable, Equatable {
         self.fixes = fixes
         self.startOdometerM = startOdometerM
         self.endOdometerM = endOdometerM
+        self.open = open
     }
 }

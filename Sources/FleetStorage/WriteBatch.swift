@@ -11,6 +11,10 @@ public struct WriteBatch: Sendable {
     /// Jump suspects confirmed by later fixes: (device, fix time), whose
     /// stored disposition becomes `accepted`.
     public var confirmed: [(device: String, time: Int64)] = []
+    /// Trips under way after this batch's fixes, in fix order, for the
+    /// devices whose trip moved on: nil when the device's trip ended (or it
+    /// stopped driving). Not stored: post-commit sinks read it.
+    public var tripsUnderWay: [(device: String, trip: OpenTrip?)] = []
 
     public init() {}
 

@@ -8,3 +8,11 @@ public enum TripPhase: Sendable, Equatable {
     /// within `tripStartDistanceM` of it. `maxSpeedKmh` so far.
     case driving(start: Waypoint, candidate: Waypoint, maxSpeedKmh: Double)
 }
+
+extension TripPhase {
+    /// On a trip (`driving`).
+    public var isDriving: Bool {
+        if case .driving = self { return true }
+        return false
+    }
+}

@@ -17,13 +17,21 @@ import Testing
         let osmand: HTTPTestClient
         var tokens: [String: String] = [:]
 
-        init(fences: String? = depotFences, extra: String = "", httpExtra: String = "") throws {
+        /// `over`: restart on that daemon's folder (its users and tokens kept).
+        init(
+            fences: String? = depotFences, extra: String = "", httpExtra: String = "",
+            trip: String = "start_distance_m = 1000000", over: APIDaemon? = nil
+        ) throws {
             d = try DaemonProcess(
-                fences: fences, extraConfig: extra,
-                tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0", http: "127.0.0.1:0",
-                osmand: "127.0.0.1:0", httpExtra: httpExtra)
+                fences: fences, extraConfig: extra, dir: over?.d.dir,
+                tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0", trip: trip,
+                http: "127.0.0.1:0", osmand: "127.0.0.1:0", httpExtra: httpExtra)
             http = HTTPTestClient(port: d.ports["http"] ?? 0)
             osmand = HTTPTestClient(port: d.ports["osmand"] ?? 0)
+            if let over {
+                tokens = over.tokens
+                return
+            }
             let ctl = try Binaries.path("fleetctl")
             for role in ["viewer", "operator", "admin"] {
                 let u = try runTool(
@@ -262,6 +270,62 @@ import Testing
         #expect(tooBig.status == 413)
         // Ingest went on beside all of it.
         #expect(exchange(client, [fixLine(9, t0 + 90_000, lat: 47.95, lon: 11.05)]) != nil)
+    }
+
+    @Test func tripsFinishedAndUnderWayPagedByCursorAndKeptOverARestart() async throws {
+        let a = try APIDaemon(trip: "start_distance_m = 200\nstop_duration_s = 120")
+        let client = try UDPClient(host: "127.0.0.1", port: a.d.port)
+        var seq = 0
+        var t = t0
+        func send(_ lat: Double) {
+            seq += 1
+            #expect(exchange(client, [fixLine(seq, t, lat: lat, lon: 11.05)]) != nil)
+            t += 10_000
+        }
+        // Parked; twice 1.2 km north and still for 150 s (a trip each); then off again.
+        send(47.9)
+        var lat = 47.9
+        for _ in 0..<2 {
+            for _ in 1...4 {
+                lat += 0.003
+                send(lat)
+            }
+            for _ in 0..<15 { send(lat) }
+        }
+        for _ in 1...3 {
+            lat += 0.003
+            send(lat)
+        }
+        let v = a.auth("viewer")
+        let all = try await a.http.get("/api/v1/trips?device=truck-1", v)
+        #expect(all.items.map { $0["open"] as? Bool } == [false, false, true])
+        #expect(all.json["next"] is NSNull)
+        let done = try #require(all.items.first)
+        #expect(done["id"] is Int)
+        let open = try #require(all.items.last)
+        #expect(open["id"] is NSNull && open["end_fence"] is NSNull)
+        #expect(open["end_time"] as? String == "2023-11-14T22:20:10.000Z")
+        #expect((open["distance_m"] as? Double ?? 0) > 500)
+        #expect(open["fixes"] as? Int == 4)
+        // A page holds `limit` finished trips; the last one adds those under way.
+        let first = try await a.http.get("/api/v1/trips?limit=1", v)
+        #expect(first.items.map { $0["open"] as? Bool } == [false])
+        let next = try #require(first.json["next"] as? String)
+        #expect(next.contains("after="))
+        let second = try await a.http.get(next, v)
+        #expect(second.items.map { $0["open"] as? Bool } == [false, true])
+        #expect(second.items.first?["id"] as? Int != done["id"] as? Int)
+        #expect(second.json["next"] is NSNull)
+        // A window that ends before the second trip leaves it out.
+        let early = try await a.http.get("/api/v1/trips?to=\(t0 + 60_000)", v)
+        #expect(early.items.count == 1)
+        #expect(try await a.http.get("/api/v1/trips?after=12", v).status == 400)
+        // A restart keeps the trip under way (from the stored device state).
+        #expect(a.d.stop() == 0)
+        let b = try APIDaemon(trip: "start_distance_m = 200\nstop_duration_s = 120", over: a)
+        let again = try await b.http.get("/api/v1/trips?device=truck-1", v)
+        #expect(again.items.map { $0["open"] as? Bool } == [false, false, true])
+        #expect(again.items.last?["start_time"] as? String == open["start_time"] as? String)
     }
 
     @Test func fencesAreReplacedOnlyWhenValid() async throws {

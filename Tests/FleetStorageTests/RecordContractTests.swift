@@ -62,9 +62,17 @@ import Testing
                 "id", "device", "vehicle", "start_time", "end_time", "start_lat", "start_lon",
                 "end_lat", "end_lon", "start_fence", "end_fence", "distance_m", "duration_s",
                 "max_speed_kmh", "avg_speed_kmh", "fixes", "start_odometer_m", "end_odometer_m",
+                "open",
             ])
         #expect(try RecordCoding.read(TripRecord.self, from: Array(t.jsonLine.utf8)) == t)
         #expect(t.jsonLine.contains(#""avg_speed_kmh":30"#))
+        // A trip under way has no id yet.
+        var open = t
+        open.open = true
+        #expect(open.jsonLine.contains(#""id":null,"#) && open.jsonLine.contains(#""open":true"#))
+        var back = try RecordCoding.read(TripRecord.self, from: Array(open.jsonLine.utf8))
+        back.id = 3
+        #expect(back == open)
     }
 
     @Test func devicesKeepTheirFieldsAndReadBack() throws {

@@ -23,6 +23,18 @@ final class TrackingShard: @unchecked Sendable {
         var outcome: Tracker.Outcome
         /// The device's state became dirty with this fix (it was clean).
         var newlyDirty = false
+        /// Where the device's trip stands after the fix, when it is on one
+        /// or has just left one.
+        var trip: TripNews = .unchanged
+    }
+
+    /// A fix's news for the list of trips under way.
+    enum TripNews {
+        case unchanged
+        /// On a trip (the start's fences looked up only when it opened).
+        case underWay(OpenTrip)
+        /// The trip ended (or the device stopped driving).
+        case ended
     }
 
     /// Processes the fixes at `indices` of `fixes`, in order, writing each
@@ -71,9 +83,17 @@ final class TrackingShard: @unchecked Sendable {
         _ stateBefore: Int64, _ tracker: inout Tracker, _ entry: inout TrackedDevice
     ) -> Result {
         entry.heardMs = received
+        let wasDriving = entry.state?.trip?.isDriving ?? false
         var result = Result(
             outcome: tracker.process(fix, state: &entry.state, containing: containing))
         if result.outcome.changesState {
+            if let st = entry.state,
+                let open = tracker.openTrip(device: fix.device, state: st, fences: !wasDriving)
+            {
+                result.trip = .underWay(open)
+            } else if wasDriving {
+                result.trip = .ended
+            }
             if fix.time < stateBefore {
                 result.outcome.state = entry.state
             } else if !entry.dirty {

@@ -230,6 +230,11 @@ final class TrackingStage: @unchecked Sendable {
             if !outcome.trips.isEmpty { batch.trips += outcome.trips }
             for t in outcome.confirmed { batch.confirmed.append((fix.device, t)) }
             if let s = outcome.state { batch.states[fix.device] = s }
+            switch r.trip {
+            case .unchanged: break
+            case .underWay(let t): batch.tripsUnderWay.append((fix.device, t))
+            case .ended: batch.tripsUnderWay.append((fix.device, nil))
+            }
             if r.newlyDirty { dirtyOrder.append((fix.device, received[i])) }
         }
     }

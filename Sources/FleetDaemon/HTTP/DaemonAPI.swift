@@ -18,6 +18,7 @@ final class DaemonAPI: APIBackend {
     private let reporter: StatusReporter
     private let metrics: Metrics
     private let fencesFile: String
+    private let board: TripBoard
     /// The loaded fences file's text (what `GET /fences` returns).
     let fences: Mutex<[UInt8]>
     /// Set once every service has started.
@@ -33,8 +34,10 @@ final class DaemonAPI: APIBackend {
 
     init(
         reader: any StoreReading, commit: CommitStage, tracking: TrackingStage, door: Door,
-        status: StatusReporter, metrics: Metrics, fencesFile: String, fencesText: [UInt8]
+        status: StatusReporter, metrics: Metrics, board: TripBoard, fencesFile: String,
+        fencesText: [UInt8]
     ) {
+        self.board = board
         self.reader = reader
         self.commit = commit
         self.tracking = tracking
@@ -70,6 +73,8 @@ final class DaemonAPI: APIBackend {
         }
         return try result.get()
     }
+
+    func tripsUnderWay(_ filter: TripFilter) -> [TripRecord] { board.records(filter) }
 
     func fencesDocument() -> [UInt8] { fences.withLock { $0 } }
 

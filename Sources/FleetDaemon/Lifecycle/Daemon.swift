@@ -78,6 +78,13 @@ public final class Daemon: Sendable {
         // The HTTP side's hub is a sink; its readers are opened before the writer starts.
         let hub = httpOn ? EventHub(settings: config.http.settings) : nil
         let readers = httpOn ? try ReaderPool(store: store, count: 4) : nil
+        let board =
+            httpOn
+            ? TripBoard(
+                states: states, tracker: Tracker(fences: fences, settings: config.tracking.settings)
+            )
+            : nil
+        if let board { sinks.append(board) }
         if let hub { sinks.append(LiveSink(hub: hub)) }
         sinks += [metrics, ReplySink()]
         let commit = CommitStage(
@@ -89,10 +96,14 @@ public final class Daemon: Sendable {
         let status = StatusReporter(
             metrics: metrics, engine: tracking, notifier: notifier, logger: logger,
             database: config.storage.database)
-        let backend = readers.map {
-            DaemonAPI(
-                reader: $0, commit: commit, tracking: tracking, door: door, status: status,
-                metrics: metrics, fencesFile: config.geofences.file, fencesText: fencesText)
+        let backend: DaemonAPI?
+        if let readers, let board {
+            backend = DaemonAPI(
+                reader: readers, commit: commit, tracking: tracking, door: door, status: status,
+                metrics: metrics, board: board, fencesFile: config.geofences.file,
+                fencesText: fencesText)
+        } else {
+            backend = nil
         }
         let listening = listeners.map { "\($0.name) \($0.socket.local)" }
             .joined(separator: ", ")

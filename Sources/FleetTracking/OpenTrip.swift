@@ -1,0 +1,42 @@
+/// A trip under way: from where the vehicle stood to its newest accepted
+/// position, as the API lists it beside finished trips (`"open": true`).
+public struct OpenTrip: Sendable, Equatable {
+    public var device: String
+    /// Departure (as `TripPhase.driving` holds it) and the newest accepted
+    /// position, with the odometer at each.
+    public var start: Waypoint
+    public var last: Waypoint
+    /// Highest speed so far, km/h.
+    public var maxSpeedKmh: Double
+    /// Names of the fences containing the start (", " between several); nil
+    /// when none, or when not looked up (`Tracker.openTrip(device:state:fences:)`).
+    public var startFence: String?
+
+    public init(
+        device: String, start: Waypoint, last: Waypoint, maxSpeedKmh: Double, startFence: String?
+    ) {
+        self.device = device
+        self.start = start
+        self.last = last
+        self.maxSpeedKmh = maxSpeedKmh
+        self.startFence = startFence
+    }
+
+    /// Gated distance driven so far, metres.
+    public var distanceM: Double { max(0, last.odometerM - start.odometerM) }
+    /// Accepted fixes from departure to the newest, both included.
+    public var fixes: Int64 { last.fixNo - start.fixNo + 1 }
+}
+
+extension Tracker {
+    /// The trip `state` is on, or nil when parked or before the first fix.
+    /// `fences`: look the start's fences up (an index query; the engine does
+    /// it once, when the trip opens).
+    public func openTrip(device: String, state st: DeviceState, fences: Bool) -> OpenTrip? {
+        guard case .driving(let start, _, let maxKmh) = st.trip, let last = st.lastWaypoint
+        else { return nil }
+        return OpenTrip(
+            device: device, start: start, last: last, maxSpeedKmh: maxKmh,
+            startFence: fences ? fenceNames(lat: start.lat, lon: start.lon) : nil)
+    }
+}
