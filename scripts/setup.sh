@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the system packages fleetd builds against, when they are missing:
-# libsqlite3-dev (SQLite), libsystemd-dev (sd_notify), pkg-config.
+# Installs what fleetd builds and tests with, when it is missing: the system
+# packages libsqlite3-dev (SQLite), libsystemd-dev (sd_notify), pkg-config;
+# and schemathesis (PyPI) for the API's tests.
 set -euo pipefail
 need=(libsqlite3-dev libsystemd-dev pkg-config)
 missing=()
@@ -22,4 +23,22 @@ fi
 if ! command -v swift >/dev/null; then
   echo "setup: the Swift toolchain (swift) is not on PATH nor in /opt/swift/usr/bin" >&2
   exit 1
+fi
+# Python tools for the tests, in a virtual environment of the project's own
+# (.build/pytools): schemathesis, which checks the API against its OpenAPI
+# document. Pinned, so that a run is repeatable.
+pytools=.build/pytools
+schemathesis_version=4.32.5
+if ! "$pytools/bin/st" --version 2>/dev/null | grep -q "$schemathesis_version"; then
+  echo "setup: installing schemathesis $schemathesis_version in $pytools"
+  if ! command -v python3 >/dev/null || ! python3 -c "import venv, ensurepip" 2>/dev/null; then
+    sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends python3 python3-venv
+  fi
+  rm -rf "$pytools"
+  python3 -m venv "$pytools"
+  "$pytools/bin/pip" install -q --disable-pip-version-check "schemathesis==$schemathesis_version"
 fi

@@ -115,6 +115,6 @@ public final class APIServer: Service, Sendable {
     static func routes(_ d: RouteDeps) -> [Route] {
         HealthRoutes.make(d) + SessionRoutes.make(d) + DeviceRoutes.make(d) + PositionRoutes.make(d)
             + AlertRoutes.make(d) + TripRoutes.make(d) + FenceRoutes.make(d) + StatusRoutes.make(d)
-            + EventRoutes.make(d)
+            + EventRoutes.make(d) + OpenAPIDocument.make(d)
     }
 }

@@ -24,7 +24,10 @@ enum Binaries {
 }
 
 /// Runs a command to completion (bounded), returning its exit status and output.
-func runTool(_ path: String, _ args: [String], timeout: Double = 30, stdin: String? = nil) throws
+func runTool(
+    _ path: String, _ args: [String], timeout: Double = 30, stdin: String? = nil,
+    cwd: URL? = nil, environment: [String: String]? = nil
+) throws
     -> (
         status: Int32, out: String, err: String
     )
@@ -32,6 +35,8 @@ func runTool(_ path: String, _ args: [String], timeout: Double = 30, stdin: Stri
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = args
+    if let cwd { p.currentDirectoryURL = cwd }
+    if let environment { p.environment = environment }
     let out = Pipe()
     let err = Pipe()
     p.standardOutput = out

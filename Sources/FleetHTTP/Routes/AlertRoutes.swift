@@ -52,7 +52,7 @@ enum AlertRoutes {
     static func filter(_ r: APIRequest) throws(APIError) -> AlertFilter {
         var f = AlertFilter()
         if let device = r.query["device"] { f.device = try r.device(device) }
-        f.type = r.query["type"]
+        f.type = try r.alertType()
         f.fence = r.query["fence"]
         return f
     }

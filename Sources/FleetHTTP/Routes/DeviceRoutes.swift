@@ -10,7 +10,7 @@ enum DeviceRoutes {
         [
             Route(.get, "/api/v1/devices", role: .viewer, parameters: ["limit", "after"]) { r in
                 let limit = try r.int("limit", default: 1000, range: 1...10_000)
-                let after = r.query["after"] ?? ""
+                let after = try r.query["after"].map { try r.device($0, name: "after") } ?? ""
                 let all = try await d.read { try $0.devices() }
                 let page = Array(all.lazy.filter { $0.ident > after }.prefix(limit))
                 let next =
@@ -84,7 +84,8 @@ enum DeviceRoutes {
             }
             switch v {
             case .null: break
-            case .string(let s) where s.count <= 200: values[k] = s
+            // Counted in code points, as JSON Schema's maxLength counts.
+            case .string(let s) where s.unicodeScalars.count <= 200: values[k] = s
             case .string: problems.append("\(k): longer than 200 characters")
             default: problems.append("\(k): must be a string or null, found \(v.kindName)")
             }

@@ -18,7 +18,7 @@ enum EventRoutes {
             ) { r in
                 var filter = EventFilter()
                 if let device = r.query["device"] { filter.device = try r.device(device) }
-                filter.type = r.query["type"]
+                filter.type = try r.alertType()
                 filter.fence = r.query["fence"]
                 switch r.query["positions"] {
                 case nil, "on"?: filter.positions = true

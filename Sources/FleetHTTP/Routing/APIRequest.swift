@@ -1,5 +1,6 @@
 import FleetProtocols
 import FleetStorage
+import FleetTracking
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -48,6 +49,18 @@ struct APIRequest: Sendable {
             throw .badParameter(
                 name,
                 "\"\(text.prefix(40))\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
+        }
+        return text
+    }
+
+    /// An alert type parameter (`geofence_enter`, …); nil when absent.
+    func alertType(_ name: String = "type") throws(APIError) -> String? {
+        guard let text = query[name] else { return nil }
+        guard AlertType(rawValue: text) != nil else {
+            throw .badParameter(
+                name,
+                "\"\(text.prefix(40))\" is not an alert type (\(AlertType.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
         }
         return text
     }

@@ -1,0 +1,48 @@
+import FleetGeo
+import FleetHTTP
+import FleetProtocols
+import FleetStorage
+
+/// A daemon with nothing in it, for tests that build the routes but call
+/// none of them through a store: every read finds nothing, every change fails.
+struct EmptyBackend: APIBackend {
+    var reader: any StoreReading { EmptyReader() }
+    func status() -> DaemonStatus {
+        DaemonStatus(
+            pid: 0, state: "running", timeMs: 0, startedMs: 0, listening: "", fixesPerS: 0,
+            datagrams: 0, fixesIn: 0, fixesStored: 0, alerts: 0, commits: 0, queueFixes: 0,
+            statesUnwritten: 0, lastCommitMs: 0, storageError: nil, rejected: [:])
+    }
+    func notReady() -> String? { nil }
+    func change<T: Sendable>(_ change: @escaping @Sendable (any Store) throws(StoreError) -> T)
+        async throws -> T
+    {
+        throw APIUnavailable("no store here")
+    }
+    func tripsUnderWay(_ filter: TripFilter) -> [TripRecord] { [] }
+    func fencesDocument() -> [UInt8] { [] }
+    func replaceFences(_ document: [UInt8]) async throws -> [FenceProblem] { [] }
+    func ingest(_ fix: Fix, receivedMs: Int64, peer: String) async -> IngestOutcome { .busy }
+}
+
+/// A store with nothing stored.
+struct EmptyReader: StoreReading {
+    func alerts(afterId: Int64, limit: Int, filter: AlertFilter) throws(StoreError) -> [AlertRecord]
+    { [] }
+    func positions(device: String, fromMs: Int64?, toMs: Int64?, limit: Int) throws(StoreError)
+        -> [PositionRecord]
+    { [] }
+    func alert(id: Int64) throws(StoreError) -> AlertRecord? { nil }
+    func device(_ ident: String) throws(StoreError) -> DeviceRecord? { nil }
+    func user(named name: String) throws(StoreError) -> UserRecord? { nil }
+    func users() throws(StoreError) -> [UserRecord] { [] }
+    func token(secretHash: String) throws(StoreError) -> TokenRecord? { nil }
+    func tokens() throws(StoreError) -> [TokenRecord] { [] }
+    func audit(afterId: Int64, limit: Int) throws(StoreError) -> [AuditRecord] { [] }
+    func trips(filter: TripFilter, limit: Int) throws(StoreError) -> [TripRecord] { [] }
+    func counts() throws(StoreError) -> (positions: Int, alerts: Int, devices: Int) { (0, 0, 0) }
+    func devices() throws(StoreError) -> [DeviceRecord] { [] }
+    func registeredDevices() throws(StoreError) -> Set<String> { [] }
+    func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] { [] }
+    func lastAlertId() throws(StoreError) -> Int64 { 0 }
+}
