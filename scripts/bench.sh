@@ -65,6 +65,20 @@ echo
   --rate 65000 --rate 70000 --rate 80000
 
 echo
+echo "== the API under load while fleetd ingests at half its sustained rate =="
+# fleetbench api: the rate alone (the baseline), then the same rate while 500
+# API clients poll (a request each every 0.5 s: a device's newest positions,
+# the newest alerts) and 500 clients hold alert streams. Three sittings.
+ours=$(sed -n 's/^highest sustained: [0-9]* datagrams\/s = \([0-9]*\) fixes.*/\1/p' "$data/ingest1.txt")
+half=$(( ${ours:-60000} / 2 ))
+for sitting in 1 2 3; do
+  echo "-- sitting $sitting"
+  "$bin/fleetbench" api --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+    --rate "$half" --seconds 20 --clients 500 --streams 500 --interval 0.5 \
+    | grep -v "^warm-up" || echo "bench: the API step failed" >&2
+done
+
+echo
 echo "== the C yardstick (../shared/bench/cref/run.sh 2 1 RATES), same sitting =="
 cref=../shared/bench/cref/run.sh
 if [ -x "$cref" ] || [ -f "$cref" ]; then

@@ -6,13 +6,15 @@ import Foundation
 #endif
 
 /// A `fleetd` process for a benchmark step: its own database in `dir`, every
-/// protocol on a loopback port the kernel picks (read back from `READY=1`
+/// protocol and the HTTP API on a loopback port the kernel picks (read back from `READY=1`
 /// through a notify socket of its own), errors-only logging.
 final class BenchDaemon {
     let process = Process()
     private(set) var ports: [String: Int] = [:]
     private let notifyFD: Int32
     private let statusPath: String
+    /// The database fleetd writes (for `fleetctl`).
+    let database: String
     private var closed = false
 
     /// `settings`: extra `key = value` lines for fleetd's config, each under
@@ -20,6 +22,7 @@ final class BenchDaemon {
     init(fleetd: String, dir: URL, fences: String, settings: [String] = []) throws {
         let notify = dir.appendingPathComponent("notify").path
         statusPath = dir.appendingPathComponent("bench.db.status.json").path
+        database = dir.appendingPathComponent("bench.db").path
         notifyFD = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
@@ -44,6 +47,10 @@ final class BenchDaemon {
             sections[String(s[..<dot]), default: []].append(
                 "\(s[s.index(after: dot)..<eq]) = \(quoted)")
         }
+        // The HTTP API on a port the kernel picks (a fixed one may be taken).
+        if sections["http"]?.contains(where: { $0.hasPrefix("listen ") }) != true {
+            sections["http", default: []].append("listen = \"127.0.0.1:0\"")
+        }
         let extra = sections.filter { $0.key != "storage" }.map {
             "[\($0.key)]\n" + $0.value.joined(separator: "\n")
         }.joined(separator: "\n")
@@ -58,6 +65,7 @@ final class BenchDaemon {
         json = "127.0.0.1:0"
         teltonika = "127.0.0.1:0"
         nmea = "127.0.0.1:0"
+        osmand = ""
         [log]
         level = "error"
         """.write(toFile: config, atomically: true, encoding: .utf8)
@@ -73,7 +81,7 @@ final class BenchDaemon {
             let n = buf.withUnsafeMutableBytes { recv(notifyFD, $0.baseAddress, $0.count, 0) }
             let msg = String(decoding: buf[0..<max(n, 0)], as: UTF8.self)
             guard msg.contains("READY=1") else { continue }
-            for name in ["json", "teltonika", "nmea"] {
+            for name in ["json", "teltonika", "nmea", "http"] {
                 if let r = msg.range(of: "\(name) 127.0.0.1:"),
                     let p = Int(msg[r.upperBound...].prefix { $0.isNumber })
                 {

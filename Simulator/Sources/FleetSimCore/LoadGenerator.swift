@@ -23,6 +23,8 @@ public final class LoadGenerator {
     private let t0Ms: Int64
     /// Each device's next fix number: runs continue the devices' tracks.
     private var nextFix: [Int32]
+    /// Told of each datagram's first send, when set.
+    public var clock: SendClock?
     /// Scratch for the Teltonika records of one datagram.
     private var records: [TeltonikaEncoder.Record] = []
     /// The IO elements every Teltonika record carries: ignition on (239),
@@ -65,11 +67,7 @@ public final class LoadGenerator {
     /// acknowledgement latencies are measured to within about this much.
     static let tickNs: UInt64 = 500_000
 
-    private static func nowNs() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    private static func nowNs() -> UInt64 { SendClock.now() }
 
     /// Offers load for `options.seconds`, then waits (up to `drainSeconds`)
     /// for the outstanding acknowledgements, resending as devices do.
@@ -229,6 +227,7 @@ public final class LoadGenerator {
                         fixes: UInt8(o.fixesPerDatagram), firstSentNs: now,
                         lastSentNs: now, sends: 1)
                     nextFix[device] += Int32(o.fixesPerDatagram)
+                    clock?.mark(device, now)
                     if o.proto != .nmea {
                         pending[k] = p
                         order.append((k, now))

@@ -6,21 +6,30 @@ import Synchronization
 /// The live stream's fan-out. The commit stage tells it of each commit
 /// (`publish`, on the writer thread: it only appends to a queue and wakes
 /// the hub's task, so the writer never waits on a client). The hub's task
-/// formats each event once and offers it to every matching subscriber's
-/// bounded buffer; a subscriber whose buffer is full is too slow and is
-/// ended (its client reconnects with `Last-Event-ID` and catches up from
-/// the database). Positions: each device's newest committed position, at
-/// most once a second per device. A keep-alive comment goes to everyone
-/// every `keepaliveS`.
+/// runs in rounds, at most one every `roundMs`: it formats each event once
+/// and gives every subscriber one chunk of the events it admits (the same
+/// buffer for every subscriber that takes everything), so a client costs
+/// one write a round, however many alerts the round holds. A subscriber
+/// more than `buffer` events behind is too slow and is ended (its client
+/// reconnects with `Last-Event-ID` and catches up from the database).
+/// Positions: each device's newest committed position, at most once a
+/// second per device. A keep-alive comment goes to everyone every
+/// `keepaliveS`.
 public final class EventHub: Sendable {
     final class Subscriber: Sendable {
         let filter: EventFilter
-        let continuation: AsyncStream<LiveEvent>.Continuation
-        init(filter: EventFilter, continuation: AsyncStream<LiveEvent>.Continuation) {
+        let continuation: AsyncStream<LiveChunk>.Continuation
+        /// Events handed to it and not yet written to its client.
+        let queued = Atomic<Int>(0)
+        init(filter: EventFilter, continuation: AsyncStream<LiveChunk>.Continuation) {
             self.filter = filter
             self.continuation = continuation
         }
     }
+
+    /// The least time between two fan-out rounds, ms: what a round may
+    /// add to an event's latency, against one write per client per commit.
+    static let roundMs = 20
 
     private struct State {
         var subscribers: [Int: Subscriber] = [:]
@@ -67,20 +76,25 @@ public final class EventHub: Sendable {
         if queued { wake.yield() }
     }
 
-    /// A new subscriber's events; nil when `maxStreams` are open or the hub is closed.
-    func subscribe(_ filter: EventFilter) -> (id: Int, events: AsyncStream<LiveEvent>)? {
+    /// A new subscriber: its chunks of events, and the subscriber, whose
+    /// `queued` the reader lowers by each chunk's count once written. Nil
+    /// when `maxStreams` are open or the hub is closed.
+    func subscribe(_ filter: EventFilter) -> (
+        subscriber: Subscriber, events: AsyncStream<LiveChunk>
+    )? {
         let (events, continuation) = AsyncStream.makeStream(
-            of: LiveEvent.self, bufferingPolicy: .bufferingOldest(buffer))
+            of: LiveChunk.self, bufferingPolicy: .unbounded)
+        let sub = Subscriber(filter: filter, continuation: continuation)
         let id = state.withLock { s -> Int? in
             guard !s.closed, s.subscribers.count < maxStreams else { return nil }
             s.nextId += 1
-            s.subscribers[s.nextId] = Subscriber(filter: filter, continuation: continuation)
+            s.subscribers[s.nextId] = sub
             if filter.positions { s.wantPositions += 1 }
             return s.nextId
         }
         guard let id else { return nil }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
-        return (id, events)
+        return (sub, events)
     }
 
     private func unsubscribe(_ id: Int) {
@@ -99,6 +113,34 @@ public final class EventHub: Sendable {
         }
         for sub in subs { sub.continuation.finish() }
         wake.finish()
+    }
+
+    /// One round's `events` to every subscriber: the shared chunks for
+    /// those that take every alert (with or without positions), one of its
+    /// own for each other.
+    private func fanOut(_ events: [LiveEvent], to subs: [Subscriber]) {
+        var everything: LiveChunk?
+        var noPositions: LiveChunk?
+        for sub in subs {
+            let chunk: LiveChunk
+            if sub.filter.takesAllAlerts && sub.filter.positions {
+                everything = everything ?? LiveChunk(events)
+                chunk = everything!
+            } else if sub.filter.takesAllAlerts {
+                noPositions = noPositions ?? LiveChunk(events.filter { $0.kind != .position })
+                chunk = noPositions!
+            } else {
+                chunk = LiveChunk(events.filter(sub.filter.admits))
+            }
+            guard !chunk.events.isEmpty else { continue }
+            let count = chunk.events.count
+            if sub.queued.add(count, ordering: .relaxed).newValue > buffer {
+                // Too slow: ended; its client catches up on reconnect.
+                sub.continuation.finish()
+                continue
+            }
+            sub.continuation.yield(chunk)
+        }
     }
 
     /// The hub's task: fans out commits as they come, positions once a
@@ -154,16 +196,9 @@ public final class EventHub: Sendable {
                     lastPing = now
                     events.append(.ping)
                 }
-                guard !events.isEmpty else { continue }
-                for sub in subs {
-                    for e in events where sub.filter.admits(e) {
-                        if case .dropped = sub.continuation.yield(e) {
-                            // Too slow: ended; its client catches up on reconnect.
-                            sub.continuation.finish()
-                            break
-                        }
-                    }
-                }
+                if !events.isEmpty { fanOut(events, to: subs) }
+                // Rounds at most every `roundMs`: what commits meanwhile waits for the next.
+                try? await Task.sleep(for: .milliseconds(Self.roundMs))
             }
             group.cancelAll()
         }

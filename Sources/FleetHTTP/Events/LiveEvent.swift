@@ -1,3 +1,5 @@
+import NIOCore
+
 /// One event for the live stream, formatted once for every client.
 struct LiveEvent: Sendable {
     enum Kind: Sendable { case alert, position, ping }
@@ -7,19 +9,48 @@ struct LiveEvent: Sendable {
     let device: String
     let type: String?
     let fence: String?
-    /// The event's JSON (`data:`).
-    let json: String
+    /// The event as SSE text
+    /// (https://html.spec.whatwg.org/multipage/server-sent-events.html).
+    let bytes: ByteBuffer
 
-    /// The event as SSE text (https://html.spec.whatwg.org/multipage/server-sent-events.html).
-    var text: String {
-        switch kind {
-        case .alert: "id: \(id)\nevent: alert\ndata: \(json)\n\n"
-        case .position: "event: position\ndata: \(json)\n\n"
-        case .ping: ": keep-alive\n\n"
-        }
+    init(kind: Kind, id: Int64, device: String, type: String?, fence: String?, json: String) {
+        self.kind = kind
+        self.id = id
+        self.device = device
+        self.type = type
+        self.fence = fence
+        let text =
+            switch kind {
+            case .alert: "id: \(id)\nevent: alert\ndata: \(json)\n\n"
+            case .position: "event: position\ndata: \(json)\n\n"
+            case .ping: ": keep-alive\n\n"
+            }
+        bytes = ByteBuffer(string: text)
     }
 
     static let ping = LiveEvent(kind: .ping, id: 0, device: "", type: nil, fence: nil, json: "")
+}
+
+/// What one fan-out round gives one client: its events, and their SSE
+/// bytes in one buffer (shared by every client that takes all of them), so
+/// a round costs each client one write.
+struct LiveChunk: Sendable {
+    let events: [LiveEvent]
+    let bytes: ByteBuffer
+
+    init(_ events: [LiveEvent]) {
+        self.events = events
+        var b = ByteBuffer()
+        b.reserveCapacity(events.reduce(0) { $0 + $1.bytes.readableBytes })
+        for e in events { b.writeImmutableBuffer(e.bytes) }
+        bytes = b
+    }
+
+    /// The chunk without the alerts up to `id` (a client that caught up
+    /// from the database has them already).
+    func after(alert id: Int64) -> LiveChunk {
+        LiveChunk(events.filter { $0.kind != .alert || $0.id > id })
+    }
 }
 
 /// What a client of the stream asked for: `device`, `type`, `fence`, and
@@ -29,6 +60,9 @@ struct EventFilter: Sendable {
     var type: String?
     var fence: String?
     var positions = true
+
+    /// Takes every alert (no `device`, `type` or `fence`).
+    var takesAllAlerts: Bool { device == nil && type == nil && fence == nil }
 
     func admits(_ e: LiveEvent) -> Bool {
         switch e.kind {

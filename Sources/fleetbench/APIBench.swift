@@ -1,0 +1,153 @@
+import ArgumentParser
+import FleetSimCore
+import Foundation
+
+/// `fleetbench api`: the HTTP side under load while fleetd ingests. A real
+/// `fleetd` (the standard fences and devices, every fix persisted and
+/// acknowledged after commit) is offered `--rate` Teltonika datagrams a
+/// second, first alone (the baseline), then again while `--clients` API
+/// clients poll positions and alerts and `--streams` clients hold event
+/// streams (alerts only: a full position feed of 100 000 devices is
+/// tens of thousands of events a second per client). Reports the API's
+/// latency and request rate, the alerts' delivery latency on the streams,
+/// and the ingest figures of both runs side by side.
+struct APIBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "api",
+        abstract: "API and event-stream load on the real daemon while it ingests.")
+
+    @Option(help: "The fleetd binary (fleetctl is taken from beside it).")
+    var fleetd: String
+
+    @Option(help: "The fences file fleetd loads (GeoJSON); empty for none.")
+    var fences = ""
+
+    @Option(help: "Start points for the devices (id,lon,lat CSV).")
+    var points: String?
+
+    @Option(help: "Offered Teltonika datagrams (one fix each) per second while measuring.")
+    var rate = 30_000.0
+
+    @Option(help: "Seconds of each run.")
+    var seconds = 20.0
+
+    @Option(help: "Devices.")
+    var devices = 100_000
+
+    @Option(help: "API clients, each with one connection.")
+    var clients = 500
+
+    @Option(help: "Seconds between one client's requests.")
+    var interval = 0.5
+
+    @Option(help: "Event-stream clients.")
+    var streams = 500
+
+    func run() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fleetbench-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let daemon = try BenchDaemon(fleetd: fleetd, dir: dir, fences: fences)
+        defer { daemon.stop() }
+        guard let udp = daemon.ports["teltonika"], let http = daemon.ports["http"] else {
+            throw ValidationError("fleetd reported no teltonika or http port")
+        }
+        let token = try makeToken(database: daemon.database)
+        var options = LoadOptions()
+        options.proto = .teltonika
+        options.devices = devices
+        options.seconds = seconds
+        options.drainSeconds = 5
+        let client = try UDPClient(host: "127.0.0.1", port: udp, receiveBuffer: 16 << 20)
+        let starts = try points.map(LoadPoints.load) ?? LoadPoints.workloadSquare(count: 100_000)
+        let generator = LoadGenerator(client: client, options: options, points: starts)
+        let clock = SendClock(devices: devices)
+        generator.clock = clock
+        let w = generator.warmUp(rate: 5_000)
+        guard w.fixesAcked == w.fixesSent else {
+            throw ValidationError("warm-up: \(w.fixesAcked) of \(w.fixesSent) acknowledged")
+        }
+        say("warm-up: \(devices) devices, one fix each")
+
+        // The baseline: ingest alone.
+        daemon.waitIdle()
+        let alone = generator.run(rate: rate)
+
+        // Ingest with the API and the streams.
+        daemon.waitIdle()
+        let latest = LatestAlert()
+        let base = 350_000_000_000_000
+        let streamClients = StreamClients(
+            port: http, token: token, streams: streams, clock: clock, latest: latest
+        ) { ident in Int(ident).map { $0 - base } }
+        streamClients.start()
+        let open = streamClients.waitConnected(timeoutS: 30)
+        say("event streams open: \(open) of \(streams)")
+        let apiClients = APIClients(
+            port: http, token: token, clients: clients, intervalS: interval, devices: devices,
+            ident: { String(base + $0) }, latest: latest)
+        nonisolated(unsafe) var api = APIClients.Report()
+        let apiDone = DispatchSemaphore(value: 0)
+        Thread {
+            api = apiClients.run(seconds: seconds)
+            apiDone.signal()
+        }.start()
+        let loaded = generator.run(rate: rate)
+        apiDone.wait()
+        Thread.sleep(forTimeInterval: 1)  // the last alerts reach the streams
+        let s = streamClients.stop()
+
+        say(
+            String(
+                format: "ingest %.0f fixes/s alone: ack p50 %.1f ms, p99 %.1f ms; %@",
+                rate, alone.latency(50), alone.latency(99),
+                alone.sustained ? "sustained, nothing lost" : "NOT sustained"))
+        say(
+            String(
+                format: "ingest %.0f fixes/s with the API load: ack p50 %.1f ms, p99 %.1f ms; %@",
+                rate, loaded.latency(50), loaded.latency(99),
+                loaded.sustained ? "sustained, nothing lost" : "NOT sustained"))
+        let errors = api.statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        say(
+            String(
+                format:
+                    "API: %d clients, a request each every %.1f s: %d answered in %.1f s = %.0f requests/s; latency p50 %.1f ms, p99 %.1f ms, max %.1f ms; not 200: %@; connection failures: %d",
+                clients, interval, api.latenciesMs.count, api.seconds,
+                Double(api.latenciesMs.count) / max(api.seconds, 0.001),
+                LoopbackHTTP.percentile(api.latenciesMs, 50),
+                LoopbackHTTP.percentile(api.latenciesMs, 99),
+                LoopbackHTTP.percentile(api.latenciesMs, 100),
+                errors.isEmpty ? "none" : errors.joined(separator: ", "), api.failures))
+        say(
+            String(
+                format:
+                    "streams: %d open, %d refused, %d ended early; %d alerts, %d deliveries; send-to-client latency p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+                s.connected, s.refused, s.ended, s.distinctAlerts, s.deliveries,
+                LoopbackHTTP.percentile(s.latenciesMs, 50),
+                LoopbackHTTP.percentile(s.latenciesMs, 99),
+                LoopbackHTTP.percentile(s.latenciesMs, 100)))
+        say("fleetd peak RSS: \(daemon.peakRSSKiB() / 1024) MB (VmHWM)")
+    }
+
+    /// A viewer token made with the fleetctl beside fleetd.
+    private func makeToken(database: String) throws -> String {
+        let ctl = URL(fileURLWithPath: fleetd).deletingLastPathComponent()
+            .appendingPathComponent("fleetctl").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: ctl)
+        p.arguments = ["tokens", "add", "bench", "--role", "viewer", "--db", database]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let token = String(decoding: data, as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard p.terminationStatus == 0, token.hasPrefix("fltk_") else {
+            throw ValidationError("fleetctl tokens add failed (\(ctl))")
+        }
+        return token
+    }
+}
