@@ -67,14 +67,17 @@ echo
 echo
 echo "== the API under load while fleetd ingests at half its sustained rate =="
 # fleetbench api: the rate alone (the baseline), then the same rate while 500
-# API clients poll (a request each every 0.5 s: a device's newest positions,
-# the newest alerts) and 500 clients hold alert streams. Three sittings.
+# API clients poll (a request each every second: a device's newest positions,
+# the newest alerts) and 500 clients hold alert streams (5 take every alert,
+# 495 one fence's each). Three sittings; then one with a request every 0.5 s,
+# where the two cores run out.
 ours=$(sed -n 's/^highest sustained: [0-9]* datagrams\/s = \([0-9]*\) fixes.*/\1/p' "$data/ingest1.txt")
 half=$(( ${ours:-60000} / 2 ))
-for sitting in 1 2 3; do
-  echo "-- sitting $sitting"
+[ "$half" -ge 5000 ] || half=30000
+for interval in 1.0 1.0 1.0 0.5; do
+  echo "-- a request per client every $interval s"
   "$bin/fleetbench" api --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
-    --rate "$half" --seconds 20 --clients 500 --streams 500 --interval 0.5 \
+    --rate "$half" --seconds 20 --clients 500 --streams 500 --firehose 5 --interval "$interval" \
     | grep -v "^warm-up" || echo "bench: the API step failed" >&2
 done
 

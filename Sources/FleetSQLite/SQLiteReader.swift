@@ -48,19 +48,37 @@ public final class SQLiteReader: Sendable {
     public func alerts(afterId: Int64 = 0, limit: Int = 10_000, filter: AlertFilter = AlertFilter())
         throws(StoreError) -> [AlertRecord]
     {
-        try read("cannot read alerts") { db in
+        // Only the filters given, so that SQLite can take an index for
+        // them (`?2 IS NULL OR d.ident = ?2` would read every alert after `afterId`).
+        var conditions = ["a.id > ?"]
+        var arguments: [(any DatabaseValueConvertible)?] = [afterId]
+        if let device = filter.device {
+            conditions.append("a.device_id = (SELECT id FROM devices WHERE ident = ?)")
+            arguments.append(device)
+        }
+        if let type = filter.type {
+            conditions.append("a.type = ?")
+            arguments.append(type)
+        }
+        if let since = filter.sinceMs {
+            conditions.append("a.time_ms >= ?")
+            arguments.append(since)
+        }
+        if let fence = filter.fence {
+            conditions.append("a.fence = ?")
+            arguments.append(fence)
+        }
+        arguments.append(limit)
+        let sql = """
+            SELECT \(alertColumns)
+            FROM alerts a JOIN devices d ON d.id = a.device_id
+            WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY a.id LIMIT ?
+            """
+        let args = StatementArguments(arguments)
+        return try read("cannot read alerts") { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(alertColumns)
-                    FROM alerts a JOIN devices d ON d.id = a.device_id
-                    WHERE a.id > ? AND (?2 IS NULL OR d.ident = ?2) AND (?3 IS NULL OR a.type = ?3)
-                      AND (?4 IS NULL OR a.time_ms >= ?4) AND (?5 IS NULL OR a.fence = ?5)
-                    ORDER BY a.id LIMIT ?6
-                    """,
-                arguments: [
-                    afterId, filter.device, filter.type, filter.sinceMs, filter.fence, limit,
-                ]
+                db, sql: sql, arguments: args
             ).map(Self.alert)
         }
     }
@@ -185,12 +203,16 @@ public final class SQLiteReader: Sendable {
         try devices(only: ident).first
     }
 
+    /// Every device, or the one `ident` names (by its index: `?1 IS NULL OR
+    /// ident = ?1` would scan them all).
     private func devices(only ident: String?) throws(StoreError) -> [DeviceRecord] {
         try read("cannot read devices") { db in
-            let hasRegistry = try db.columns(in: "devices").contains { $0.name == "registered" }
-            let hasOdometer = try db.columns(in: "device_state").contains {
-                $0.name == "odometer_m"
-            }
+            // A v8 database has both (no schema look-up per call, as the API reads often).
+            let hasRegistry =
+                try people || db.columns(in: "devices").contains { $0.name == "registered" }
+            let hasOdometer =
+                try people
+                || db.columns(in: "device_state").contains { $0.name == "odometer_m" }
             return try Row.fetchAll(
                 db,
                 sql: """
@@ -199,9 +221,9 @@ public final class SQLiteReader: Sendable {
                       (SELECT max(time_ms) FROM positions p WHERE p.device_id = d.id),
                       \(hasOdometer ? "s.odometer_m" : "NULL"), \(hasOdometer ? "s.silent" : "0")
                     FROM devices d LEFT JOIN device_state s ON s.device_id = d.id
-                    WHERE ?1 IS NULL OR d.ident = ?1
+                    \(ident == nil ? "" : "WHERE d.ident = ?")
                     ORDER BY d.ident
-                    """, arguments: [ident]
+                    """, arguments: StatementArguments(ident.map { [$0] } ?? [])
             ).map {
                 DeviceRecord(
                     ident: $0[0], name: $0[1], plate: $0[2], vin: $0[3], registered: $0[4],

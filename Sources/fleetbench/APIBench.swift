@@ -7,10 +7,13 @@ import Foundation
 /// acknowledged after commit) is offered `--rate` Teltonika datagrams a
 /// second, first alone (the baseline), then again while `--clients` API
 /// clients poll positions and alerts and `--streams` clients hold event
-/// streams (alerts only: a full position feed of 100 000 devices is
-/// tens of thousands of events a second per client). Reports the API's
-/// latency and request rate, the alerts' delivery latency on the streams,
-/// and the ingest figures of both runs side by side.
+/// streams of alerts (no positions: a full position feed of 100 000
+/// devices is tens of thousands of events a second per client):
+/// `--firehose` of them take every alert, the others follow one fence each
+/// (`fence=`, the standard workload's fence ids 0..<`--fence-ids`), as a
+/// depot's or a region's dashboard does. Reports the API's latency and
+/// request rate, the alerts' delivery latency on both kinds of stream, and
+/// the ingest figures of both runs side by side.
 struct APIBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "api",
@@ -38,10 +41,16 @@ struct APIBench: ParsableCommand {
     var clients = 500
 
     @Option(help: "Seconds between one client's requests.")
-    var interval = 0.5
+    var interval = 1.0
 
     @Option(help: "Event-stream clients.")
     var streams = 500
+
+    @Option(help: "How many of the streams take every alert (the others one fence's).")
+    var firehose = 5
+
+    @Option(help: "Fence ids of the fences file: 0..<N.")
+    var fenceIds = 10_000
 
     func run() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -72,17 +81,28 @@ struct APIBench: ParsableCommand {
 
         // The baseline: ingest alone.
         daemon.waitIdle()
+        let cpu0 = daemon.cpuSeconds()
         let alone = generator.run(rate: rate)
+        let cpuAlone = daemon.cpuSeconds() - cpu0
 
         // Ingest with the API and the streams.
         daemon.waitIdle()
         let latest = LatestAlert()
         let base = 350_000_000_000_000
-        let streamClients = StreamClients(
-            port: http, token: token, streams: streams, clock: clock, latest: latest
-        ) { ident in Int(ident).map { $0 - base } }
-        streamClients.start()
-        let open = streamClients.waitConnected(timeoutS: 30)
+        let index: @Sendable (Substring) -> Int? = { ident in Int(ident).map { $0 - base } }
+        let all = min(firehose, streams)
+        let wide = StreamClients(
+            port: http, token: token,
+            paths: Array(repeating: "/api/v1/events?positions=off", count: all), clock: clock,
+            latest: latest, deviceIndex: index)
+        let narrow = StreamClients(
+            port: http, token: token,
+            paths: (0..<(streams - all)).map {
+                "/api/v1/events?positions=off&fence=\($0 * 7919 % max(fenceIds, 1))"
+            }, clock: clock, latest: latest, deviceIndex: index)
+        wide.start()
+        narrow.start()
+        let open = wide.waitConnected(timeoutS: 30) + narrow.waitConnected(timeoutS: 30)
         say("event streams open: \(open) of \(streams)")
         let apiClients = APIClients(
             port: http, token: token, clients: clients, intervalS: interval, devices: devices,
@@ -93,40 +113,47 @@ struct APIBench: ParsableCommand {
             api = apiClients.run(seconds: seconds)
             apiDone.signal()
         }.start()
+        let cpu1 = daemon.cpuSeconds()
         let loaded = generator.run(rate: rate)
         apiDone.wait()
+        let cpuLoaded = daemon.cpuSeconds() - cpu1
         Thread.sleep(forTimeInterval: 1)  // the last alerts reach the streams
-        let s = streamClients.stop()
+        let w1 = wide.stop()
+        let n1 = narrow.stop()
 
         say(
             String(
-                format: "ingest %.0f fixes/s alone: ack p50 %.1f ms, p99 %.1f ms; %@",
-                rate, alone.latency(50), alone.latency(99),
+                format:
+                    "ingest %.0f fixes/s alone: ack p50 %.1f ms, p99 %.1f ms; fleetd %.2f cores; %@",
+                rate, alone.latency(50), alone.latency(99), cpuAlone / seconds,
                 alone.sustained ? "sustained, nothing lost" : "NOT sustained"))
         say(
             String(
-                format: "ingest %.0f fixes/s with the API load: ack p50 %.1f ms, p99 %.1f ms; %@",
-                rate, loaded.latency(50), loaded.latency(99),
+                format:
+                    "ingest %.0f fixes/s with the API load: ack p50 %.1f ms, p99 %.1f ms; fleetd %.2f cores; %@",
+                rate, loaded.latency(50), loaded.latency(99), cpuLoaded / seconds,
                 loaded.sustained ? "sustained, nothing lost" : "NOT sustained"))
         let errors = api.statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         say(
             String(
                 format:
-                    "API: %d clients, a request each every %.1f s: %d answered in %.1f s = %.0f requests/s; latency p50 %.1f ms, p99 %.1f ms, max %.1f ms; not 200: %@; connection failures: %d",
+                    "API: %d clients, a request each every %.2f s: %d answered in %.1f s = %.0f requests/s; latency p50 %.1f ms, p99 %.1f ms, max %.1f ms; not 200: %@; connection failures: %d",
                 clients, interval, api.latenciesMs.count, api.seconds,
                 Double(api.latenciesMs.count) / max(api.seconds, 0.001),
                 LoopbackHTTP.percentile(api.latenciesMs, 50),
                 LoopbackHTTP.percentile(api.latenciesMs, 99),
                 LoopbackHTTP.percentile(api.latenciesMs, 100),
                 errors.isEmpty ? "none" : errors.joined(separator: ", "), api.failures))
-        say(
-            String(
-                format:
-                    "streams: %d open, %d refused, %d ended early; %d alerts, %d deliveries; send-to-client latency p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-                s.connected, s.refused, s.ended, s.distinctAlerts, s.deliveries,
-                LoopbackHTTP.percentile(s.latenciesMs, 50),
-                LoopbackHTTP.percentile(s.latenciesMs, 99),
-                LoopbackHTTP.percentile(s.latenciesMs, 100)))
+        for (name, s) in [("every alert", w1), ("one fence each", n1)] {
+            say(
+                String(
+                    format:
+                        "streams (%@): %d open, %d refused, %d ended early; %d alerts, %d deliveries; send-to-client latency p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+                    name, s.connected, s.refused, s.ended, s.distinctAlerts, s.deliveries,
+                    LoopbackHTTP.percentile(s.latenciesMs, 50),
+                    LoopbackHTTP.percentile(s.latenciesMs, 99),
+                    LoopbackHTTP.percentile(s.latenciesMs, 100)))
+        }
         say("fleetd peak RSS: \(daemon.peakRSSKiB() / 1024) MB (VmHWM)")
     }
 

@@ -55,13 +55,13 @@ final class APIClients: @unchecked Sendable {
     func run(seconds: Double) -> Report {
         var report = Report()
         var rng = SplitMix64(seed: 7)
+        let interval = UInt64(intervalS * 1e9)
+        // Connected first, then phased over one interval from the start.
+        var conns = (0..<clients).map { _ in Conn(fd: LoopbackHTTP.connect(port: port), due: 0) }
         let start = SendClock.now()
         let end = start + UInt64(seconds * 1e9)
-        let interval = UInt64(intervalS * 1e9)
-        var conns = (0..<clients).map { i in
-            Conn(
-                fd: LoopbackHTTP.connect(port: port),
-                due: start + interval * UInt64(i) / UInt64(max(clients, 1)))
+        for i in conns.indices {
+            conns[i].due = start + interval * UInt64(i) / UInt64(max(clients, 1))
         }
         func request(_ c: inout Conn, _ now: UInt64) {
             c.n += 1
@@ -95,8 +95,10 @@ final class APIClients: @unchecked Sendable {
                 if conns[i].sentAt == 0 && conns[i].fd >= 0 {
                     if conns[i].due <= now {
                         request(&conns[i], now)
+                        // Its own phase kept: a late answer skips a turn, never
+                        // bunches the clients together.
                         conns[i].due += interval
-                        if conns[i].due < now { conns[i].due = now + interval }
+                        while conns[i].due <= now { conns[i].due += interval }
                     }
                     nextDue = min(nextDue, conns[i].due)
                 }

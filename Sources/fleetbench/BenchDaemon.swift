@@ -129,6 +129,21 @@ final class BenchDaemon {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
+    /// CPU time fleetd has used so far (user + system, from /proc/PID/stat), seconds.
+    func cpuSeconds() -> Double {
+        guard
+            let stat = try? String(
+                contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // Fields after the command: state is the 3rd field; utime and stime the 14th and 15th.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else {
+            return 0
+        }
+        return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// SIGTERM and wait (fleetd commits what it holds, then exits).
     func stop() {
         if process.isRunning {

@@ -11,8 +11,8 @@ final class LatestAlert: Sendable {
     let id = Atomic<Int64>(0)
 }
 
-/// Many event-stream clients (`GET /api/v1/events?positions=off`) on one
-/// thread. Each alert delivered is timed from the first send of the
+/// Many event-stream clients (`GET /api/v1/events?positions=off`, each
+/// with its own filter) on one thread. Each alert delivered is timed from the first send of the
 /// newest datagram of its device (`SendClock`) to its arrival here: an
 /// upper bound of commit-to-client, since it also holds the queue, the
 /// tracking and the commit.
@@ -28,7 +28,8 @@ final class StreamClients: @unchecked Sendable {
 
     private let port: Int
     private let token: String
-    private let streams: Int
+    private let paths: [String]
+    private var streams: Int { paths.count }
     private let clock: SendClock
     private let deviceIndex: (Substring) -> Int?
     let latest: LatestAlert
@@ -38,12 +39,12 @@ final class StreamClients: @unchecked Sendable {
     private let connected = Atomic<Int>(0)
 
     init(
-        port: Int, token: String, streams: Int, clock: SendClock, latest: LatestAlert,
+        port: Int, token: String, paths: [String], clock: SendClock, latest: LatestAlert,
         deviceIndex: @escaping (Substring) -> Int?
     ) {
         self.port = port
         self.token = token
-        self.streams = streams
+        self.paths = paths
         self.clock = clock
         self.latest = latest
         self.deviceIndex = deviceIndex
@@ -86,12 +87,10 @@ final class StreamClients: @unchecked Sendable {
     private func run() {
         var report = Report()
         var seen = Set<Int64>()
-        var conns: [Stream] = (0..<streams).map { _ in
+        var conns: [Stream] = paths.map { path in
             let fd = LoopbackHTTP.connect(port: port)
             _ = LoopbackHTTP.send(
-                fd,
-                LoopbackHTTP.get(
-                    "/api/v1/events?positions=off", token: token, accept: "text/event-stream"))
+                fd, LoopbackHTTP.get(path, token: token, accept: "text/event-stream"))
             return Stream(fd: fd)
         }
         var fds = [pollfd](repeating: pollfd(), count: conns.count)

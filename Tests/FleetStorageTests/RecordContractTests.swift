@@ -110,6 +110,44 @@ import Testing
         #expect(try RecordCoding.read(PositionRecord.self, from: Array(line.utf8)) == p)
     }
 
+    @Test func thePositionsHandWrittenLineSaysTheSameAsItsCodableForm() throws {
+        var full = FixExtra()
+        full.priority = 1
+        full.movement = true
+        full.gsmSignal = 4
+        full.externalVoltageMv = 12_600
+        full.odometerM = 123_456
+        full.gnssStatus = 1
+        full.fixQuality = 2
+        full.hdop = 0.9
+        full.ioRaw = [1, 0xEF, 1]
+        full.ioCodec = 0x8E
+        full.batteryPercent = 87.5
+        full.charging = false
+        full.attributes = #"{"alarm":"sos","mock":false,"cell":[1,2]}"#
+        let cases = [
+            PositionRecord(
+                fix: Fix(device: "d", time: 1_700_000_000_123, lat: 48.1, lon: 11.5, valid: true),
+                disposition: 0),
+            PositionRecord(
+                fix: Fix(
+                    device: "ph\"one", time: -5, lat: -33.868_820_1, lon: 151.209_296,
+                    speedKmh: 50.5, course: 359.9, altM: -12, accuracyM: 3.25, sats: 9,
+                    ignition: false, valid: false, extra: full),
+                disposition: 3),
+        ]
+        for p in cases {
+            // Compared as unordered objects: attributes keep the order they came in.
+            let a = try JSONSerialization.jsonObject(with: Data(p.jsonLine.utf8)) as? NSDictionary
+            let b =
+                try JSONSerialization.jsonObject(with: Data(RecordCoding.line(p).utf8))
+                as? NSDictionary
+            #expect(
+                a != nil && a == b,
+                "\(p.jsonLine)\n\(RecordCoding.line(p))")
+        }
+    }
+
     @Test func theStatusReadsBackAndItsPathIsBesideTheDatabase() throws {
         let s = DaemonStatus(
             pid: 42, state: "running", timeMs: 2, startedMs: 1, listening: "json 127.0.0.1:5055",

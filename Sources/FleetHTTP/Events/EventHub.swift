@@ -170,7 +170,7 @@ public final class EventHub: Sendable {
                             LiveEvent(
                                 kind: .alert, id: a.id, device: a.device, type: a.type,
                                 fence: a.fence,
-                                json: RecordCoding.line(a)))
+                                json: a.jsonLine))
                     }
                     for p in commit.positions where p.disposition == .accepted {
                         if let h = held[p.fix.device], h.fix.time > p.fix.time { continue }
@@ -187,7 +187,7 @@ public final class EventHub: Sendable {
                         events.append(
                             LiveEvent(
                                 kind: .position, id: 0, device: device, type: nil, fence: nil,
-                                json: RecordCoding.line(PositionRecord(fix: p.fix, disposition: 0)))
+                                json: PositionRecord(fix: p.fix, disposition: 0).jsonLine)
                         )
                     }
                     if lastSent.count > 1_000_000 { lastSent.removeAll() }

@@ -27,7 +27,7 @@ enum AlertRoutes {
                 q["since"] = alerts.last.map { String($0.id) }
                 q["limit"] = String(limit)
                 return Replies.page(
-                    alerts.map(RecordCoding.line),
+                    alerts.map(\.jsonLine),
                     next: alerts.count == limit ? Replies.link("/api/v1/alerts", q) : nil)
             },
             Route(.post, "/api/v1/alerts/{id}/ack", role: .operator) { r in

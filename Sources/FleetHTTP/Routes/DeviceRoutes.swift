@@ -22,15 +22,17 @@ enum DeviceRoutes {
             },
             Route(.get, "/api/v1/devices/{id}", role: .viewer) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
-                guard let device = try await d.read({ try $0.device(id) }) else {
-                    throw APIError.notFound("no device \(id)")
+                let found = try await d.read { r -> (DeviceRecord, [PositionRecord])? in
+                    guard let device = try r.device(id) else { return nil }
+                    return (
+                        device,
+                        try r.positions(device: id, fromMs: device.lastFix, toMs: nil, limit: 1)
+                    )
                 }
-                let last = try await d.read {
-                    try $0.positions(device: id, fromMs: device.lastFix, toMs: nil, limit: 1)
-                }
+                guard let (device, last) = found else { throw APIError.notFound("no device \(id)") }
                 var line = RecordCoding.line(device)
                 line.removeLast()
-                line += ",\"last_position\":" + (last.first.map(RecordCoding.line) ?? "null") + "}"
+                line += ",\"last_position\":" + (last.first?.jsonLine ?? "null") + "}"
                 return Replies.json(line)
             },
             Route(.put, "/api/v1/devices/{id}", role: .operator) { r in

@@ -71,7 +71,7 @@ enum EventRoutes {
                                     try await writer.write(
                                         ByteBuffer(
                                             string:
-                                                "id: \(a.id)\nevent: alert\ndata: \(RecordCoding.line(a))\n\n"
+                                                "id: \(a.id)\nevent: alert\ndata: \(a.jsonLine)\n\n"
                                         ))
                                 }
                                 guard let end = page.last?.id else { break }

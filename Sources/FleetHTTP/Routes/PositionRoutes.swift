@@ -30,7 +30,7 @@ enum PositionRoutes {
                     q["limit"] = String(limit)
                     next = Replies.link("/api/v1/devices/\(id)/positions", q)
                 }
-                return Replies.page(positions.map(RecordCoding.line), next: next)
+                return Replies.page(positions.map(\.jsonLine), next: next)
             },
             Route(.get, "/api/v1/devices/{id}/track.gpx", role: .viewer, parameters: params) { r in
                 let (id, positions, _) = try await read(r, d)
@@ -49,12 +49,12 @@ enum PositionRoutes {
         if let from, let to, to <= from {
             throw APIError.badParameter("to", "must be after from")
         }
-        guard try await d.read({ try $0.device(id) }) != nil else {
-            throw APIError.notFound("no device \(id)")
+        // One read (one hop off the event loop): the device, then its positions.
+        let positions = try await d.read { r -> [PositionRecord]? in
+            guard try r.device(id) != nil else { return nil }
+            return try r.positions(device: id, fromMs: from, toMs: to, limit: limit)
         }
-        let positions = try await d.read {
-            try $0.positions(device: id, fromMs: from, toMs: to, limit: limit)
-        }
+        guard let positions else { throw APIError.notFound("no device \(id)") }
         return (id, positions, limit)
     }
 }
