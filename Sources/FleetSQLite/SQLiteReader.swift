@@ -195,17 +195,25 @@ public final class SQLiteReader: Sendable {
 
     /// Every device, registered or only seen, by ident.
     public func devices() throws(StoreError) -> [DeviceRecord] {
-        try devices(only: nil)
+        try devices(where: "", [], limit: nil)
+    }
+
+    /// Devices whose ident sorts after `after`, by ident, at most `limit`.
+    public func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] {
+        try devices(where: "WHERE d.ident > ?", [after], limit: limit)
     }
 
     /// One device, or nil when it was never registered nor seen.
     public func device(_ ident: String) throws(StoreError) -> DeviceRecord? {
-        try devices(only: ident).first
+        try devices(where: "WHERE d.ident = ?", [ident], limit: 1).first
     }
 
-    /// Every device, or the one `ident` names (by its index: `?1 IS NULL OR
-    /// ident = ?1` would scan them all).
-    private func devices(only ident: String?) throws(StoreError) -> [DeviceRecord] {
+    /// The devices `condition` selects, through the ident's index (`?1 IS
+    /// NULL OR ident = ?1` would scan them all); their counts and newest fix
+    /// are computed only for the rows returned.
+    private func devices(where condition: String, _ arguments: [String], limit: Int?)
+        throws(StoreError) -> [DeviceRecord]
+    {
         try read("cannot read devices") { db in
             // A v8 database has both (no schema look-up per call, as the API reads often).
             let hasRegistry =
@@ -221,9 +229,9 @@ public final class SQLiteReader: Sendable {
                       (SELECT max(time_ms) FROM positions p WHERE p.device_id = d.id),
                       \(hasOdometer ? "s.odometer_m" : "NULL"), \(hasOdometer ? "s.silent" : "0")
                     FROM devices d LEFT JOIN device_state s ON s.device_id = d.id
-                    \(ident == nil ? "" : "WHERE d.ident = ?")
-                    ORDER BY d.ident
-                    """, arguments: StatementArguments(ident.map { [$0] } ?? [])
+                    \(condition)
+                    ORDER BY d.ident \(limit.map { "LIMIT \($0)" } ?? "")
+                    """, arguments: StatementArguments(arguments)
             ).map {
                 DeviceRecord(
                     ident: $0[0], name: $0[1], plate: $0[2], vin: $0[3], registered: $0[4],

@@ -40,6 +40,10 @@ public protocol StoreReading: Sendable {
     /// Every device known, registered or seen in traffic.
     func devices() throws(StoreError) -> [DeviceRecord]
 
+    /// The devices whose id sorts after `after`, by id, at most `limit`
+    /// (a page of the list).
+    func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord]
+
     /// The ids of registered devices.
     func registeredDevices() throws(StoreError) -> Set<String>
 

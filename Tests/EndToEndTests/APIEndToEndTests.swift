@@ -189,6 +189,18 @@ import Testing
         #expect(invalid.status == 422 && (invalid.json["problems"] as? [String])?.count == 2)
         #expect(try await a.http.get("/api/v1/devices/nobody", a.auth("viewer")).status == 404)
         #expect(try await a.http.get("/api/v1/devices/bad%20id", a.auth("viewer")).status == 400)
+        // The list, a page at a time, by id.
+        for (i, name) in ["truck-3", "truck-2"].enumerated() {
+            #expect(
+                exchange(client, [fixLine(10 + i, t0 + 30_000, lat: 47.9, lon: 11.0, device: name)])
+                    != nil)
+        }
+        let firstPage = try await a.http.get("/api/v1/devices?limit=2", a.auth("viewer"))
+        #expect(firstPage.items.map { $0["device"] as? String } == ["truck-1", "truck-2"])
+        let rest = try await a.http.get(
+            try #require(firstPage.json["next"] as? String), a.auth("viewer"))
+        #expect(rest.items.map { $0["device"] as? String } == ["truck-3"])
+        #expect(rest.json["next"] is NSNull)
         #expect(
             try await a.http.send(.DELETE, "/api/v1/devices/truck-1", headers: a.auth("operator"))
                 .status == 200)

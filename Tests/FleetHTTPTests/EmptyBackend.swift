@@ -42,6 +42,7 @@ struct EmptyReader: StoreReading {
     func trips(filter: TripFilter, limit: Int) throws(StoreError) -> [TripRecord] { [] }
     func counts() throws(StoreError) -> (positions: Int, alerts: Int, devices: Int) { (0, 0, 0) }
     func devices() throws(StoreError) -> [DeviceRecord] { [] }
+    func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] { [] }
     func registeredDevices() throws(StoreError) -> Set<String> { [] }
     func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] { [] }
     func lastAlertId() throws(StoreError) -> Int64 { 0 }

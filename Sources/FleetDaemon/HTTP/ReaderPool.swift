@@ -45,6 +45,9 @@ final class ReaderPool: StoreReading {
         try one.counts()
     }
     func devices() throws(StoreError) -> [DeviceRecord] { try one.devices() }
+    func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] {
+        try one.devices(after: after, limit: limit)
+    }
     func registeredDevices() throws(StoreError) -> Set<String> { try one.registeredDevices() }
     func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] {
         try one.alertCountsByType()

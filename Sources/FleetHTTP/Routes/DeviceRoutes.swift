@@ -11,8 +11,7 @@ enum DeviceRoutes {
             Route(.get, "/api/v1/devices", role: .viewer, parameters: ["limit", "after"]) { r in
                 let limit = try r.int("limit", default: 1000, range: 1...10_000)
                 let after = try r.query["after"].map { try r.device($0, name: "after") } ?? ""
-                let all = try await d.read { try $0.devices() }
-                let page = Array(all.lazy.filter { $0.ident > after }.prefix(limit))
+                let page = try await d.read { try $0.devices(after: after, limit: limit) }
                 let next =
                     page.count == limit
                     ? Replies.link(
