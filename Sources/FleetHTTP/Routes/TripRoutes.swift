@@ -45,11 +45,12 @@ enum TripRoutes {
                 } else {
                     var open = d.backend.tripsUnderWay(filter)
                     if !open.isEmpty {
+                        // Names of just these devices (each by its index), not the whole list.
+                        let ids = Set(open.map(\.device))
                         let names = try await d.read { reader in
-                            Dictionary(
-                                try reader.devices().compactMap { dev in
-                                    dev.name.map { (dev.ident, $0) }
-                                }, uniquingKeysWith: { a, _ in a })
+                            try ids.reduce(into: [String: String]()) { out, id in
+                                out[id] = try reader.device(id)?.name
+                            }
                         }
                         for i in open.indices { open[i].vehicle = names[open[i].device] }
                     }
