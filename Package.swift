@@ -56,6 +56,12 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
+        // Reports and pictures: the usage report and the track map (pure:
+        // records in, report and SVG out), shared by fleetctl and the API.
+        .target(
+            name: "FleetReports",
+            dependencies: ["FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage"],
+            swiftSettings: strict),
         // libsystemd through pkg-config, and the Swift face of it.
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -83,8 +89,8 @@ let package = Package(
         .target(
             name: "FleetHTTP",
             dependencies: [
-                "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage",
-                "FleetTracking",
+                "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetReports",
+                "FleetStorage", "FleetTracking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -103,9 +109,8 @@ let package = Package(
         .executableTarget(
             name: "fleetctl",
             dependencies: [
-                "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage",
-                "FleetSQLite",
-                "FleetTracking",
+                "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetReports",
+                "FleetStorage", "FleetSQLite", "FleetTracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -150,6 +155,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        .testTarget(
+            name: "FleetReportsTests",
+            dependencies: ["FleetReports", "FleetGeo", "FleetStorage", "FleetProtocols"],
+            // Golden files, read from the source tree by path.
+            exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "FleetStorageTests",
             dependencies: ["FleetStorage", "FleetJSON", "FleetProtocols"],

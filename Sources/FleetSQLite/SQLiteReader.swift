@@ -68,6 +68,10 @@ public final class SQLiteReader: Sendable {
             conditions.append("a.fence = ?")
             arguments.append(fence)
         }
+        if let until = filter.untilMs {
+            conditions.append("a.time_ms < ?")
+            arguments.append(until)
+        }
         arguments.append(limit)
         let sql = """
             SELECT \(alertColumns)
@@ -115,36 +119,131 @@ public final class SQLiteReader: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.ident, p.time_ms, p.lat, p.lon, p.speed_kmh, p.course, p.alt_m, p.accuracy_m,
-                           p.sats, p.ignition, p.valid, p.disposition, p.priority, p.movement, p.gsm_signal,
-                           p.ext_voltage_mv, p.odometer_m, p.gnss_status, p.fix_quality, p.hdop, p.io, p.io_codec,
-                           \(people ? "p.battery, p.charging, p.attributes" : "NULL, NULL, NULL")
+                    SELECT \(positionColumns)
                     FROM positions p JOIN devices d ON d.id = p.device_id
                     WHERE d.ident = ?1 AND (?2 IS NULL OR p.time_ms >= ?2) AND (?3 IS NULL OR p.time_ms < ?3)
                     ORDER BY p.time_ms LIMIT ?4
                     """, arguments: [device, fromMs, toMs, limit]
-            ).map { r in
-                var extra = FixExtra()
-                extra.priority = r[12]
-                extra.movement = r[13]
-                extra.gsmSignal = r[14]
-                extra.externalVoltageMv = r[15]
-                extra.odometerM = r[16]
-                extra.gnssStatus = r[17]
-                extra.fixQuality = r[18]
-                extra.hdop = r[19]
-                let blob: Data? = r[20]
-                extra.ioRaw = blob.map { Array($0) }
-                extra.ioCodec = UInt8(truncatingIfNeeded: (r[21] as Int?) ?? 0)
-                extra.batteryPercent = r[22]
-                extra.charging = r[23]
-                extra.attributes = r[24]
-                let fix = Fix(
-                    device: r[0], time: r[1], lat: r[2], lon: r[3], speedKmh: r[4], course: r[5],
-                    altM: r[6],
-                    accuracyM: r[7], sats: r[8], ignition: r[9], valid: r[10],
-                    extra: extra == FixExtra() ? nil : extra)
-                return PositionRecord(fix: fix, disposition: r[11])
+            ).map { Self.position($0, at: 0) }
+        }
+    }
+
+    /// The 25 columns `position(_:at:)` reads (`p` positions, `d` devices).
+    private var positionColumns: String {
+        """
+        d.ident, p.time_ms, p.lat, p.lon, p.speed_kmh, p.course, p.alt_m, p.accuracy_m,
+        p.sats, p.ignition, p.valid, p.disposition, p.priority, p.movement, p.gsm_signal,
+        p.ext_voltage_mv, p.odometer_m, p.gnss_status, p.fix_quality, p.hdop, p.io, p.io_codec,
+        \(people ? "p.battery, p.charging, p.attributes" : "NULL, NULL, NULL")
+        """
+    }
+
+    /// A position from the `positionColumns` of `r` that start at column `o`.
+    private static func position(_ r: Row, at o: Int) -> PositionRecord {
+        var extra = FixExtra()
+        extra.priority = r[o + 12]
+        extra.movement = r[o + 13]
+        extra.gsmSignal = r[o + 14]
+        extra.externalVoltageMv = r[o + 15]
+        extra.odometerM = r[o + 16]
+        extra.gnssStatus = r[o + 17]
+        extra.fixQuality = r[o + 18]
+        extra.hdop = r[o + 19]
+        let blob: Data? = r[o + 20]
+        extra.ioRaw = blob.map { Array($0) }
+        extra.ioCodec = UInt8(truncatingIfNeeded: (r[o + 21] as Int?) ?? 0)
+        extra.batteryPercent = r[o + 22]
+        extra.charging = r[o + 23]
+        extra.attributes = r[o + 24]
+        let fix = Fix(
+            device: r[o], time: r[o + 1], lat: r[o + 2], lon: r[o + 3], speedKmh: r[o + 4],
+            course: r[o + 5], altM: r[o + 6], accuracyM: r[o + 7], sats: r[o + 8],
+            ignition: r[o + 9], valid: r[o + 10], extra: extra == FixExtra() ? nil : extra)
+        return PositionRecord(fix: fix, disposition: r[o + 11])
+    }
+
+    /// Per device, its accepted positions in `[fromMs, toMs)`. Devices are
+    /// the outer loop (`CROSS JOIN` keeps SQLite to that order), each read
+    /// through its `(device_id, time_ms)` index: the cost is the period's
+    /// positions, not the table's.
+    public func positionSpans(device: String?, fromMs: Int64, toMs: Int64) throws(StoreError)
+        -> [PositionSpan]
+    {
+        try read("cannot read positions") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.ident, min(p.time_ms), max(p.time_ms), count(*), max(p.speed_kmh)
+                    FROM devices d CROSS JOIN positions p ON p.device_id = d.id
+                    WHERE p.time_ms >= ?1 AND p.time_ms < ?2 AND p.disposition = 0
+                    \(device == nil ? "" : "AND d.ident = ?3")
+                    GROUP BY d.id ORDER BY d.ident
+                    """,
+                arguments: device == nil ? [fromMs, toMs] : [fromMs, toMs, device]
+            ).map {
+                PositionSpan(
+                    device: $0[0], firstMs: $0[1], lastMs: $0[2], count: $0[3], maxSpeedKmh: $0[4])
+            }
+        }
+    }
+
+    /// The fences each device was inside by its newest enter/exit alert per
+    /// fence before `beforeMs`.
+    public func fencesInside(device: String?, beforeMs: Int64?) throws(StoreError) -> [String:
+        [String]]
+    {
+        var conditions = ["type IN ('geofence_enter', 'geofence_exit')", "fence IS NOT NULL"]
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        if let device {
+            conditions.append("device_id = (SELECT id FROM devices WHERE ident = ?)")
+            arguments.append(device)
+        }
+        if let beforeMs {
+            conditions.append("time_ms < ?")
+            arguments.append(beforeMs)
+        }
+        let sql = """
+            SELECT d.ident, a.fence FROM alerts a JOIN devices d ON d.id = a.device_id
+            WHERE a.type = 'geofence_enter' AND a.id IN (
+              SELECT max(id) FROM alerts WHERE \(conditions.joined(separator: " AND "))
+              GROUP BY device_id, fence)
+            ORDER BY d.ident, a.fence
+            """
+        let args = StatementArguments(arguments)
+        return try read("cannot read alerts") { db in
+            var out: [String: [String]] = [:]
+            for row in try Row.fetchAll(db, sql: sql, arguments: args) {
+                out[row[0], default: []].append(row[1])
+            }
+            return out
+        }
+    }
+
+    /// Devices after `after` with their newest accepted position (found
+    /// through the `(device_id, time_ms)` index, newest first).
+    public func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] {
+        try read("cannot read vehicles") { db in
+            let hasOdometer =
+                try people
+                || db.columns(in: "device_state").contains { $0.name == "odometer_m" }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.name, \(hasOdometer ? "s.silent, s.odometer_m" : "0, 0"),
+                           \(positionColumns)
+                    FROM devices d
+                    JOIN positions p ON p.device_id = d.id AND p.time_ms = (
+                      SELECT q.time_ms FROM positions q WHERE q.device_id = d.id AND q.disposition = 0
+                      ORDER BY q.time_ms DESC LIMIT 1)
+                    LEFT JOIN device_state s ON s.device_id = d.id
+                    WHERE d.ident > ?1
+                    ORDER BY d.ident LIMIT ?2
+                    """, arguments: [after, limit]
+            ).map {
+                let p = Self.position($0, at: 3)
+                return VehicleRecord(
+                    device: p.fix.device, name: $0[0], silent: ($0[1] as Bool?) ?? false,
+                    odometerM: ($0[2] as Double?) ?? 0, position: p)
             }
         }
     }

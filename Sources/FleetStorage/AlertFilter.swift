@@ -8,10 +8,14 @@ public struct AlertFilter: Sendable, Equatable {
     public var sinceMs: Int64?
     /// Only alerts about this fence.
     public var fence: String?
+    /// Only alerts whose time is before this, Unix ms.
+    public var untilMs: Int64?
 
     public init(
-        device: String? = nil, type: String? = nil, sinceMs: Int64? = nil, fence: String? = nil
+        device: String? = nil, type: String? = nil, sinceMs: Int64? = nil, fence: String? = nil,
+        untilMs: Int64? = nil
     ) {
+        self.untilMs = untilMs
         self.fence = fence
         self.device = device
         self.type = type

@@ -52,6 +52,23 @@ public protocol StoreReading: Sendable {
 
     /// The highest alert id (0 when none).
     func lastAlertId() throws(StoreError) -> Int64
+
+    /// Per device (only `device` when given), its accepted positions with
+    /// `fromMs <= time < toMs`: first, last, count, top speed. Devices
+    /// without one are left out. By device id.
+    func positionSpans(device: String?, fromMs: Int64, toMs: Int64) throws(StoreError)
+        -> [PositionSpan]
+
+    /// The fences each device (only `device` when given) was inside, by its
+    /// newest `geofence_enter`/`geofence_exit` alert per fence dated before
+    /// `beforeMs` (nil: of all): device id → fence names, sorted. Devices
+    /// inside none are left out.
+    func fencesInside(device: String?, beforeMs: Int64?) throws(StoreError) -> [String: [String]]
+
+    /// The devices whose id sorts after `after` and that have an accepted
+    /// position, with their newest one, by id, at most `limit` (a page of
+    /// the live map).
+    func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord]
 }
 
 extension StoreReading {

@@ -10,7 +10,7 @@ struct FleetctlCommand: ParsableCommand {
         subcommands: [
             AlertsCommand.self, PositionsCommand.self, SummaryCommand.self, FencesCommand.self,
             DevicesCommand.self, StatusCommand.self, TripsCommand.self, UsersCommand.self,
-            TokensCommand.self, AuditCommand.self,
+            TokensCommand.self, AuditCommand.self, ReportCommand.self, MapCommand.self,
         ])
 }
 

@@ -46,4 +46,11 @@ struct EmptyReader: StoreReading {
     func registeredDevices() throws(StoreError) -> Set<String> { [] }
     func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] { [] }
     func lastAlertId() throws(StoreError) -> Int64 { 0 }
+    func positionSpans(device: String?, fromMs: Int64, toMs: Int64) throws(StoreError)
+        -> [PositionSpan]
+    { [] }
+    func fencesInside(device: String?, beforeMs: Int64?) throws(StoreError) -> [String: [String]] {
+        [:]
+    }
+    func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] { [] }
 }

@@ -53,4 +53,15 @@ final class ReaderPool: StoreReading {
         try one.alertCountsByType()
     }
     func lastAlertId() throws(StoreError) -> Int64 { try one.lastAlertId() }
+    func positionSpans(device: String?, fromMs: Int64, toMs: Int64) throws(StoreError)
+        -> [PositionSpan]
+    {
+        try one.positionSpans(device: device, fromMs: fromMs, toMs: toMs)
+    }
+    func fencesInside(device: String?, beforeMs: Int64?) throws(StoreError) -> [String: [String]] {
+        try one.fencesInside(device: device, beforeMs: beforeMs)
+    }
+    func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] {
+        try one.vehicles(after: after, limit: limit)
+    }
 }

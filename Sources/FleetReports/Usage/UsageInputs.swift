@@ -1,0 +1,76 @@
+import FleetStorage
+
+/// What a usage report is made of, as read from a store: pure values, so
+/// that `UsageReportBuilder` is tested without one.
+public struct UsageInputs: Sendable, Equatable {
+    /// Devices to report on even when idle (registered ones, or the one
+    /// asked for); others are listed when active in the period.
+    public var always: Set<String>
+    /// Registered names, by device id.
+    public var names: [String: String]
+    public var trips: [TripRecord]
+    /// Alerts dated in the period, oldest first.
+    public var alerts: [AlertRecord]
+    public var spans: [PositionSpan]
+    /// Fences each device was inside when the period began.
+    public var insideAtStart: [String: [String]]
+
+    public init(
+        always: Set<String>, names: [String: String], trips: [TripRecord], alerts: [AlertRecord],
+        spans: [PositionSpan], insideAtStart: [String: [String]]
+    ) {
+        self.always = always
+        self.names = names
+        self.trips = trips
+        self.alerts = alerts
+        self.spans = spans
+        self.insideAtStart = insideAtStart
+    }
+
+    /// Reads the inputs for `[fromMs, toMs)`, one device or all, through
+    /// any backend's `StoreReading`. Throws `StoreError`.
+    public static func read(
+        _ reader: any StoreReading, fromMs: Int64, toMs: Int64, device: String?
+    ) throws(StoreError) -> UsageInputs {
+        var always: Set<String> = []
+        var names: [String: String] = [:]
+        if let device {
+            always = [device]
+            names[device] = try reader.device(device)?.name
+        } else {
+            // Names from the live map's pages (one index probe a device, no
+            // position counts); registered devices never seen are read alone.
+            var after = ""
+            while true {
+                let page = try reader.vehicles(after: after, limit: 10_000)
+                for v in page { names[v.device] = v.name }
+                guard page.count == 10_000, let last = page.last else { break }
+                after = last.device
+            }
+            always = try reader.registeredDevices()
+            for id in always where names[id] == nil { names[id] = try reader.device(id)?.name }
+        }
+        var trips: [TripRecord] = []
+        var page = TripFilter(device: device, fromMs: fromMs, toMs: toMs)
+        while true {
+            let got = try reader.trips(filter: page, limit: 10_000)
+            trips += got.filter { $0.startTime >= fromMs }
+            guard got.count == 10_000, let last = got.last else { break }
+            (page.afterStartMs, page.afterId) = (last.startTime, last.id)
+        }
+        var alerts: [AlertRecord] = []
+        let filter = AlertFilter(device: device, sinceMs: fromMs, untilMs: toMs)
+        var after: Int64 = 0
+        while true {
+            let got = try reader.alerts(afterId: after, limit: 10_000, filter: filter)
+            alerts += got
+            guard got.count == 10_000, let last = got.last else { break }
+            after = last.id
+        }
+        alerts.sort { ($0.time, $0.id) < ($1.time, $1.id) }
+        return UsageInputs(
+            always: always, names: names, trips: trips, alerts: alerts,
+            spans: try reader.positionSpans(device: device, fromMs: fromMs, toMs: toMs),
+            insideAtStart: try reader.fencesInside(device: device, beforeMs: fromMs))
+    }
+}

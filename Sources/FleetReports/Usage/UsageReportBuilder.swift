@@ -1,0 +1,177 @@
+import FleetJSON
+import FleetStorage
+
+/// Makes a `UsageReport` from `UsageInputs`: pure (no store, no clock), so
+/// it is tested on values. The rules are `UsageReport`'s.
+public enum UsageReportBuilder {
+    /// The report for `[fromMs, toMs)` made at `nowMs` (time after `nowMs`
+    /// is not counted). `fromMs < toMs` is the caller's to check.
+    public static func make(_ inputs: UsageInputs, fromMs: Int64, toMs: Int64, nowMs: Int64)
+        -> UsageReport
+    {
+        let end = max(fromMs, min(toMs, nowMs))
+        var rows: [String: UsageRow] = [:]
+        func row(_ device: String) -> UsageRow {
+            rows[device] ?? UsageRow(device: device, name: inputs.names[device])
+        }
+        for device in inputs.always { rows[device] = row(device) }
+        for s in inputs.spans {
+            var r = row(s.device)
+            r.firstFixMs = s.firstMs
+            r.lastFixMs = s.lastMs
+            r.fixes = s.count
+            r.maxSpeedKmh = max(r.maxSpeedKmh, s.maxSpeedKmh ?? 0)
+            rows[s.device] = r
+        }
+        for t in inputs.trips where !t.open && t.startTime >= fromMs && t.startTime < toMs {
+            var r = row(t.device)
+            r.trips += 1
+            r.distanceM += t.distanceM
+            r.drivingS += t.durationS
+            r.maxSpeedKmh = max(r.maxSpeedKmh, t.maxSpeedKmh)
+            rows[t.device] = r
+        }
+        // Fence visits and overspeed episodes, device by device, in time order.
+        var byDevice: [String: [AlertRecord]] = [:]
+        for a in inputs.alerts where a.time >= fromMs && a.time < toMs {
+            byDevice[a.device, default: []].append(a)
+        }
+        // A trip still under way (its `trip_start` matches no finished
+        // trip): its driving time up to the last fix; its distance and the
+        // trip itself count once it has ended.
+        let finished = Set(inputs.trips.map { "\($0.device) \($0.startTime)" })
+        for (device, alerts) in byDevice {
+            guard
+                let start = alerts.last(where: { $0.type == "trip_start" }),
+                !finished.contains("\(device) \(start.time)"),
+                var r = rows[device], let last = r.lastFixMs, last > start.time
+            else { continue }
+            r.drivingS += Double(last - start.time) / 1000
+            rows[device] = r
+        }
+        // Fences inside at the start count for the devices listed anyway,
+        // not for one that has sent nothing for a year.
+        for device in Set(byDevice.keys).union(rows.keys) {
+            var r = row(device)
+            let alerts = byDevice[device] ?? []
+            r.fenceVisits = visits(
+                alerts, inside: inputs.insideAtStart[device] ?? [], fromMs: fromMs, endMs: end)
+            // An episode still open is counted up to the last fix.
+            let overEnd = min(end, r.lastFixMs.map { max($0, fromMs) } ?? end)
+            (r.overspeedEpisodes, r.overspeedS) = overspeed(alerts, fromMs: fromMs, endMs: overEnd)
+            rows[device] = r
+        }
+        for (device, var r) in rows {
+            r.drivingS = (r.drivingS * 10).rounded() / 10
+            if let first = r.firstFixMs {
+                let parked = max(0, Double(end - max(first, fromMs)) / 1000 - r.drivingS)
+                r.parkedS = (parked * 10).rounded() / 10
+            }
+            r.distanceM = (r.distanceM * 10).rounded() / 10
+            r.maxSpeedKmh = (r.maxSpeedKmh * 10).rounded() / 10
+            rows[device] = r
+        }
+        let vehicles = rows.values.sorted { ($0.device ?? "") < ($1.device ?? "") }
+        return UsageReport(
+            fromMs: fromMs, toMs: toMs, generatedMs: nowMs, vehicles: vehicles,
+            totals: totals(vehicles))
+    }
+
+    /// Visits per fence: an enter opens one (counted), an exit closes it;
+    /// fences inside at the start open one at `fromMs`; open ones close at `endMs`.
+    static func visits(_ alerts: [AlertRecord], inside: [String], fromMs: Int64, endMs: Int64)
+        -> [FenceVisits]
+    {
+        var open: [String: Int64] = [:]
+        var out: [String: FenceVisits] = [:]
+        for f in inside {
+            open[f] = fromMs
+            out[f] = FenceVisits(fence: f, visits: 1, insideS: 0)
+        }
+        for a in alerts {
+            guard let fence = a.fence else { continue }
+            switch a.type {
+            case "geofence_enter":
+                guard open[fence] == nil else { continue }
+                open[fence] = a.time
+                out[fence, default: FenceVisits(fence: fence, visits: 0, insideS: 0)].visits += 1
+            case "geofence_exit":
+                // An exit with no entry seen: inside since before the period.
+                let since = open.removeValue(forKey: fence) ?? fromMs
+                var v = out[fence] ?? FenceVisits(fence: fence, visits: 1, insideS: 0)
+                v.insideS += Double(max(0, min(a.time, endMs) - since)) / 1000
+                out[fence] = v
+            default: continue
+            }
+        }
+        for (fence, since) in open {
+            out[fence]!.insideS += Double(max(0, endMs - since)) / 1000
+        }
+        return out.values.map {
+            FenceVisits(fence: $0.fence, visits: $0.visits, insideS: ($0.insideS * 10).rounded() / 10)
+        }.sorted { $0.fence < $1.fence }
+    }
+
+    /// Episodes that began in the period and the time over the limit in
+    /// it: `overspeed_start` (dated at the episode's start) to
+    /// `overspeed_end` (dated at its end, with `duration_s`).
+    static func overspeed(_ alerts: [AlertRecord], fromMs: Int64, endMs: Int64) -> (Int, Double) {
+        var episodes = 0
+        var overMs: Int64 = 0
+        var since: Int64?
+        for a in alerts {
+            switch a.type {
+            case "overspeed_start":
+                episodes += 1
+                since = a.time
+            case "overspeed_end":
+                let start = since ?? (a.time - Int64(((duration(a) ?? 0) * 1000).rounded()))
+                overMs += max(0, min(a.time, endMs) - max(start, fromMs))
+                since = nil
+            default: continue
+            }
+        }
+        if let since { overMs += max(0, endMs - since) }
+        return (episodes, (Double(overMs) / 100).rounded() / 10)
+    }
+
+    /// `duration_s` from an alert's details.
+    static func duration(_ a: AlertRecord) -> Double? {
+        guard let text = a.details, let doc = try? JSONReader.parseDocument(Array(text.utf8)),
+            case .number(let n)? = doc["duration_s"]
+        else { return nil }
+        return n
+    }
+
+    static func totals(_ rows: [UsageRow]) -> UsageRow {
+        var t = UsageRow(device: nil, name: nil)
+        var fences: [String: FenceVisits] = [:]
+        for r in rows {
+            t.distanceM += r.distanceM
+            t.drivingS += r.drivingS
+            t.trips += r.trips
+            t.parkedS += r.parkedS
+            t.maxSpeedKmh = max(t.maxSpeedKmh, r.maxSpeedKmh)
+            t.overspeedEpisodes += r.overspeedEpisodes
+            t.overspeedS += r.overspeedS
+            t.fixes += r.fixes
+            for v in r.fenceVisits {
+                var f = fences[v.fence] ?? FenceVisits(fence: v.fence, visits: 0, insideS: 0)
+                f.visits += v.visits
+                f.insideS += v.insideS
+                fences[v.fence] = f
+            }
+            if let f = r.firstFixMs { t.firstFixMs = min(t.firstFixMs ?? f, f) }
+            if let l = r.lastFixMs { t.lastFixMs = max(t.lastFixMs ?? l, l) }
+        }
+        func tenth(_ v: Double) -> Double { (v * 10).rounded() / 10 }
+        t.distanceM = tenth(t.distanceM)
+        t.drivingS = tenth(t.drivingS)
+        t.parkedS = tenth(t.parkedS)
+        t.overspeedS = tenth(t.overspeedS)
+        t.fenceVisits = fences.values.map {
+            FenceVisits(fence: $0.fence, visits: $0.visits, insideS: tenth($0.insideS))
+        }.sorted { $0.fence < $1.fence }
+        return t
+    }
+}

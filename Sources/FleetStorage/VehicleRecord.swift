@@ -1,0 +1,49 @@
+/// A vehicle as the live map shows it: the device, its registered name,
+/// whether it is silent, its odometer, and its newest accepted position.
+public struct VehicleRecord: Sendable, Equatable {
+    public var device: String
+    public var name: String?
+    /// `device_silent` raised and no fix since (as of the last checkpoint).
+    public var silent: Bool
+    /// Gated odometer, metres (as of the last checkpoint).
+    public var odometerM: Double
+    public var position: PositionRecord
+
+    public init(
+        device: String, name: String?, silent: Bool, odometerM: Double, position: PositionRecord
+    ) {
+        self.device = device
+        self.name = name
+        self.silent = silent
+        self.odometerM = odometerM
+        self.position = position
+    }
+}
+
+/// A vehicle's JSON (`GET /api/v1/positions/latest`; add fields, never
+/// rename): `device`, `name`, `silent`, `odometer_m` (0.1 m) and
+/// `position` (a position object as `/positions` gives it).
+extension VehicleRecord: Codable {
+    enum CodingKeys: String, CodingKey {
+        case device, name, silent, odometerM = "odometer_m", position
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            device: try c.decode(String.self, forKey: .device),
+            name: try c.decodeIfPresent(String.self, forKey: .name),
+            silent: try c.decode(Bool.self, forKey: .silent),
+            odometerM: try c.decode(Double.self, forKey: .odometerM),
+            position: try c.decode(PositionRecord.self, forKey: .position))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(device, forKey: .device)
+        try c.encode(name, forKey: .name)
+        try c.encode(silent, forKey: .silent)
+        try c.encode(RecordCoding.tenth(odometerM), forKey: .odometerM)
+        try c.encode(position, forKey: .position)
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import FleetProtocols
+import FleetReports
+import FleetStorage
+import Foundation
+
+/// `fleetctl report usage --from T --to T [--device ID] [--json|--csv]`.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report", abstract: "Reports over a period.",
+        subcommands: [UsageCommand.self])
+}
+
+/// `fleetctl report usage`: per vehicle and for the fleet, how much it was
+/// used in a period (`UsageReport`'s rules).
+struct UsageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "usage",
+        abstract:
+            "Per vehicle: distance, driving and parked time, trips, top speed, overspeed, fence visits; and fleet totals."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(name: .long, help: "Start of the period, RFC 3339 (2026-11-01T00:00:00Z).")
+    var from: String
+
+    @Option(name: .long, help: "End of the period (not included), RFC 3339.")
+    var to: String
+
+    @Option(name: .long, help: "Only this device.")
+    var device: String?
+
+    @Flag(name: .long, help: "The report as one JSON object.")
+    var json = false
+
+    @Flag(name: .long, help: "The report as CSV (RFC 4180).")
+    var csv = false
+
+    func validate() throws {
+        let (f, t) = try Self.period(from, to)
+        _ = (f, t)
+        if json && csv { throw ValidationError("--json and --csv: choose one") }
+    }
+
+    /// The period's Unix ms; throws naming the bad flag.
+    static func period(_ from: String, _ to: String) throws -> (Int64, Int64) {
+        var out: [Int64] = []
+        for (flag, value) in [("--from", from), ("--to", to)] {
+            guard let ms = RFC3339.parse(Array(value.utf8)) else {
+                throw ValidationError(
+                    "\(flag) must be an RFC 3339 time with a zone (2026-11-01T00:00:00Z), found \"\(value)\""
+                )
+            }
+            out.append(ms)
+        }
+        guard out[0] < out[1] else {
+            throw ValidationError("--from (\(from)) must be before --to (\(to))")
+        }
+        return (out[0], out[1])
+    }
+
+    func run() throws {
+        let (fromMs, toMs) = try Self.period(from, to)
+        let reader = try Output.open(database.db, waitForIt: false)
+        let inputs = try UsageInputs.read(reader, fromMs: fromMs, toMs: toMs, device: device)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let report = UsageReportBuilder.make(inputs, fromMs: fromMs, toMs: toMs, nowMs: now)
+        if json {
+            print(report.jsonLine)
+            return
+        }
+        if csv {
+            print(report.csv, terminator: "")
+            return
+        }
+        print("Usage from \(TripsCommand.time(fromMs)) to \(TripsCommand.time(toMs))")
+        let rows = (report.vehicles + [report.totals]).map { r in
+            [
+                r.device.map { id in r.name.map { "\(id) (\($0))" } ?? id } ?? "TOTAL",
+                Output.fixed(r.distanceM / 1000, 2), TripsCommand.duration(r.drivingS),
+                String(r.trips), TripsCommand.duration(r.parkedS), Output.fixed(r.maxSpeedKmh, 0),
+                "\(r.overspeedEpisodes) / \(TripsCommand.duration(r.overspeedS))",
+                r.fenceVisits.map { "\($0.fence) ×\($0.visits) \(TripsCommand.duration($0.insideS))" }
+                    .joined(separator: ", "),
+            ]
+        }
+        let header = [
+            "VEHICLE", "KM", "DRIVING", "TRIPS", "PARKED", "MAX KM/H", "OVERSPEED", "FENCE VISITS",
+        ]
+        for line in Output.table(header, rows, minimum: [20, 9, 10, 5, 10, 8, 14, 12]) {
+            print(line)
+        }
+    }
+}
