@@ -97,6 +97,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            // The console's page, script and style, compiled into the binary
+            // (`PackageResources`): installed with fleetd, nothing to copy.
+            resources: [
+                .embedInCode("Console/Files/index.html"),
+                .embedInCode("Console/Files/console.js"),
+                .embedInCode("Console/Files/console.css"),
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "fleetd",
@@ -191,7 +198,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            // schemathesis's configuration, read from the source tree by path.
-            exclude: ["Schemathesis"], swiftSettings: strict),
+            // schemathesis's configuration and the browser check (Python),
+            // read from the source tree by path.
+            exclude: ["Schemathesis", "Browser"], swiftSettings: strict),
     ]
 )

@@ -41,7 +41,9 @@ public final class APIServer: Service, Sendable {
         if let host = settings.host {
             let deps = RouteDeps(
                 backend: backend, auth: auth, hub: hub, settings: settings, logger: logger)
-            let router = APIRouter(routes: Self.routes(deps), authenticator: auth, logger: logger)
+            let router = APIRouter(
+                routes: Self.routes(deps) + ConsoleRoutes.make(deps), authenticator: auth,
+                logger: logger)
             services.append(
                 app(
                     "http", host, settings.port,
@@ -115,6 +117,7 @@ public final class APIServer: Service, Sendable {
     static func routes(_ d: RouteDeps) -> [Route] {
         HealthRoutes.make(d) + SessionRoutes.make(d) + DeviceRoutes.make(d) + PositionRoutes.make(d)
             + AlertRoutes.make(d) + TripRoutes.make(d) + FenceRoutes.make(d) + StatusRoutes.make(d)
-            + EventRoutes.make(d) + OpenAPIDocument.make(d)
+            + EventRoutes.make(d) + VehicleRoutes.make(d) + ReportRoutes.make(d)
+            + OpenAPIDocument.make(d)
     }
 }

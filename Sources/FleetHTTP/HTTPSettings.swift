@@ -26,6 +26,16 @@ public struct HTTPSettings: Sendable, Equatable {
     /// before further attempts get 429.
     public var loginFailures = 5
     public var loginWindowS = 300
+    /// Serve the console (the web page at `/`).
+    public var console = true
+    /// An XYZ tile URL template (`{z}`, `{x}`, `{y}`, optionally `{s}`) the
+    /// console's map draws under the vectors; "" (default): no tiles, a
+    /// plain background, nothing fetched from another host.
+    public var tileURL = ""
+    /// The tiles' attribution (HTML text shown in the map's corner).
+    public var tileAttribution = ""
+    /// Where Leaflet's files are (Debian's `libjs-leaflet`).
+    public var leafletDir = "/usr/share/javascript/leaflet"
 
     public init() {}
 }

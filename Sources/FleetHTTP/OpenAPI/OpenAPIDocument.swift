@@ -25,7 +25,7 @@ enum OpenAPIDocument {
           "security": [{ "bearer": [] }, { "session": [] }],
           "tags": [
             { "name": "health" }, { "name": "session" }, { "name": "devices" }, { "name": "positions" },
-            { "name": "alerts" }, { "name": "trips" }, { "name": "fences" }, { "name": "status" },
+            { "name": "alerts" }, { "name": "trips" }, { "name": "reports" }, { "name": "fences" }, { "name": "status" },
             { "name": "events" }
           ],
           "paths": {
@@ -265,6 +265,40 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/api/v1/positions/latest": {
+              "get": {
+                "operationId": "latestPositions", "tags": ["positions"],
+                "summary": "Every device with an accepted position: its newest one, its name, whether it is silent; by id, paged by id (what the live map starts from).",
+                "parameters": [
+                  { "name": "limit", "in": "query", "description": "Most vehicles in a page (1…100000, default 10000).", "schema": { "type": "integer", "minimum": 1, "maximum": 100000 } },
+                  { "name": "after", "in": "query", "description": "Only devices whose id sorts after this one (the cursor in next).", "schema": { "$ref": "#/components/schemas/DeviceId" } }
+                ],
+                "responses": {
+                  "200": { "description": "A page of vehicles.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/VehiclePage" } } } },
+                  "400": { "$ref": "#/components/responses/BadRequest" },
+                  "401": { "$ref": "#/components/responses/Unauthorized" },
+                  "503": { "$ref": "#/components/responses/Unavailable" }
+                }
+              }
+            },
+            "/api/v1/reports/usage": {
+              "get": {
+                "operationId": "usageReport", "tags": ["reports"],
+                "summary": "Per vehicle and for the fleet, use in [from, to): distance, driving and parked time, trips, top speed, overspeed, fence visits (rules in the README). JSON, or CSV with Accept: text/csv or format=csv.",
+                "parameters": [
+                  { "name": "from", "in": "query", "required": true, "description": "Start of the period (RFC 3339 or Unix ms).", "schema": { "$ref": "#/components/schemas/TimeParameter" } },
+                  { "name": "to", "in": "query", "required": true, "description": "End of the period, not included (RFC 3339 or Unix ms); after from.", "schema": { "$ref": "#/components/schemas/TimeParameter" } },
+                  { "$ref": "#/components/parameters/deviceFilter" },
+                  { "name": "format", "in": "query", "description": "csv: the report as a CSV download whatever Accept says.", "schema": { "type": "string", "enum": ["json", "csv"] } }
+                ],
+                "responses": {
+                  "200": { "description": "The report.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/UsageReport" } }, "text/csv": { "schema": { "type": "string" } } } },
+                  "400": { "$ref": "#/components/responses/BadRequest" },
+                  "401": { "$ref": "#/components/responses/Unauthorized" },
+                  "503": { "$ref": "#/components/responses/Unavailable" }
+                }
+              }
+            },
             "/api/v1/fences": {
               "get": {
                 "operationId": "getFences", "tags": ["fences"],
@@ -431,8 +465,11 @@ enum OpenAPIDocument {
                 "allOf": [
                   { "$ref": "#/components/schemas/Device" },
                   {
-                    "type": "object", "required": ["last_position"],
-                    "properties": { "last_position": { "oneOf": [{ "$ref": "#/components/schemas/Position" }, { "type": "null" }] } }
+                    "type": "object", "required": ["last_position", "fences"],
+                    "properties": {
+                      "last_position": { "oneOf": [{ "$ref": "#/components/schemas/Position" }, { "type": "null" }] },
+                      "fences": { "type": "array", "items": { "type": "string" }, "description": "Fences it is inside, by its newest enter/exit alert per fence." }
+                    }
                   }
                 ]
               },
@@ -533,6 +570,49 @@ enum OpenAPIDocument {
               "DevicePage": { "type": "object", "required": ["items", "next"], "properties": { "items": { "type": "array", "items": { "$ref": "#/components/schemas/Device" } }, "next": { "$ref": "#/components/schemas/Next" } } },
               "PositionPage": { "type": "object", "required": ["items", "next"], "properties": { "items": { "type": "array", "items": { "$ref": "#/components/schemas/Position" } }, "next": { "$ref": "#/components/schemas/Next" } } },
               "AlertPage": { "type": "object", "required": ["items", "next"], "properties": { "items": { "type": "array", "items": { "$ref": "#/components/schemas/Alert" } }, "next": { "$ref": "#/components/schemas/Next" } } },
+              "VehiclePage": { "type": "object", "required": ["items", "next"], "properties": { "items": { "type": "array", "items": { "$ref": "#/components/schemas/Vehicle" } }, "next": { "$ref": "#/components/schemas/Next" } } },
+              "Vehicle": {
+                "type": "object", "required": ["device", "name", "silent", "odometer_m", "position"],
+                "properties": {
+                  "device": { "type": "string" },
+                  "name": { "type": ["string", "null"] },
+                  "silent": { "type": "boolean" },
+                  "odometer_m": { "type": "number" },
+                  "position": { "$ref": "#/components/schemas/Position" }
+                }
+              },
+              "UsageReport": {
+                "type": "object", "required": ["from", "to", "generated_at", "vehicles", "totals"],
+                "properties": {
+                  "from": { "$ref": "#/components/schemas/Time" },
+                  "to": { "$ref": "#/components/schemas/Time" },
+                  "generated_at": { "$ref": "#/components/schemas/Time" },
+                  "vehicles": { "type": "array", "items": { "$ref": "#/components/schemas/UsageRow" } },
+                  "totals": { "$ref": "#/components/schemas/UsageRow" }
+                }
+              },
+              "UsageRow": {
+                "type": "object",
+                "required": ["device", "name", "distance_m", "driving_s", "trips", "parked_s", "max_speed_kmh", "overspeed_episodes", "overspeed_s", "fence_visits", "first_fix", "last_fix", "fixes"],
+                "properties": {
+                  "device": { "type": ["string", "null"], "description": "null in totals." },
+                  "name": { "type": ["string", "null"] },
+                  "distance_m": { "type": "number", "minimum": 0 },
+                  "driving_s": { "type": "number", "minimum": 0 },
+                  "trips": { "type": "integer", "minimum": 0 },
+                  "parked_s": { "type": "number", "minimum": 0 },
+                  "max_speed_kmh": { "type": "number", "minimum": 0 },
+                  "overspeed_episodes": { "type": "integer", "minimum": 0 },
+                  "overspeed_s": { "type": "number", "minimum": 0 },
+                  "fence_visits": {
+                    "type": "array",
+                    "items": { "type": "object", "required": ["fence", "visits", "inside_s"], "properties": { "fence": { "type": "string" }, "visits": { "type": "integer", "minimum": 0 }, "inside_s": { "type": "number", "minimum": 0 } } }
+                  },
+                  "first_fix": { "oneOf": [{ "$ref": "#/components/schemas/Time" }, { "type": "null" }] },
+                  "last_fix": { "oneOf": [{ "$ref": "#/components/schemas/Time" }, { "type": "null" }] },
+                  "fixes": { "type": "integer", "minimum": 0 }
+                }
+              },
               "TripPage": { "type": "object", "required": ["items", "next"], "properties": { "items": { "type": "array", "items": { "$ref": "#/components/schemas/Trip" } }, "next": { "$ref": "#/components/schemas/Next" } } },
               "Track": {
                 "type": "object", "required": ["type", "features"],

@@ -3,7 +3,8 @@ import FleetStorage
 import Foundation
 import Hummingbird
 
-/// `/api/v1/devices`: list (paged by id), one, register or update (`PUT`,
+/// `/api/v1/devices`: list (paged by id), one (with its newest position
+/// and the fences it is inside, by its enter/exit alerts), register or update (`PUT`,
 /// operator), unregister (`DELETE`, operator; positions, alerts and trips stay).
 enum DeviceRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
@@ -21,17 +22,21 @@ enum DeviceRoutes {
             },
             Route(.get, "/api/v1/devices/{id}", role: .viewer) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
-                let found = try await d.read { r -> (DeviceRecord, [PositionRecord])? in
+                let found = try await d.read { r -> (DeviceRecord, [PositionRecord], [String])? in
                     guard let device = try r.device(id) else { return nil }
                     return (
                         device,
-                        try r.positions(device: id, fromMs: device.lastFix, toMs: nil, limit: 1)
+                        try r.positions(device: id, fromMs: device.lastFix, toMs: nil, limit: 1),
+                        try r.fencesInside(device: id, beforeMs: nil)[id] ?? []
                     )
                 }
-                guard let (device, last) = found else { throw APIError.notFound("no device \(id)") }
+                guard let (device, last, fences) = found else {
+                    throw APIError.notFound("no device \(id)")
+                }
                 var line = RecordCoding.line(device)
                 line.removeLast()
-                line += ",\"last_position\":" + (last.first?.jsonLine ?? "null") + "}"
+                line += ",\"last_position\":" + (last.first?.jsonLine ?? "null")
+                line += ",\"fences\":[" + fences.map(JSONValue.quote).joined(separator: ",") + "]}"
                 return Replies.json(line)
             },
             Route(.put, "/api/v1/devices/{id}", role: .operator) { r in

@@ -35,5 +35,21 @@ public struct HTTPConfig: Sendable, Equatable {
             "login_failures", default: settings.loginFailures, range: 1...1000)
         settings.loginWindowS = try s.int(
             "login_window_s", default: settings.loginWindowS, range: 1...86400)
+        settings.console = try s.bool("console", default: settings.console)
+        settings.tileURL = try s.string("tile_url", default: settings.tileURL)
+        if !settings.tileURL.isEmpty {
+            let t = settings.tileURL
+            guard t.hasPrefix("https://") || t.hasPrefix("http://") || t.hasPrefix("/"),
+                t.contains("{z}"), t.contains("{x}"), t.contains("{y}")
+            else {
+                throw s.error(
+                    "tile_url",
+                    "must be \"\" or an XYZ tile URL template (http(s)://host/{z}/{x}/{y}.png, or a path on this server), found \"\(t)\""
+                )
+            }
+        }
+        settings.tileAttribution = try s.string(
+            "tile_attribution", default: settings.tileAttribution)
+        settings.leafletDir = try s.string("leaflet_dir", default: settings.leafletDir)
     }
 }

@@ -1,0 +1,21 @@
+import Foundation
+import FleetJSON
+
+/// The console's files as compiled into fleetd (`resources` in
+/// Package.swift).
+enum ConsoleFiles {
+    static var script: [UInt8] { PackageResources.console_js }
+    static var style: [UInt8] { PackageResources.console_css }
+
+    /// The page with its settings in place of `{{CONFIG}}`: a JSON object
+    /// (`tile_url`, `tile_attribution`) in a `<script type="application/json">`,
+    /// which the page reads and never runs.
+    static func page(settings: HTTPSettings) -> [UInt8] {
+        let config =
+            "{\"tile_url\":\(JSONValue.quote(settings.tileURL)),\"tile_attribution\":\(JSONValue.quote(settings.tileAttribution))}"
+        // `<` escaped, so no value can close the script element.
+        let safe = config.replacingOccurrences(of: "<", with: "\\u003c")
+        let text = String(decoding: PackageResources.index_html, as: UTF8.self)
+        return Array(text.replacingOccurrences(of: "{{CONFIG}}", with: safe).utf8)
+    }
+}

@@ -1,0 +1,302 @@
+"""The console in a real browser (Debian's chromium through its chromedriver,
+driven by selenium): what a fleet manager does, checked on the page and on
+screenshots. Run by ConsoleEndToEndTests against a live fleetd that has
+replayed the bundled routes (retimed to end now).
+
+    console_check.py --url http://127.0.0.1:PORT --udp PORT --fences FILE \
+        --user admin --password PW --viewer viewer --viewer-password PW --out DIR
+
+Prints one line per step; exits 1 at the first step that fails, naming it.
+Screenshots (PNG) go to --out.
+"""
+
+import argparse
+import csv
+import datetime
+import io
+import json
+import os
+import socket
+import sys
+import time
+
+from PIL import Image
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+
+COLOURS = {
+    "moving": (0x2E, 0x9E, 0x44),
+    "parked": (0x3B, 0x7D, 0xD8),
+    "trail": (0xD0, 0x35, 0x2B),
+    "history": (0x7B, 0x3F, 0xB5),
+}
+
+
+class Failed(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failed(message)
+
+
+def wait_for(what, predicate, timeout=15.0, interval=0.05):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise Failed(f"timed out after {timeout} s waiting for {what}")
+
+
+def pixels(path, colour, box=None, tolerance=18):
+    """How many pixels of `path` (inside `box`, x0 y0 x1 y1) are near `colour`."""
+    image = Image.open(path).convert("RGB")
+    if box:
+        image = image.crop(box)
+    r0, g0, b0 = colour
+    data = image.tobytes()
+    return sum(
+        1
+        for i in range(0, len(data), 3)
+        if abs(data[i] - r0) <= tolerance and abs(data[i + 1] - g0) <= tolerance and abs(data[i + 2] - b0) <= tolerance
+    )
+
+
+def browser(downloads):
+    options = Options()
+    for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,900",
+              "--disable-dev-shm-usage", "--force-device-scale-factor=1", "--lang=en-GB"]:
+        options.add_argument(a)
+    options.binary_location = os.environ.get("FLEETD_CHROMIUM", "/usr/bin/chromium")
+    options.add_experimental_option("prefs", {
+        "download.default_directory": downloads,
+        "download.prompt_for_download": False,
+    })
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(os.environ.get("FLEETD_CHROMEDRIVER", "/usr/bin/chromedriver"))
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_page_load_timeout(30)
+    driver.set_script_timeout(30)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    return driver
+
+
+def log_in(d, url, user, password):
+    d.get(url)
+    wait_for("the login form", lambda: d.find_element(By.ID, "login-user").is_displayed())
+    d.find_element(By.ID, "login-user").send_keys(user)
+    d.find_element(By.ID, "login-password").send_keys(password)
+    d.find_element(By.ID, "login-submit").click()
+    wait_for("the console to load", lambda: d.execute_script("return document.body.dataset.ready") == "true")
+
+
+def map_box(d):
+    r = d.execute_script("const r = document.getElementById('map').getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];")
+    return tuple(int(v) for v in r)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for name in ["url", "udp", "fences", "user", "password", "viewer", "viewer-password", "out"]:
+        ap.add_argument("--" + name, required=True)
+    a = ap.parse_args()
+    out = a.out
+    downloads = os.path.join(out, "downloads")
+    os.makedirs(downloads, exist_ok=True)
+    step = "start"
+    d = browser(downloads)
+    try:
+        step = "the page without a login shows the login form and no data"
+        d.get(a.url)
+        wait_for("the login form", lambda: d.find_element(By.ID, "login").is_displayed())
+        check(not d.find_element(By.ID, "app").is_displayed(), "the app is visible before login")
+        d.find_element(By.ID, "login-user").send_keys(a.user)
+        d.find_element(By.ID, "login-password").send_keys("wrong password")
+        d.find_element(By.ID, "login-submit").click()
+        wait_for("the login error", lambda: "wrong user name or password" in d.find_element(By.ID, "login-error").text)
+        d.save_screenshot(os.path.join(out, "console-login.png"))
+        print("ok:", step)
+
+        step = "log in and see the replayed vehicles on the map"
+        d.find_element(By.ID, "login-password").clear()
+        d.find_element(By.ID, "login-password").send_keys(a.password)
+        d.find_element(By.ID, "login-submit").click()
+        wait_for("the console to load", lambda: d.execute_script("return document.body.dataset.ready") == "true")
+        wait_for("3 vehicles", lambda: d.find_element(By.ID, "vehicle-count").text == "3 vehicles")
+        wait_for("the event stream", lambda: d.find_element(By.ID, "stream-state").text == "live")
+        drawn = d.execute_script("return window.fleetdStats.drawn")
+        check(drawn == 3, f"{drawn} vehicles drawn in view, expected 3")
+        time.sleep(0.3)
+        shot = os.path.join(out, "console-fleet.png")
+        d.save_screenshot(shot)
+        coloured = pixels(shot, COLOURS["parked"], map_box(d)) + pixels(shot, COLOURS["moving"], map_box(d))
+        check(coloured >= 3 * 20, f"only {coloured} vehicle-coloured pixels on the map")
+        names = d.find_element(By.ID, "alerts").text
+        check("geofence enter" in names, "no geofence enter alert in the alerts panel")
+        print("ok:", step, f"({coloured} vehicle pixels)")
+
+        step = "click the bus: its details and its trail of the last hour"
+        d.execute_script("window.fleetdMap.setView([52.648, -8.64], 14, {animate: false})")
+        time.sleep(0.5)
+        point = d.execute_script(
+            "const v = window.fleetdVehicles.get('t03_limerick_bus304');"
+            "const p = window.fleetdMap.latLngToContainerPoint([v.lat, v.lon]); return [p.x, p.y];")
+        d.execute_script(
+            "window.fleetdMap.panTo(window.fleetdMap.containerPointToLatLng([arguments[0], arguments[1]]), {animate: false})",
+            point[0], point[1])
+        time.sleep(0.5)
+        point = d.execute_script(
+            "const v = window.fleetdVehicles.get('t03_limerick_bus304');"
+            "const p = window.fleetdMap.latLngToContainerPoint([v.lat, v.lon]); return [p.x, p.y];")
+        el = d.find_element(By.ID, "map")
+        size = el.size
+        ActionChains(d).move_to_element_with_offset(el, int(point[0] - size["width"] / 2), int(point[1] - size["height"] / 2)).click().perform()
+        wait_for("the details", lambda: d.find_element(By.ID, "details").is_displayed())
+        wait_for("the details' fields", lambda: "Odometer" in d.find_element(By.ID, "details-list").text)
+        details = d.find_element(By.ID, "details-list").text
+        check("km" in details and "Last fix" in details and "Open trip" in details, f"details lack fields: {details!r}")
+        check("since" in details, f"the bus's open trip is not shown: {details!r}")
+        d.execute_script("window.fleetdMap.fitBounds(window.fleetdTrail().getBounds().pad(0.1), {animate: false})")
+        time.sleep(0.8)
+        shot = os.path.join(out, "console-live.png")
+        d.save_screenshot(shot)
+        trail = pixels(shot, COLOURS["trail"], map_box(d))
+        check(trail >= 200, f"the trail is not drawn ({trail} trail-red pixels)")
+        fence = pixels(shot, (222, 229, 236), map_box(d), tolerance=8)
+        check(fence >= 2000, f"the fences are not drawn ({fence} fence-fill pixels)")
+        print("ok:", step, f"({trail} trail pixels, {fence} fence pixels)")
+
+        step = "a fix that enters a fence: its alert appears in the panel within 1 s of the commit"
+        features = json.load(open(a.fences))["features"]
+        box = next(f for f in features if f["id"] == "munich-box")
+        ring = box["geometry"]["coordinates"][0]
+        lat = (min(p[1] for p in ring) + max(p[1] for p in ring)) / 2
+        lon_in = (min(p[0] for p in ring) + max(p[0] for p in ring)) / 2
+        lon_out = min(p[0] for p in ring) - 0.005
+        d.execute_script(
+            "window.__seen = null; new MutationObserver(() => {"
+            " if (!window.__seen && document.getElementById('alerts').textContent.includes('probe-1')) window.__seen = Date.now();"
+            "}).observe(document.getElementById('alerts'), {childList: true, subtree: true});")
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        udp.settimeout(5)
+        now = int(time.time() * 1000)
+        for seq, (t, lon) in enumerate([(now - 60000, lon_out), (now, lon_in)], start=1):
+            fix = {"device": "probe-1", "time": t, "lat": lat, "lon": lon, "speed": 30, "course": 90, "seq": seq}
+            udp.sendto(json.dumps(fix).encode(), ("127.0.0.1", int(a.udp)))
+            udp.recvfrom(65536)
+            committed = time.time() * 1000
+        seen = wait_for("the probe's alert in the panel", lambda: d.execute_script("return window.__seen"), timeout=5, interval=0.02)
+        delay = seen - committed
+        check(delay <= 1000, f"the alert appeared {delay:.0f} ms after its commit")
+        items = [i for i in d.find_elements(By.CSS_SELECTOR, "#alerts li") if "probe-1" in i.text]
+        enter = next((i for i in items if "geofence enter" in i.text), None)
+        check(enter is not None and "munich-box" in enter.text, f"the probe's alerts read {[i.text for i in items]!r}")
+        print("ok:", step, f"({max(delay, 0):.0f} ms after the acknowledgement)")
+
+        step = "an operator acknowledges the alert: who and when are shown"
+        enter_id = enter.get_attribute("data-id")
+        d.find_element(By.CSS_SELECTOR, f'#alerts li[data-id="{enter_id}"] button.ack').click()
+        wait_for("the acknowledgement", lambda: "acknowledged by user:admin" in d.find_element(
+            By.CSS_SELECTOR, f'#alerts li[data-id="{enter_id}"]').text)
+        print("ok:", step)
+
+        step = "filter the alerts by type"
+        from selenium.webdriver.support.ui import Select
+        Select(d.find_element(By.ID, "alert-type")).select_by_value("geofence_exit")
+        items = d.find_elements(By.CSS_SELECTOR, "#alerts li")
+        check(items and all("geofence exit" in i.text for i in items), "the type filter lets other types through")
+        Select(d.find_element(By.ID, "alert-type")).select_by_value("")
+        print("ok:", step, f"({len(items)} exits)")
+
+        step = "history: the bus's track and trips; open a trip; play it back"
+        d.find_element(By.CSS_SELECTOR, "button[data-tab=history]").click()
+        d.find_element(By.ID, "history-device").send_keys("t03_limerick_bus304")
+        d.find_element(By.CSS_SELECTOR, "#history-form button").click()
+        rows = wait_for("trips listed", lambda: d.find_elements(By.CSS_SELECTOR, "#trips tbody tr"))
+        check(len(rows) >= 4, f"{len(rows)} trips listed, expected at least 4")
+        check("limerick box" in d.find_element(By.ID, "trips").text, "trips do not name their fences")
+        rows[0].click()
+        time.sleep(0.8)
+        shot = os.path.join(out, "console-history.png")
+        d.save_screenshot(shot)
+        trip = pixels(shot, COLOURS["trail"], map_box(d))
+        check(trip >= 200, f"the trip's track is not drawn ({trip} pixels)")
+        d.find_element(By.ID, "play-speed").send_keys("×1200")
+        d.find_element(By.ID, "play").click()
+        first = wait_for("playback", lambda: d.find_element(By.ID, "play-time").text)
+        time.sleep(0.6)
+        check(d.find_element(By.ID, "play-time").text != first or d.find_element(By.ID, "play").text == "Play", "playback does not move")
+        print("ok:", step, f"({len(rows)} trips)")
+
+        step = "reports: the usage report as a table, and its CSV download"
+        d.find_element(By.CSS_SELECTOR, "button[data-tab=reports]").click()
+        yesterday = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=1)).strftime("%Y-%m-%d")
+        tomorrow = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)).strftime("%Y-%m-%d")
+        d.execute_script("document.getElementById('report-from').value = arguments[0]; document.getElementById('report-to').value = arguments[1];", yesterday, tomorrow)
+        d.find_element(By.CSS_SELECTOR, "#report-form button").click()
+        rows = wait_for("report rows", lambda: d.find_elements(By.CSS_SELECTOR, "#report tbody tr"))
+        check(len(rows) == 4, f"{len(rows)} report rows, expected 4 (3 routes and the probe)")
+        table = d.find_element(By.ID, "report").text
+        check("t03_limerick_bus304" in table and "Fleet" in table, "the report lacks the bus or the totals")
+        d.save_screenshot(os.path.join(out, "console-report.png"))
+        d.find_element(By.ID, "report-csv").click()
+        path = wait_for("the CSV download", lambda: next((os.path.join(downloads, f) for f in os.listdir(downloads) if f.endswith(".csv")), None), timeout=10)
+        time.sleep(0.2)
+        rows = list(csv.reader(io.open(path, newline="", encoding="utf-8")))
+        check(rows[0][:3] == ["device", "name", "distance_m"], f"CSV header {rows[0]}")
+        bus = next(r for r in rows if r[0] == "t03_limerick_bus304")
+        check(int(bus[4]) == 4 and float(bus[2]) > 8000, f"the bus's CSV row {bus}")
+        check(rows[-1][1] == "total", f"the CSV's last row {rows[-1]}")
+        print("ok:", step, f"({os.path.basename(path)}: {len(rows) - 1} rows)")
+
+        step = "fences: the list, and an invalid upload's problems listed"
+        d.find_element(By.CSS_SELECTOR, "button[data-tab=fences]").click()
+        fences = d.find_elements(By.CSS_SELECTOR, "#fence-list tbody tr")
+        check(len(fences) == 6, f"{len(fences)} fences listed, expected 6")
+        bad = os.path.join(out, "bad-fences.geojson")
+        with open(bad, "w") as f:
+            json.dump({"type": "FeatureCollection", "features": [{"type": "Feature", "id": "open-ring", "properties": {"name": "open"},
+                       "geometry": {"type": "Polygon", "coordinates": [[[11.0, 48.0], [11.1, 48.0], [11.1, 48.1], [11.0, 48.2]]]}}]}, f)
+        d.find_element(By.ID, "fence-file").send_keys(bad)
+        d.find_element(By.CSS_SELECTOR, "#fence-form button").click()
+        problems = wait_for("the problems", lambda: d.find_elements(By.CSS_SELECTOR, "#fence-status li"))
+        check("open-ring" in problems[0].text or "ring" in problems[0].text, f"problem reads {problems[0].text!r}")
+        check(len(d.find_elements(By.CSS_SELECTOR, "#fence-list tbody tr")) == 6, "a refused upload changed the list")
+        d.save_screenshot(os.path.join(out, "console-fences.png"))
+        print("ok:", step, f"({problems[0].text[:80]!r})")
+
+        severe = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "401" not in e["message"] and "422" not in e["message"]]
+        check(not severe, f"errors in the browser's console: {severe}")
+    except Exception as e:
+        d.save_screenshot(os.path.join(out, "console-failed.png"))
+        print(f"FAILED: {step}: {e}")
+        for entry in d.get_log("browser"):
+            print("browser:", entry)
+        d.quit()
+        return 1
+    d.quit()
+
+    step = "a viewer: no acknowledging, no upload"
+    d = browser(downloads)
+    try:
+        log_in(d, a.url, a.viewer, a.viewer_password)
+        check(not d.find_elements(By.CSS_SELECTOR, "#alerts li button.ack"), "a viewer is offered Acknowledge")
+        d.find_element(By.CSS_SELECTOR, "button[data-tab=fences]").click()
+        check(not d.find_element(By.ID, "fence-form").is_displayed(), "a viewer is offered the fence upload")
+        print("ok:", step)
+    except Exception as e:
+        print(f"FAILED: {step}: {e}")
+        d.quit()
+        return 1
+    d.quit()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
