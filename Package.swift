@@ -164,7 +164,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FleetReportsTests",
-            dependencies: ["FleetReports", "FleetGeo", "FleetStorage", "FleetProtocols"],
+            dependencies: [
+                "FleetReports", "FleetGeo", "FleetStorage", "FleetProtocols", "FleetTracking",
+            ],
             // Golden files, read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs what fleetd builds and tests with, when it is missing: the system
-# packages libsqlite3-dev (SQLite), libsystemd-dev (sd_notify), pkg-config;
-# and schemathesis (PyPI) for the API's tests.
+# Installs what fleetd builds, runs and tests with, when it is missing: the
+# system packages libsqlite3-dev (SQLite), libsystemd-dev (sd_notify),
+# pkg-config, libjs-leaflet (the console's map library, served from
+# /usr/share/javascript/leaflet), chromium and chromium-driver (the console's
+# browser tests); and from PyPI schemathesis (the API's tests), selenium and
+# pillow (the console's tests).
 set -euo pipefail
-need=(libsqlite3-dev libsystemd-dev pkg-config)
+need=(libsqlite3-dev libsystemd-dev pkg-config libjs-leaflet chromium chromium-driver)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -26,11 +29,15 @@ if ! command -v swift >/dev/null; then
 fi
 # Python tools for the tests, in a virtual environment of the project's own
 # (.build/pytools): schemathesis, which checks the API against its OpenAPI
-# document. Pinned, so that a run is repeatable.
+# document; selenium and pillow, which drive the browser and read its
+# screenshots. Pinned, so that a run is repeatable.
 pytools=.build/pytools
 schemathesis_version=4.32.5
-if ! "$pytools/bin/st" --version 2>/dev/null | grep -q "$schemathesis_version"; then
-  echo "setup: installing schemathesis $schemathesis_version in $pytools"
+selenium_version=4.51.0
+pillow_version=13.0.0
+wanted="schemathesis==$schemathesis_version selenium==$selenium_version pillow==$pillow_version"
+if ! [ "$(cat "$pytools/installed" 2>/dev/null)" = "$wanted" ]; then
+  echo "setup: installing $wanted in $pytools"
   if ! command -v python3 >/dev/null || ! python3 -c "import venv, ensurepip" 2>/dev/null; then
     sudo=()
     [ "$(id -u)" -eq 0 ] || sudo=(sudo)
@@ -40,5 +47,7 @@ if ! "$pytools/bin/st" --version 2>/dev/null | grep -q "$schemathesis_version"; 
   fi
   rm -rf "$pytools"
   python3 -m venv "$pytools"
-  "$pytools/bin/pip" install -q --disable-pip-version-check "schemathesis==$schemathesis_version"
+  # shellcheck disable=SC2086
+  "$pytools/bin/pip" install -q --disable-pip-version-check $wanted
+  echo "$wanted" > "$pytools/installed"
 fi

@@ -202,7 +202,7 @@ def main():
         step = "an operator acknowledges the alert: who and when are shown"
         enter_id = enter.get_attribute("data-id")
         d.find_element(By.CSS_SELECTOR, f'#alerts li[data-id="{enter_id}"] button.ack').click()
-        wait_for("the acknowledgement", lambda: "acknowledged by user:admin" in d.find_element(
+        wait_for("the acknowledgement", lambda: f"acknowledged by user:{a.user}" in d.find_element(
             By.CSS_SELECTOR, f'#alerts li[data-id="{enter_id}"]').text)
         print("ok:", step)
 

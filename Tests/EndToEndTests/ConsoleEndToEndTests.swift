@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// The console in a real browser: Debian's chromium, driven through
+/// chromedriver by selenium (`Browser/console_check.py`; `make setup`
+/// installs all three). fleetd replays the bundled routes (retimed to end
+/// now) into the bundled fences; the script logs in as a manager would,
+/// sees the vehicles, clicks one, watches an alert arrive within 1 s of its
+/// commit, acknowledges it, opens a trip and plays it back, runs and
+/// downloads the usage report, uploads a bad fences file, and checks each
+/// screenshot for what must be on it. Screenshots are kept in
+/// `.build/console-screenshots` (the README's is `console-live.png`).
+@Suite struct ConsoleEndToEndTests {
+    static var python: String {
+        Binaries.packageRoot.appendingPathComponent(".build/pytools/bin/python").path
+    }
+
+    @Test func aManagerUsesTheConsoleInARealBrowser() async throws {
+        for tool in [Self.python, "/usr/bin/chromium", "/usr/bin/chromedriver"]
+        where !FileManager.default.isExecutableFile(atPath: tool) {
+            Issue.record("\(tool) is missing: run `make setup`")
+            return
+        }
+        let fencesFile = Binaries.packageRoot.appendingPathComponent("config/geofences.geojson")
+        let d = try DaemonProcess(
+            fences: try String(contentsOf: fencesFile, encoding: .utf8),
+            trip: "", http: "127.0.0.1:0")
+        let ctl = try Binaries.path("fleetctl")
+        for (user, role) in [("manager", "admin"), ("watcher", "viewer")] {
+            let r = try runTool(
+                ctl, ["users", "add", user, "--role", role, "--password-stdin", "--db", d.database],
+                stdin: "password-\(user)\n")
+            #expect(r.status == 0, "users add: \(r.err)")
+        }
+        let routes = ["t01_munich_car_1hz.csv", "t02_visnjan_car.gpx", "t03_limerick_bus304.gpx"]
+            .map { Binaries.packageRoot.appendingPathComponent("Simulator/routes/\($0)").path }
+        let replay = try runTool(
+            try Binaries.path("fleetsim"),
+            ["replay", "--retime", "--speedup", "0", "--target", "127.0.0.1:\(d.port)"] + routes,
+            timeout: 120)
+        #expect(replay.status == 0 && replay.out.contains("3442 acknowledged"), "\(replay.out)")
+        let out = Binaries.packageRoot.appendingPathComponent(".build/console-screenshots")
+        try? FileManager.default.removeItem(at: out)
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let run = try runTool(
+            Self.python,
+            [
+                Binaries.packageRoot.appendingPathComponent(
+                    "Tests/EndToEndTests/Browser/console_check.py"
+                ).path,
+                "--url", "http://127.0.0.1:\(d.ports["http"] ?? 0)/", "--udp", "\(d.port)",
+                "--fences", fencesFile.path, "--user", "manager", "--password", "password-manager",
+                "--viewer", "watcher", "--viewer-password", "password-watcher", "--out", out.path,
+            ], timeout: 300)
+        print(run.out)
+        #expect(run.status == 0, "the console check failed:\n\(run.out)\n\(run.err.suffix(3000))")
+        #expect(run.out.contains("ok: a viewer: no acknowledging, no upload"))
+        for shot in ["console-login", "console-fleet", "console-live", "console-history",
+            "console-report", "console-fences"]
+        {
+            #expect(
+                FileManager.default.fileExists(atPath: out.appendingPathComponent("\(shot).png").path),
+                "no \(shot).png")
+        }
+        #expect(d.stop() == 0)
+    }
+}
