@@ -139,3 +139,13 @@ if [ -f "$ackrun" ]; then
 else
   echo "bench: $ackrun not found" >&2
 fi
+
+echo
+echo "== the console with 10 000 live vehicles (headless chromium) =="
+# fleetsim load drives 10 000 devices at a fix a second each (JSON over UDP)
+# into fleetd with the standard fences; the console, open in chromium, takes
+# every position from the event stream. Frame rate, the vehicle layer's draw
+# time, and the delay from a probe fix's commit (its acknowledgement) to the
+# frame that drew it. Three sittings.
+scripts/console_bench.sh "$bin"
+

@@ -68,7 +68,8 @@ struct MapCommand: ParsableCommand {
         if let fencesPath { fenceList = try loadFences(fencesPath) }
         let name = try reader.device(device)?.name
         let map = Self.map(
-            title: "\(name.map { "\($0) (\(device))" } ?? device): \(TripsCommand.time(fromMs)) – \(TripsCommand.time(toMs))",
+            title:
+                "\(name.map { "\($0) (\(device))" } ?? device): \(TripsCommand.time(fromMs)) – \(TripsCommand.time(toMs))",
             positions: positions, trips: trips, alerts: alerts, fences: fenceList)
         let text = output.lowercased().hasSuffix(".svg") ? map.svg() : map.html()
         do {
@@ -102,7 +103,9 @@ struct MapCommand: ParsableCommand {
             map.markers.append(
                 .init(
                     lat: t.endLat, lon: t.endLon, kind: .tripEnd,
-                    label: "trip \(n + 1) end \(clock(t.endTime)), \(Output.fixed(t.distanceM / 1000, 1)) km"))
+                    label:
+                        "trip \(n + 1) end \(clock(t.endTime)), \(Output.fixed(t.distanceM / 1000, 1)) km"
+                ))
         }
         // Trip alerts are the trips' own markers already.
         for a in alerts where a.type != "trip_start" && a.type != "trip_end" {

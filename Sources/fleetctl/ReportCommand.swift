@@ -81,8 +81,10 @@ struct UsageCommand: ParsableCommand {
                 Output.fixed(r.distanceM / 1000, 2), TripsCommand.duration(r.drivingS),
                 String(r.trips), TripsCommand.duration(r.parkedS), Output.fixed(r.maxSpeedKmh, 0),
                 "\(r.overspeedEpisodes) / \(TripsCommand.duration(r.overspeedS))",
-                r.fenceVisits.map { "\($0.fence) ×\($0.visits) \(TripsCommand.duration($0.insideS))" }
-                    .joined(separator: ", "),
+                r.fenceVisits.map {
+                    "\($0.fence) ×\($0.visits) \(TripsCommand.duration($0.insideS))"
+                }
+                .joined(separator: ", "),
             ]
         }
         let header = [

@@ -28,7 +28,8 @@ import Testing
         let ctl = try Binaries.path("fleetctl")
         for (user, role) in [("manager", "admin"), ("watcher", "viewer")] {
             let r = try runTool(
-                ctl, ["users", "add", user, "--role", role, "--password-stdin", "--db", d.database],
+                ctl,
+                ["users", "add", user, "--role", role, "--password-stdin", "--db", d.database],
                 stdin: "password-\(user)\n")
             #expect(r.status == 0, "users add: \(r.err)")
         }
@@ -55,11 +56,13 @@ import Testing
         print(run.out)
         #expect(run.status == 0, "the console check failed:\n\(run.out)\n\(run.err.suffix(3000))")
         #expect(run.out.contains("ok: a viewer: no acknowledging, no upload"))
-        for shot in ["console-login", "console-fleet", "console-live", "console-history",
-            "console-report", "console-fences"]
-        {
+        for shot in [
+            "console-login", "console-fleet", "console-live", "console-history",
+            "console-report", "console-fences",
+        ] {
             #expect(
-                FileManager.default.fileExists(atPath: out.appendingPathComponent("\(shot).png").path),
+                FileManager.default.fileExists(
+                    atPath: out.appendingPathComponent("\(shot).png").path),
                 "no \(shot).png")
         }
         #expect(d.stop() == 0)

@@ -37,11 +37,14 @@ import Testing
         let device = "t03_limerick_bus304"
         var map = TrackMap(
             title: "Bus 304 <test> & co",
-            track: r.fixes.filter { $0.device == device }.map { Coordinate(lat: $0.lat, lon: $0.lon) },
+            track: r.fixes.filter { $0.device == device }.map {
+                Coordinate(lat: $0.lat, lon: $0.lon)
+            },
             fences: try BundledRoutes.fences(), markers: [])
         let trips = r.trips.filter { $0.device == device }
         for t in trips {
-            map.markers.append(.init(lat: t.startLat, lon: t.startLon, kind: .tripStart, label: "start"))
+            map.markers.append(
+                .init(lat: t.startLat, lon: t.startLon, kind: .tripStart, label: "start"))
             map.markers.append(.init(lat: t.endLat, lon: t.endLon, kind: .tripEnd, label: "end"))
         }
         let alerts = r.alerts.filter { $0.device == device && $0.fence != nil }
@@ -68,7 +71,10 @@ import Testing
         let points = lines.flatMap { ($0.attributes["points"] ?? "").split(separator: " ") }
             .map { $0.split(separator: ",").compactMap { Double($0) } }
         #expect(points.count == map.track.count)
-        #expect(points.allSatisfy { $0.count == 2 && (0...w).contains($0[0]) && (0...h).contains($0[1]) })
+        #expect(
+            points.allSatisfy {
+                $0.count == 2 && (0...w).contains($0[0]) && (0...h).contains($0[1])
+            })
         // Markers: trips' starts and ends, alerts, each inside the frame.
         func circles(_ c: String) -> [[Double]] {
             e.all.filter { $0.name == "circle" && $0.attributes["class"] == c }.map {
@@ -82,9 +88,14 @@ import Testing
         }
         // The fences near the track (Limerick's two), with their names; not the others.
         let fences = e.all.filter { $0.attributes["class"] == "fence" }
-        #expect(Set(fences.compactMap { $0.attributes["data-name"] }) == ["limerick box", "limerick hull"])
+        #expect(
+            Set(fences.compactMap { $0.attributes["data-name"] }) == [
+                "limerick box", "limerick hull",
+            ])
         // A round scale bar of the length it says, at this map's scale.
-        let metres = try #require(e.all.first { $0.attributes["id"] == "scale" }?.attributes["data-metres"].flatMap(Double.init))
+        let metres = try #require(
+            e.all.first { $0.attributes["id"] == "scale" }?.attributes["data-metres"].flatMap(
+                Double.init))
         let digits = metres / pow(10, floor(log10(metres)))
         #expect([1.0, 2, 5].contains(digits))
         // Text is escaped.
@@ -104,7 +115,9 @@ import Testing
         let map = TrackMap(title: "square", track: ring, fences: [fence], markers: [])
         let e = try parse(map.svg())
         let d = try #require(e.all.first { $0.attributes["class"] == "fence" }?.attributes["d"])
-        let numbers = d.split(whereSeparator: { !"0123456789.-".contains($0) }).compactMap { Double($0) }
+        let numbers = d.split(whereSeparator: { !"0123456789.-".contains($0) }).compactMap {
+            Double($0)
+        }
         let xs = stride(from: 0, to: numbers.count, by: 2).map { numbers[$0] }
         let ys = stride(from: 1, to: numbers.count, by: 2).map { numbers[$0] }
         let width = xs.max()! - xs.min()!, height = ys.max()! - ys.min()!

@@ -8,7 +8,9 @@ import Testing
     let h: Int64 = 3_600_000
     let day0: Int64 = 1_767_225_600_000  // 2026-01-01T00:00:00Z
 
-    func trip(_ device: String, start: Int64, end: Int64, km: Double, max: Double = 50) -> TripRecord {
+    func trip(_ device: String, start: Int64, end: Int64, km: Double, max: Double = 50)
+        -> TripRecord
+    {
         TripRecord(
             id: start, device: device, vehicle: nil, startTime: start, endTime: end, startLat: 48,
             startLon: 11, endLat: 48.1, endLon: 11, startFence: nil, endFence: nil,
@@ -16,9 +18,10 @@ import Testing
             endOdometerM: km * 1000)
     }
 
-    func alert(_ id: Int64, _ device: String, _ type: String, at: Int64, fence: String? = nil,
-        details: String? = nil) -> AlertRecord
-    {
+    func alert(
+        _ id: Int64, _ device: String, _ type: String, at: Int64, fence: String? = nil,
+        details: String? = nil
+    ) -> AlertRecord {
         AlertRecord(
             id: id, time: at, device: device, type: type, fence: fence, lat: 48, lon: 11,
             details: details)
@@ -91,10 +94,11 @@ import Testing
             inputs(alerts: alerts, inside: ["v1": ["depot"]]), fromMs: day0,
             toMs: day0 + 24 * h, nowMs: day0 + 30 * h)
         let visits = r.vehicles[0].fenceVisits
-        #expect(visits == [
-            FenceVisits(fence: "depot", visits: 2, insideS: 3 * 3600),
-            FenceVisits(fence: "site", visits: 1, insideS: 2 * 3600),
-        ])
+        #expect(
+            visits == [
+                FenceVisits(fence: "depot", visits: 2, insideS: 3 * 3600),
+                FenceVisits(fence: "site", visits: 1, insideS: 2 * 3600),
+            ])
         // Made at 23:00: time after now is not counted.
         let early = UsageReportBuilder.make(
             inputs(alerts: alerts, inside: ["v1": ["depot"]]), fromMs: day0,
@@ -115,7 +119,8 @@ import Testing
             alert(4, "v1", "overspeed_start", at: day0 + 12 * h),
         ]
         let spans = [
-            PositionSpan(device: "v1", firstMs: day0, lastMs: day0 + 12 * h + 60_000, count: 9,
+            PositionSpan(
+                device: "v1", firstMs: day0, lastMs: day0 + 12 * h + 60_000, count: 9,
                 maxSpeedKmh: 120)
         ]
         let r = UsageReportBuilder.make(
@@ -128,7 +133,8 @@ import Testing
     @Test func aTripUnderWayAddsItsDrivingTimeButNotItselfNorItsDistance() {
         let alerts = [alert(1, "v1", "trip_start", at: day0 + h)]
         let spans = [
-            PositionSpan(device: "v1", firstMs: day0 + h - 60_000, lastMs: day0 + 2 * h,
+            PositionSpan(
+                device: "v1", firstMs: day0 + h - 60_000, lastMs: day0 + 2 * h,
                 count: 60, maxSpeedKmh: 50)
         ]
         let r = UsageReportBuilder.make(

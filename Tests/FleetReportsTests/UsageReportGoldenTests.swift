@@ -30,7 +30,8 @@ import Testing
             return
         }
         let expected = try String(contentsOf: Self.golden, encoding: .utf8)
-        #expect(csv == expected, "the report differs from \(Self.golden.lastPathComponent):\n\(csv)")
+        #expect(
+            csv == expected, "the report differs from \(Self.golden.lastPathComponent):\n\(csv)")
     }
 
     @Test func theBundledRoutesReportAgreesWithItsInputs() throws {

@@ -1,5 +1,5 @@
-import Foundation
 import FleetJSON
+import Foundation
 
 /// The console's files as compiled into fleetd (`resources` in
 /// Package.swift).

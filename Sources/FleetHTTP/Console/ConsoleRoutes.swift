@@ -48,7 +48,9 @@ enum ConsoleRoutes {
         if let url = URL(string: s.tileURL.replacingOccurrences(of: "{s}", with: "a")),
             let scheme = url.scheme, let host = url.host
         {
-            let tileHost = s.tileURL.contains("{s}") ? "*." + host.split(separator: ".", maxSplits: 1).last.map(String.init)! : host
+            let tileHost =
+                s.tileURL.contains("{s}")
+                ? "*." + host.split(separator: ".", maxSplits: 1).last.map(String.init)! : host
             img += " \(scheme)://\(tileHost)\(url.port.map { ":\($0)" } ?? "")"
         }
         return
@@ -80,7 +82,8 @@ enum ConsoleRoutes {
             )
             throw APIError(
                 .serviceUnavailable, "Leaflet is not installed",
-                "\(path) is missing: install Debian's libjs-leaflet package, or set http.leaflet_dir")
+                "\(path) is missing: install Debian's libjs-leaflet package, or set http.leaflet_dir"
+            )
         }
         var r = file(bytes, type, csp: contentSecurityPolicy(d.settings))
         r.headers[.cacheControl] = "max-age=86400"

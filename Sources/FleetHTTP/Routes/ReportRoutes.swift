@@ -30,7 +30,8 @@ enum ReportRoutes {
                 case "json"?: csv = false
                 case "csv"?: csv = true
                 case let v?:
-                    throw APIError.badParameter("format", "\"\(v.prefix(20))\" is neither json nor csv")
+                    throw APIError.badParameter(
+                        "format", "\"\(v.prefix(20))\" is neither json nor csv")
                 }
                 let inputs = try await d.read { reader in
                     try UsageInputs.read(reader, fromMs: from, toMs: to, device: device)

@@ -14,7 +14,9 @@ import Foundation
 public struct TrackMap: Sendable {
     /// A labelled point on the map.
     public struct Marker: Sendable, Equatable {
-        public enum Kind: String, Sendable { case tripStart = "trip-start", tripEnd = "trip-end", alert }
+        public enum Kind: String, Sendable {
+            case tripStart = "trip-start", tripEnd = "trip-end", alert
+        }
         public var lat: Double
         public var lon: Double
         public var kind: Kind
@@ -66,8 +68,12 @@ public struct TrackMap: Sendable {
     func frame() -> Frame {
         var coords = track + markers.map { Coordinate(lat: $0.lat, lon: $0.lon) }
         if coords.isEmpty {
-            coords = fences.flatMap { [Coordinate(lat: $0.bounds.minY, lon: $0.bounds.minX),
-                Coordinate(lat: $0.bounds.maxY, lon: $0.bounds.maxX)] }
+            coords = fences.flatMap {
+                [
+                    Coordinate(lat: $0.bounds.minY, lon: $0.bounds.minX),
+                    Coordinate(lat: $0.bounds.maxY, lon: $0.bounds.maxX),
+                ]
+            }
         }
         if coords.isEmpty { coords = [Coordinate(lat: 0, lon: 0)] }
         let box = BoundingBox(coords)
@@ -117,7 +123,8 @@ public struct TrackMap: Sendable {
         s += markersGroup(f)
         s += scaleGroup(f)
         s += northGroup(f)
-        s += "<text class=\"caption\" x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">\(Self.xml(title))</text>\n"
+        s +=
+            "<text class=\"caption\" x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">\(Self.xml(title))</text>\n"
         return s + "</svg>\n"
     }
 
@@ -138,19 +145,25 @@ public struct TrackMap: Sendable {
                         d += "Z "
                     }
                 }
-                s += "<path class=\"fence\" data-name=\"\(name)\" d=\"\(d.dropLast())\" fill=\"#3b7dd8\" fill-opacity=\"0.15\" fill-rule=\"evenodd\" stroke=\"#3b7dd8\" stroke-width=\"1.5\"/>\n"
+                s +=
+                    "<path class=\"fence\" data-name=\"\(name)\" d=\"\(d.dropLast())\" fill=\"#3b7dd8\" fill-opacity=\"0.15\" fill-rule=\"evenodd\" stroke=\"#3b7dd8\" stroke-width=\"1.5\"/>\n"
                 let b = fence.bounds
                 label = f.point(b.maxY, (b.minX + b.maxX) / 2)
             case .circle(let c, let r):
                 let (x, y) = f.point(c.lat, c.lon)
-                s += "<circle class=\"fence\" data-name=\"\(name)\" cx=\"\(Self.n(x))\" cy=\"\(Self.n(y))\" r=\"\(Self.n(r * f.scale))\" fill=\"#3b7dd8\" fill-opacity=\"0.15\" stroke=\"#3b7dd8\" stroke-width=\"1.5\"/>\n"
+                s +=
+                    "<circle class=\"fence\" data-name=\"\(name)\" cx=\"\(Self.n(x))\" cy=\"\(Self.n(y))\" r=\"\(Self.n(r * f.scale))\" fill=\"#3b7dd8\" fill-opacity=\"0.15\" stroke=\"#3b7dd8\" stroke-width=\"1.5\"/>\n"
                 label = (x, y - r * f.scale)
             case .corridor(let line, let half):
-                let pts = line.map { f.point($0.lat, $0.lon) }.map { "\(Self.n($0.x)),\(Self.n($0.y))" }
-                s += "<polyline class=\"fence\" data-name=\"\(name)\" points=\"\(pts.joined(separator: " "))\" fill=\"none\" stroke=\"#3b7dd8\" stroke-opacity=\"0.2\" stroke-width=\"\(Self.n(max(2 * half * f.scale, 1)))\" stroke-linecap=\"round\" stroke-linejoin=\"round\"/>\n"
+                let pts = line.map { f.point($0.lat, $0.lon) }.map {
+                    "\(Self.n($0.x)),\(Self.n($0.y))"
+                }
+                s +=
+                    "<polyline class=\"fence\" data-name=\"\(name)\" points=\"\(pts.joined(separator: " "))\" fill=\"none\" stroke=\"#3b7dd8\" stroke-opacity=\"0.2\" stroke-width=\"\(Self.n(max(2 * half * f.scale, 1)))\" stroke-linecap=\"round\" stroke-linejoin=\"round\"/>\n"
                 label = line.first.map { f.point($0.lat, $0.lon) } ?? (0, 0)
             }
-            s += "<text class=\"fence-label\" x=\"\(Self.n(label.0))\" y=\"\(Self.n(label.1 - 4))\" text-anchor=\"middle\" fill=\"#1f4f8f\">\(name)</text>\n"
+            s +=
+                "<text class=\"fence-label\" x=\"\(Self.n(label.0))\" y=\"\(Self.n(label.1 - 4))\" text-anchor=\"middle\" fill=\"#1f4f8f\">\(name)</text>\n"
         }
         return s + "</g>\n"
     }
@@ -160,7 +173,8 @@ public struct TrackMap: Sendable {
         var run: [String] = []
         func flush() {
             if run.count > 1 {
-                s += "<polyline class=\"track\" points=\"\(run.joined(separator: " "))\" fill=\"none\" stroke=\"#d0352b\" stroke-width=\"2.5\" stroke-linejoin=\"round\" stroke-linecap=\"round\"/>\n"
+                s +=
+                    "<polyline class=\"track\" points=\"\(run.joined(separator: " "))\" fill=\"none\" stroke=\"#d0352b\" stroke-width=\"2.5\" stroke-linejoin=\"round\" stroke-linecap=\"round\"/>\n"
             }
             run = []
         }
@@ -185,7 +199,8 @@ public struct TrackMap: Sendable {
                 case .tripEnd: "#222222"
                 case .alert: "#f0a020"
                 }
-            s += "<circle class=\"\(m.kind.rawValue)\" cx=\"\(Self.n(x))\" cy=\"\(Self.n(y))\" r=\"\(m.kind == .alert ? 4 : 6)\" fill=\"\(colour)\" stroke=\"#ffffff\" stroke-width=\"1.5\"><title>\(Self.xml(m.label))</title></circle>\n"
+            s +=
+                "<circle class=\"\(m.kind.rawValue)\" cx=\"\(Self.n(x))\" cy=\"\(Self.n(y))\" r=\"\(m.kind == .alert ? 4 : 6)\" fill=\"\(colour)\" stroke=\"#ffffff\" stroke-width=\"1.5\"><title>\(Self.xml(m.label))</title></circle>\n"
             let width = Double(m.label.count) * 6.6
             var ly = y + 4
             while placed.contains(where: {
@@ -194,7 +209,8 @@ public struct TrackMap: Sendable {
                 ly += 13
             }
             placed.append((x + 8, ly, width))
-            s += "<text class=\"\(m.kind.rawValue)-label\" x=\"\(Self.n(x + 8))\" y=\"\(Self.n(ly))\" fill=\"#333333\" stroke=\"#f4f3ef\" stroke-width=\"3\" paint-order=\"stroke\">\(Self.xml(m.label))</text>\n"
+            s +=
+                "<text class=\"\(m.kind.rawValue)-label\" x=\"\(Self.n(x + 8))\" y=\"\(Self.n(ly))\" fill=\"#333333\" stroke=\"#f4f3ef\" stroke-width=\"3\" paint-order=\"stroke\">\(Self.xml(m.label))</text>\n"
         }
         return s + "</g>\n"
     }
@@ -260,6 +276,7 @@ public struct TrackMap: Sendable {
 
     static func xml(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(
+                of: "\"", with: "&quot;")
     }
 }

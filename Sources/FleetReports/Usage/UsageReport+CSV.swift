@@ -1,6 +1,6 @@
-import Foundation
 import FleetJSON
 import FleetProtocols
+import Foundation
 
 extension UsageReport {
     /// The report as CSV (RFC 4180, CRLF): a header, one row per vehicle,

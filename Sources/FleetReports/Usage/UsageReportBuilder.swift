@@ -108,7 +108,8 @@ public enum UsageReportBuilder {
             out[fence]!.insideS += Double(max(0, endMs - since)) / 1000
         }
         return out.values.map {
-            FenceVisits(fence: $0.fence, visits: $0.visits, insideS: ($0.insideS * 10).rounded() / 10)
+            FenceVisits(
+                fence: $0.fence, visits: $0.visits, insideS: ($0.insideS * 10).rounded() / 10)
         }.sorted { $0.fence < $1.fence }
     }
 

@@ -11,8 +11,10 @@ const $ = (id) => document.getElementById(id);
 /** What the page measures about itself (read by the browser tests). */
 const stats = (window.fleetdStats = {
   positionEvents: 0, alertEvents: 0, frames: 0, drawn: 0, lastDrawMs: 0,
-  // Delay from a fix's time to the frame that drew it, ms (last 2000).
-  lags: [],
+  // For the devices in `watch`: the newest position drawn, {time, at}
+  // (`time` the fix's, `at` the clock when its frame was drawn).
+  watch: new Set(),
+  drawnAt: {},
 });
 
 const state = {
@@ -321,14 +323,15 @@ function requestFrame() {
   requestAnimationFrame(() => {
     frameRequested = false;
     stats.frames++;
-    const now = Date.now();
+    const watched = [];
     for (const p of state.pending.values()) {
       applyPosition(p);
-      stats.lags.push(now - Date.parse(p.time));
+      if (stats.watch.has(p.device)) watched.push(p);
     }
-    if (stats.lags.length > 2000) stats.lags.splice(0, stats.lags.length - 2000);
     state.pending.clear();
     state.vehicleLayer.draw();
+    const now = Date.now();
+    for (const p of watched) stats.drawnAt[p.device] = { time: p.time, at: now };
     $('vehicle-count').textContent = `${state.vehicles.size} vehicles`;
   });
 }
@@ -340,17 +343,30 @@ function metres(lat1, lon1, lat2, lon2) {
   return 2 * 6371008.8 * Math.asin(Math.sqrt(a));
 }
 
+/** Degrees clockwise from north, from one point to another. */
+function bearing(lat1, lon1, lat2, lon2) {
+  const r = Math.PI / 180;
+  const y = Math.sin((lon2 - lon1) * r) * Math.cos(lat2 * r);
+  const x = Math.cos(lat1 * r) * Math.sin(lat2 * r) - Math.sin(lat1 * r) * Math.cos(lat2 * r) * Math.cos((lon2 - lon1) * r);
+  return ((Math.atan2(y, x) / r) + 360) % 360;
+}
+
+/** Speed and course as reported; else derived from the vehicle's previous
+ * position (phones and some trackers send neither). */
+function derive(v, p, time) {
+  const moved = v.time && time > v.time ? metres(v.lat, v.lon, p.lat, p.lon) : 0;
+  if (p.speed_kmh != null) v.speed = p.speed_kmh;
+  else v.speed = moved ? (moved / (time - v.time)) * 3600 : v.speed || 0;
+  if (p.course != null) v.course = p.course;
+  else if (moved > 2) v.course = bearing(v.lat, v.lon, p.lat, p.lon);
+}
+
 function applyPosition(p) {
   const v = state.vehicles.get(p.device) || { device: p.device, name: null, silent: false };
   const time = Date.parse(p.time);
-  // Speed as reported; else derived from the previous position (a phone or
-  // a GPX replay may send none).
-  if (p.speed_kmh != null) v.speed = p.speed_kmh;
-  else if (v.time && time > v.time) v.speed = (metres(v.lat, v.lon, p.lat, p.lon) / (time - v.time)) * 3600;
-  else v.speed = v.speed || 0;
+  derive(v, p, time);
   v.lat = p.lat;
   v.lon = p.lon;
-  v.course = p.course;
   v.time = time;
   v.silent = false;
   state.vehicles.set(p.device, v);
@@ -396,9 +412,22 @@ async function select(device) {
   const hourAgo = iso(Date.now() - 3600 * 1000);
   const trail = await pages(`/api/v1/devices/${q(device)}/positions?from=${q(hourAgo)}&limit=10000`, 5).catch(() => []);
   if (state.selected !== device) return;
-  state.trail = L.polyline(trail.filter((p) => p.flag === '-').map((p) => [p.lat, p.lon]), {
+  const points = trail.filter((p) => p.flag === '-');
+  state.trail = L.polyline(points.map((p) => [p.lat, p.lon]), {
     color: '#d0352b', weight: 3, opacity: 1, interactive: false,
   }).addTo(state.map);
+  // Speed and course from the trail's last two positions when not reported.
+  const v = state.vehicles.get(device);
+  if (v && points.length >= 2 && (v.course == null || points[points.length - 1].speed_kmh == null)) {
+    const a = points[points.length - 2], b = points[points.length - 1];
+    if (Date.parse(b.time) === v.time) {
+      const before = { lat: a.lat, lon: a.lon, time: Date.parse(a.time), course: v.course, speed: v.speed };
+      derive(before, b, v.time);
+      v.speed = before.speed;
+      v.course = before.course;
+      state.vehicleLayer.draw();
+    }
+  }
   await showDetails(device, true);
 }
 
@@ -418,7 +447,7 @@ async function showDetails(device, force) {
     $('details-name').textContent = d.name ? `${d.name} (${device})` : device;
     const rows = [
       ['State', vehicleState(v, Date.now())],
-      ['Speed', p.speed_kmh == null ? '–' : `${Math.round(p.speed_kmh)} km/h`],
+      ['Speed', p.speed_kmh != null ? `${Math.round(p.speed_kmh)} km/h` : v.speed ? `${Math.round(v.speed)} km/h (derived)` : '–'],
       ['Last fix', d.last_fix ? local(d.last_fix) : '–'],
       ['Odometer', `${(d.odometer_m / 1000).toFixed(1)} km`],
       ['Fences', d.fences && d.fences.length ? d.fences.join(', ') : 'none'],
