@@ -131,4 +131,56 @@ import Testing
         #expect(html.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""))
         #expect(!html.contains("src=") && !html.contains("href="))
     }
+
+    @Test func everyKindOfFenceIsDrawnAsItsShape() throws {
+        func ring(_ points: [(Double, Double)]) -> Ring {
+            Ring(points.map { Coordinate(lat: $0.1, lon: $0.0) })
+        }
+        let yard = Fence(
+            id: "yard", name: "yard",
+            shape: .polygons([
+                Polygon(
+                    shell: ring([
+                        (-8.66, 52.635), (-8.64, 52.635), (-8.64, 52.645), (-8.66, 52.645),
+                        (-8.66, 52.635),
+                    ]),
+                    holes: [
+                        ring([
+                            (-8.655, 52.638), (-8.645, 52.638), (-8.645, 52.642), (-8.655, 52.642),
+                            (-8.655, 52.638),
+                        ])
+                    ])
+            ]))
+        let depot = Fence(
+            id: "depot", name: "depot",
+            shape: .circle(center: Coordinate(lat: 52.655, lon: -8.62), radiusM: 400))
+        let road = Fence(
+            id: "road", name: "road",
+            shape: .corridor(
+                line: [Coordinate(lat: 52.65, lon: -8.67), Coordinate(lat: 52.66, lon: -8.65)],
+                halfWidthM: 60))
+        let track = [Coordinate(lat: 52.64, lon: -8.66), Coordinate(lat: 52.66, lon: -8.62)]
+        let map = TrackMap(title: "kinds", track: track, fences: [yard, depot, road], markers: [])
+        let e = try parse(map.svg())
+        let fences = Dictionary(
+            uniqueKeysWithValues: e.all.filter { $0.attributes["class"] == "fence" }.map {
+                ($0.attributes["data-name"] ?? "", $0)
+            })
+        // The hole is a second subpath, cut out by the even-odd rule.
+        let path = try #require(fences["yard"])
+        #expect(path.name == "path" && path.attributes["fill-rule"] == "evenodd")
+        #expect((path.attributes["d"] ?? "").filter { $0 == "Z" }.count == 2)
+        // The circle at its radius: 400 m at the map's scale.
+        let circle = try #require(fences["depot"])
+        #expect(circle.name == "circle")
+        let scale = map.frame().scale  // px per metre
+        #expect(abs(scale - 1000 / (2 * 0.58 * 2698.4)) < 0.001)  // the track spans 2 698 m east-west
+        #expect(abs((Double(circle.attributes["r"] ?? "") ?? 0) - 400 * scale) < 400 * scale * 0.02)
+        // The corridor as a line as wide as the corridor.
+        let line = try #require(fences["road"])
+        #expect(line.name == "polyline")
+        #expect(
+            abs((Double(line.attributes["stroke-width"] ?? "") ?? 0) - 120 * scale) < 120 * scale
+                * 0.02)
+    }
 }

@@ -22,6 +22,11 @@ enum ConsoleRoutes {
 
     static func make(_ d: RouteDeps) -> [Route] {
         guard d.settings.console else { return [] }
+        if !FileManager.default.fileExists(atPath: d.settings.leafletDir + "/leaflet.js") {
+            d.logger.warning(
+                "console: \(d.settings.leafletDir)/leaflet.js is missing: the console cannot draw its map; install Debian's libjs-leaflet package (or set http.leaflet_dir)"
+            )
+        }
         let page = ConsoleFiles.page(settings: d.settings)
         let csp = contentSecurityPolicy(d.settings)
         return [

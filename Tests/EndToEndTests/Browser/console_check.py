@@ -271,6 +271,33 @@ def main():
         d.save_screenshot(os.path.join(out, "console-fences.png"))
         print("ok:", step, f"({problems[0].text[:80]!r})")
 
+        step = "fences: a good upload of every kind (a polygon with a hole, a circle, a corridor) is loaded and drawn"
+        shapes = os.path.join(out, "shapes.geojson")
+        with open(shapes, "w") as f:
+            json.dump({"type": "FeatureCollection", "features": [
+                {"type": "Feature", "id": "yard", "properties": {"name": "yard with hole"}, "geometry": {"type": "Polygon", "coordinates": [
+                    [[-8.66, 52.635], [-8.64, 52.635], [-8.64, 52.645], [-8.66, 52.645], [-8.66, 52.635]],
+                    [[-8.655, 52.638], [-8.645, 52.638], [-8.645, 52.642], [-8.655, 52.642], [-8.655, 52.638]]]}},
+                {"type": "Feature", "id": "depot", "properties": {"name": "round depot", "radius_m": 400}, "geometry": {"type": "Point", "coordinates": [-8.62, 52.655]}},
+                {"type": "Feature", "id": "road", "properties": {"name": "road corridor", "width_m": 120}, "geometry": {"type": "LineString", "coordinates": [[-8.67, 52.65], [-8.65, 52.66], [-8.63, 52.665]]}},
+            ]}, f)
+        d.find_element(By.ID, "fence-file").clear()
+        d.find_element(By.ID, "fence-file").send_keys(shapes)
+        d.find_element(By.CSS_SELECTOR, "#fence-form button").click()
+        wait_for("the upload's confirmation", lambda: "3 fences" in d.find_element(By.ID, "fence-status").text)
+        rows = d.find_elements(By.CSS_SELECTOR, "#fence-list tbody tr")
+        kinds = sorted(r.find_elements(By.TAG_NAME, "td")[1].text for r in rows)
+        check(kinds == ["circle", "corridor", "polygon"], f"fence kinds listed: {kinds}")
+        d.execute_script("window.fleetdMap.setView([52.65, -8.645], 13, {animate: false})")
+        time.sleep(0.8)
+        shot = os.path.join(out, "console-shapes.png")
+        d.save_screenshot(shot)
+        fill = pixels(shot, (222, 229, 236), map_box(d), tolerance=8)
+        corridor = pixels(shot, (198, 214, 233), map_box(d), tolerance=8)
+        check(fill >= 8000, f"the polygon and circle are not filled ({fill} fill pixels)")
+        check(corridor >= 1000, f"the corridor is not drawn ({corridor} corridor pixels)")
+        print("ok:", step, f"({fill} fill pixels, {corridor} corridor pixels)")
+
         severe = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "401" not in e["message"] and "422" not in e["message"]]
         check(not severe, f"errors in the browser's console: {severe}")
     except Exception as e:

@@ -5,6 +5,13 @@
 // Text from the server is always set as text, never as HTML.
 'use strict';
 
+if (typeof L === 'undefined') {
+  // Leaflet did not load (/leaflet/leaflet.js): say what to do, not a blank page.
+  document.body.textContent =
+    'The console cannot start: Leaflet is missing. Install Debian\'s libjs-leaflet package (or set http.leaflet_dir).';
+  throw new Error('Leaflet is missing');
+}
+
 const config = JSON.parse(document.getElementById('fleetd-config').textContent || '{}');
 const $ = (id) => document.getElementById(id);
 
@@ -181,7 +188,9 @@ async function loadFences() {
     onEachFeature: (f, layer) => {
       const name = (f.properties && f.properties.name) || f.id || '';
       // Names are drawn on the vehicles' canvas, under the vehicles.
-      const at = f.geometry.type === 'LineString' ? layer.getLatLngs()[0] : layer.getBounds().getCenter();
+      // (A circle has no bounds before it is on the map: its centre.)
+      const at = f.geometry.type === 'LineString' ? layer.getLatLngs()[0]
+        : f.geometry.type === 'Point' ? layer.getLatLng() : layer.getBounds().getCenter();
       state.fenceLabels.push({ name: String(name), lat: at.lat, lon: at.lng });
       if (f.geometry.type === 'LineString') {
         layer.halfWidth = (Number(f.properties.width_m) || 0) / 2;
@@ -198,9 +207,12 @@ async function loadFences() {
 
 const COLOURS = { moving: '#2e9e44', parked: '#3b7dd8', silent: '#8a8a8a' };
 
+/** Moving: at 5 km/h or more, heard from in the last 5 minutes (by when its
+ * position reached the page, or by its fix time for one loaded at start: a
+ * device's clock may be off, a replay's times in the past). */
 function vehicleState(v, now) {
   if (v.silent) return 'silent';
-  return v.speed >= 5 && now - v.time < 5 * 60 * 1000 ? 'moving' : 'parked';
+  return v.speed >= 5 && now - (v.seen || v.time) < 5 * 60 * 1000 ? 'moving' : 'parked';
 }
 
 const VehicleLayer = L.Layer.extend({
@@ -368,6 +380,7 @@ function applyPosition(p) {
   v.lat = p.lat;
   v.lon = p.lon;
   v.time = time;
+  v.seen = Date.now();
   v.silent = false;
   state.vehicles.set(p.device, v);
   if (state.selected === p.device && state.trail) {
@@ -601,11 +614,16 @@ $('history-form').addEventListener('submit', async (e) => {
   }
 });
 
+/** A place with no fence, as coordinates (about 10 m). */
+function place(lat, lon) {
+  return `${lat.toFixed(4)}, ${lon.toFixed(4)}`;
+}
+
 function renderTrips() {
   const body = $('trips').querySelector('tbody');
   body.replaceChildren(...state.history.trips.map((t, i) => el('tr', { class: 'clickable', 'data-index': String(i), onclick: () => showTrip(i) },
     el('td', { text: local(t.start_time) }),
-    el('td', { text: `${t.start_fence || '–'} → ${t.open ? '(under way)' : t.end_fence || '–'}` }),
+    el('td', { text: `${t.start_fence || place(t.start_lat, t.start_lon)} → ${t.open ? '(under way)' : t.end_fence || place(t.end_lat, t.end_lon)}` }),
     el('td', { class: 'num', text: (t.distance_m / 1000).toFixed(2) }),
     el('td', { text: duration(t.duration_s) }),
     el('td', { class: 'num', text: String(Math.round(t.max_speed_kmh)) }))));
