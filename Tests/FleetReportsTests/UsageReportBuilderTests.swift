@@ -32,8 +32,8 @@ import Testing
         spans: [PositionSpan] = [], inside: [String: [String]] = [:]
     ) -> UsageInputs {
         UsageInputs(
-            always: always, names: ["v1": "Van 1"], trips: trips, alerts: alerts, spans: spans,
-            insideAtStart: inside)
+            always: always, names: ["v1": "Van 1"], trips: trips,
+            events: alerts.compactMap(UsageEvent.init), spans: spans, insideAtStart: inside)
     }
 
     @Test func aPeriodWithNoDataIsAReportOfZerosForTheRegisteredVehicles() {

@@ -18,7 +18,7 @@ import Testing
         let from = BundledRoutes.day, to = BundledRoutes.day + 86_400_000
         let inputs = UsageInputs(
             always: [], names: ["t03_limerick_bus304": "Bus 304"], trips: r.trips,
-            alerts: r.alerts, spans: r.spans, insideAtStart: [:])
+            events: r.alerts.compactMap(UsageEvent.init), spans: r.spans, insideAtStart: [:])
         return UsageReportBuilder.make(inputs, fromMs: from, toMs: to, nowMs: to)
     }
 

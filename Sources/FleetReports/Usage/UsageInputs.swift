@@ -9,20 +9,20 @@ public struct UsageInputs: Sendable, Equatable {
     /// Registered names, by device id.
     public var names: [String: String]
     public var trips: [TripRecord]
-    /// Alerts dated in the period, oldest first.
-    public var alerts: [AlertRecord]
+    /// The alerts the report counts, dated in the period.
+    public var events: [UsageEvent]
     public var spans: [PositionSpan]
     /// Fences each device was inside when the period began.
     public var insideAtStart: [String: [String]]
 
     public init(
-        always: Set<String>, names: [String: String], trips: [TripRecord], alerts: [AlertRecord],
+        always: Set<String>, names: [String: String], trips: [TripRecord], events: [UsageEvent],
         spans: [PositionSpan], insideAtStart: [String: [String]]
     ) {
         self.always = always
         self.names = names
         self.trips = trips
-        self.alerts = alerts
+        self.events = events
         self.spans = spans
         self.insideAtStart = insideAtStart
     }
@@ -58,18 +58,18 @@ public struct UsageInputs: Sendable, Equatable {
             guard got.count == 10_000, let last = got.last else { break }
             (page.afterStartMs, page.afterId) = (last.startTime, last.id)
         }
-        var alerts: [AlertRecord] = []
+        // Page by page, each alert kept as the little the report needs.
+        var events: [UsageEvent] = []
         let filter = AlertFilter(device: device, sinceMs: fromMs, untilMs: toMs)
         var after: Int64 = 0
         while true {
             let got = try reader.alerts(afterId: after, limit: 10_000, filter: filter)
-            alerts += got
+            events += got.lazy.compactMap(UsageEvent.init)
             guard got.count == 10_000, let last = got.last else { break }
             after = last.id
         }
-        alerts.sort { ($0.time, $0.id) < ($1.time, $1.id) }
         return UsageInputs(
-            always: always, names: names, trips: trips, alerts: alerts,
+            always: always, names: names, trips: trips, events: events,
             spans: try reader.positionSpans(device: device, fromMs: fromMs, toMs: toMs),
             insideAtStart: try reader.fencesInside(device: device, beforeMs: fromMs))
     }

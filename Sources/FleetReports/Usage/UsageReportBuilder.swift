@@ -1,4 +1,3 @@
-import FleetJSON
 import FleetStorage
 
 /// Makes a `UsageReport` from `UsageInputs`: pure (no store, no clock), so
@@ -6,9 +5,9 @@ import FleetStorage
 public enum UsageReportBuilder {
     /// The report for `[fromMs, toMs)` made at `nowMs` (time after `nowMs`
     /// is not counted). `fromMs < toMs` is the caller's to check.
-    public static func make(_ inputs: UsageInputs, fromMs: Int64, toMs: Int64, nowMs: Int64)
-        -> UsageReport
-    {
+    public static func make(
+        _ inputs: consuming UsageInputs, fromMs: Int64, toMs: Int64, nowMs: Int64
+    ) -> UsageReport {
         let end = max(fromMs, min(toMs, nowMs))
         var rows: [String: UsageRow] = [:]
         func row(_ device: String) -> UsageRow {
@@ -31,35 +30,45 @@ public enum UsageReportBuilder {
             r.maxSpeedKmh = max(r.maxSpeedKmh, t.maxSpeedKmh)
             rows[t.device] = r
         }
-        // Fence visits and overspeed episodes, device by device, in time order.
-        var byDevice: [String: [AlertRecord]] = [:]
-        for a in inputs.alerts where a.time >= fromMs && a.time < toMs {
-            byDevice[a.device, default: []].append(a)
-        }
-        // A trip still under way (its `trip_start` matches no finished
-        // trip): its driving time up to the last fix; its distance and the
-        // trip itself count once it has ended.
+        // Fence visits, overspeed and trips under way, device by device:
+        // the events sorted by device, then time (one sorted copy, no
+        // per-device arrays).
+        var events = inputs.events
+        inputs.events = []  // `events` is now the only reference: sorted in place
+        events.removeAll { $0.time < fromMs || $0.time >= toMs }
+        events.sort { ($0.device, $0.time, $0.id) < ($1.device, $1.time, $1.id) }
         let finished = Set(inputs.trips.map { "\($0.device) \($0.startTime)" })
-        for (device, alerts) in byDevice {
-            guard
-                let start = alerts.last(where: { $0.type == "trip_start" }),
-                !finished.contains("\(device) \(start.time)"),
-                var r = rows[device], let last = r.lastFixMs, last > start.time
-            else { continue }
-            r.drivingS += Double(last - start.time) / 1000
+        var seen: Set<String> = []
+        var i = 0
+        func account(_ device: String, _ run: ArraySlice<UsageEvent>) {
+            var r = row(device)
+            r.fenceVisits = visits(
+                run, inside: inputs.insideAtStart[device] ?? [], fromMs: fromMs, endMs: end)
+            // An episode still open is counted up to the last fix.
+            let overEnd = min(end, r.lastFixMs.map { max($0, fromMs) } ?? end)
+            (r.overspeedEpisodes, r.overspeedS) = overspeed(run, fromMs: fromMs, endMs: overEnd)
+            // A trip still under way (its `trip_start` matches no finished
+            // trip): its driving time up to the last fix; its distance and
+            // the trip itself count once it has ended.
+            if let start = run.last(where: { $0.kind == .tripStart }),
+                !finished.contains("\(device) \(start.time)"), let last = r.lastFixMs,
+                last > start.time
+            {
+                r.drivingS += Double(last - start.time) / 1000
+            }
             rows[device] = r
+        }
+        while i < events.count {
+            var j = i
+            while j < events.count && events[j].device == events[i].device { j += 1 }
+            account(events[i].device, events[i..<j])
+            seen.insert(events[i].device)
+            i = j
         }
         // Fences inside at the start count for the devices listed anyway,
         // not for one that has sent nothing for a year.
-        for device in Set(byDevice.keys).union(rows.keys) {
-            var r = row(device)
-            let alerts = byDevice[device] ?? []
-            r.fenceVisits = visits(
-                alerts, inside: inputs.insideAtStart[device] ?? [], fromMs: fromMs, endMs: end)
-            // An episode still open is counted up to the last fix.
-            let overEnd = min(end, r.lastFixMs.map { max($0, fromMs) } ?? end)
-            (r.overspeedEpisodes, r.overspeedS) = overspeed(alerts, fromMs: fromMs, endMs: overEnd)
-            rows[device] = r
+        for device in Array(rows.keys) where !seen.contains(device) {
+            if inputs.insideAtStart[device] != nil { account(device, []) }
         }
         for (device, var r) in rows {
             r.drivingS = (r.drivingS * 10).rounded() / 10
@@ -79,23 +88,23 @@ public enum UsageReportBuilder {
 
     /// Visits per fence: an enter opens one (counted), an exit closes it;
     /// fences inside at the start open one at `fromMs`; open ones close at `endMs`.
-    static func visits(_ alerts: [AlertRecord], inside: [String], fromMs: Int64, endMs: Int64)
-        -> [FenceVisits]
-    {
+    static func visits(
+        _ events: ArraySlice<UsageEvent>, inside: [String], fromMs: Int64, endMs: Int64
+    ) -> [FenceVisits] {
         var open: [String: Int64] = [:]
         var out: [String: FenceVisits] = [:]
         for f in inside {
             open[f] = fromMs
             out[f] = FenceVisits(fence: f, visits: 1, insideS: 0)
         }
-        for a in alerts {
+        for a in events {
             guard let fence = a.fence else { continue }
-            switch a.type {
-            case "geofence_enter":
+            switch a.kind {
+            case .enter:
                 guard open[fence] == nil else { continue }
                 open[fence] = a.time
                 out[fence, default: FenceVisits(fence: fence, visits: 0, insideS: 0)].visits += 1
-            case "geofence_exit":
+            case .exit:
                 // An exit with no entry seen: inside since before the period.
                 let since = open.removeValue(forKey: fence) ?? fromMs
                 var v = out[fence] ?? FenceVisits(fence: fence, visits: 1, insideS: 0)
@@ -116,17 +125,19 @@ public enum UsageReportBuilder {
     /// Episodes that began in the period and the time over the limit in
     /// it: `overspeed_start` (dated at the episode's start) to
     /// `overspeed_end` (dated at its end, with `duration_s`).
-    static func overspeed(_ alerts: [AlertRecord], fromMs: Int64, endMs: Int64) -> (Int, Double) {
+    static func overspeed(_ events: ArraySlice<UsageEvent>, fromMs: Int64, endMs: Int64) -> (
+        Int, Double
+    ) {
         var episodes = 0
         var overMs: Int64 = 0
         var since: Int64?
-        for a in alerts {
-            switch a.type {
-            case "overspeed_start":
+        for a in events {
+            switch a.kind {
+            case .overspeedStart:
                 episodes += 1
                 since = a.time
-            case "overspeed_end":
-                let start = since ?? (a.time - Int64(((duration(a) ?? 0) * 1000).rounded()))
+            case .overspeedEnd:
+                let start = since ?? (a.time - Int64(((a.durationS ?? 0) * 1000).rounded()))
                 overMs += max(0, min(a.time, endMs) - max(start, fromMs))
                 since = nil
             default: continue
@@ -134,14 +145,6 @@ public enum UsageReportBuilder {
         }
         if let since { overMs += max(0, endMs - since) }
         return (episodes, (Double(overMs) / 100).rounded() / 10)
-    }
-
-    /// `duration_s` from an alert's details.
-    static func duration(_ a: AlertRecord) -> Double? {
-        guard let text = a.details, let doc = try? JSONReader.parseDocument(Array(text.utf8)),
-            case .number(let n)? = doc["duration_s"]
-        else { return nil }
-        return n
     }
 
     static func totals(_ rows: [UsageRow]) -> UsageRow {
