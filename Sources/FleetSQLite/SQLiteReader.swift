@@ -339,6 +339,19 @@ public final class SQLiteReader: Sendable {
         }
     }
 
+    /// Registered names by ident.
+    public func deviceNames() throws(StoreError) -> [String: String] {
+        try read("cannot read the registry") { db in
+            var out: [String: String] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT ident, name FROM devices WHERE name IS NOT NULL")
+            {
+                out[row[0]] = row[1]
+            }
+            return out
+        }
+    }
+
     /// Idents of the registered devices (`fleetctl devices add`).
     public func registeredDevices() throws(StoreError) -> Set<String> {
         try read("cannot read the registry") { db in

@@ -47,6 +47,9 @@ public protocol StoreReading: Sendable {
     /// The ids of registered devices.
     func registeredDevices() throws(StoreError) -> Set<String>
 
+    /// Registered names by device id (devices registered with a name).
+    func deviceNames() throws(StoreError) -> [String: String]
+
     /// Alerts stored per type.
     func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)]
 

@@ -44,6 +44,7 @@ struct EmptyReader: StoreReading {
     func devices() throws(StoreError) -> [DeviceRecord] { [] }
     func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] { [] }
     func registeredDevices() throws(StoreError) -> Set<String> { [] }
+    func deviceNames() throws(StoreError) -> [String: String] { [:] }
     func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] { [] }
     func lastAlertId() throws(StoreError) -> Int64 { 0 }
     func positionSpans(device: String?, fromMs: Int64, toMs: Int64) throws(StoreError)

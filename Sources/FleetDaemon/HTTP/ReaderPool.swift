@@ -49,6 +49,7 @@ final class ReaderPool: StoreReading {
         try one.devices(after: after, limit: limit)
     }
     func registeredDevices() throws(StoreError) -> Set<String> { try one.registeredDevices() }
+    func deviceNames() throws(StoreError) -> [String: String] { try one.deviceNames() }
     func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] {
         try one.alertCountsByType()
     }

@@ -38,17 +38,8 @@ public struct UsageInputs: Sendable, Equatable {
             always = [device]
             names[device] = try reader.device(device)?.name
         } else {
-            // Names from the live map's pages (one index probe a device, no
-            // position counts); registered devices never seen are read alone.
-            var after = ""
-            while true {
-                let page = try reader.vehicles(after: after, limit: 10_000)
-                for v in page { names[v.device] = v.name }
-                guard page.count == 10_000, let last = page.last else { break }
-                after = last.device
-            }
             always = try reader.registeredDevices()
-            for id in always where names[id] == nil { names[id] = try reader.device(id)?.name }
+            names = try reader.deviceNames()
         }
         var trips: [TripRecord] = []
         var page = TripFilter(device: device, fromMs: fromMs, toMs: toMs)
