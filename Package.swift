@@ -65,7 +65,10 @@ let package = Package(
         // libsystemd through pkg-config, and the Swift face of it.
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "FleetSystemd", dependencies: ["CSystemd"], swiftSettings: strict),
+        .target(
+            name: "FleetSystemd",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         // The daemon: config, UDP listeners, the engine (tracking + group commit), lifecycle.
         .target(
             name: "FleetDaemon",
@@ -108,7 +111,7 @@ let package = Package(
         .executableTarget(
             name: "fleetd",
             dependencies: [
-                "FleetDaemon", "FleetSQLite", "FleetStorage",
+                "FleetDaemon", "FleetSQLite", "FleetStorage", "FleetSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

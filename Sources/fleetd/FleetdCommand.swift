@@ -2,6 +2,7 @@ import ArgumentParser
 import FleetDaemon
 import FleetSQLite
 import FleetStorage
+import FleetSystemd
 import Foundation
 import Logging
 
@@ -29,7 +30,15 @@ struct FleetdCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let level = Logger.Level(rawValue: cfg.log.level) ?? .info
+        // Under systemd with standard error in the journal: native journal
+        // entries (priorities, fields); otherwise lines on standard error.
+        let journal = Journal.connected()
         LoggingSystem.bootstrap { label in
+            if journal {
+                var h = JournalLogHandler(label: label)
+                h.logLevel = level
+                return h
+            }
             var h = StreamLogHandler.standardError(label: label)
             h.logLevel = level
             return h

@@ -107,7 +107,7 @@ final class DaemonProcess {
         storageExtra: String = "retain_days = 0",  // test fixes are years old: keep them
         tracking: String = "jump_speed_kmh = 0", trip: String = "start_distance_m = 1000000",
         json: String = "127.0.0.1:0", http: String = "", osmand: String = "",
-        httpExtra: String = ""
+        httpExtra: String = "", wrapper: [String] = [], journalStream: Bool = false
     ) throws {
         dir =
             existing
@@ -145,10 +145,23 @@ final class DaemonProcess {
         notify = try NotifySocket(path: dir.appendingPathComponent("notify.sock").path)
         stderrPath = dir.appendingPathComponent("fleetd.log").path
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: try Binaries.path("fleetd"))
-        process.arguments = ["--config", configPath]
+        // `wrapper`: a command that runs fleetd (its path and arguments last).
+        let fleetd = try Binaries.path("fleetd")
+        process.executableURL = URL(fileURLWithPath: wrapper.first ?? fleetd)
+        process.arguments =
+            wrapper.dropFirst() + (wrapper.isEmpty ? [] : [fleetd]) + [
+                "--config", configPath,
+            ]
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notify.path
+        env["JOURNAL_STREAM"] = nil
+        if journalStream {
+            // As systemd does for a service logging to the journal: the
+            // device and inode of its standard error (here, the log file).
+            var st = stat()
+            guard stat(stderrPath, &st) == 0 else { throw E2EError("stat \(stderrPath)") }
+            env["JOURNAL_STREAM"] = "\(st.st_dev):\(st.st_ino)"
+        }
         process.environment = env
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         process.standardOutput = FileHandle.nullDevice

@@ -72,6 +72,11 @@ public final class Daemon: Sendable {
         // Replies last: what a sender may look at once acknowledged (the
         // alert log's lines, the counters) is already there.
         var sinks: [any CommitSink] = alertLog.map { [$0] } ?? []
+        let journal = config.alerts.journal && Journal.connected() ? JournalAlerts() : nil
+        if let journal {
+            sinks.append(journal)
+            logger.info("alerts also go to the journal (FLEETD_ALERT_* fields)")
+        }
         let httpOn = config.http.listen != nil || config.listen.osmand != nil
         if let a = config.http.listen { try TCPPortCheck.ensureFree(a, key: "http.listen") }
         if let a = config.listen.osmand { try TCPPortCheck.ensureFree(a, key: "listen.osmand") }
@@ -127,7 +132,15 @@ public final class Daemon: Sendable {
                         "stopped: \(m.fixesStored) fixes stored, \(m.alerts) alerts, \(m.totalRejects) rejected this run"
                     )
                 }),
-            ComponentService("commit stage", start: commit.start, stop: commit.finish),
+            ComponentService(
+                "commit stage", start: commit.start,
+                stop: { [logger] in
+                    commit.finish()
+                    journal?.flush()
+                    if let n = journal?.dropped.load(ordering: .relaxed), n > 0 {
+                        logger.warning("journal: \(n) alerts were left out (the journal lagged)")
+                    }
+                }),
             ComponentService(
                 "tracking stage", start: tracking.start,
                 stop: {

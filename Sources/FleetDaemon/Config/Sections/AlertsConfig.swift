@@ -2,10 +2,15 @@
 public struct AlertsConfig: Sendable, Equatable {
     /// JSON Lines file every committed alert is appended to; "" = none.
     public var logFile = ""
+    /// Write every committed alert to the systemd journal as an entry of
+    /// its own (`FLEETD_ALERT_*` fields) when fleetd's standard error is
+    /// the journal.
+    public var journal = true
 
     public init() {}
 
     init(_ s: inout ConfigSection) throws(ConfigError) {
         logFile = try s.string("log_file", default: logFile)
+        journal = try s.bool("journal", default: journal)
     }
 }

@@ -1,0 +1,61 @@
+import Dispatch
+import FleetProtocols
+import FleetStorage
+import FleetSystemd
+import Synchronization
+
+/// Writes every committed alert to the systemd journal as an entry of its
+/// own, so that `journalctl -u fleetd FLEETD_ALERT_TYPE=geofence_exit -f`
+/// follows one kind (`[alerts] journal`, when standard error is the
+/// journal). Fields: `MESSAGE` ("alert ID: TYPE DEVICE [FENCE]"),
+/// `PRIORITY` 5 (notice), `SYSLOG_IDENTIFIER`, `FLEETD_ALERT_ID`,
+/// `FLEETD_ALERT_TYPE`, `FLEETD_DEVICE`, `FLEETD_FENCE` (geofence alerts),
+/// `FLEETD_ALERT_TIME` (RFC 3339) and `FLEETD_ALERT_JSON` (the alert as
+/// `fleetctl alerts --json` gives it).
+///
+/// A commit sink: the writer only hands each commit's alerts to a queue of
+/// their own (one send a alert is a system call); beyond `limit` alerts
+/// waiting, alerts are left out of the journal and counted (they are in
+/// the database and the API all the same).
+final class JournalAlerts: CommitSink, Sendable {
+    private let queue = DispatchQueue(label: "fleetd-journal")
+    private let waiting = Atomic<Int>(0)
+    let dropped = Atomic<Int>(0)
+    let limit: Int
+
+    init(limit: Int = 100_000) {
+        self.limit = limit
+    }
+
+    func committed(_ commit: Commit) {
+        let alerts = commit.alerts
+        guard !alerts.isEmpty else { return }
+        guard waiting.add(alerts.count, ordering: .relaxed).newValue <= limit else {
+            waiting.subtract(alerts.count, ordering: .relaxed)
+            dropped.add(alerts.count, ordering: .relaxed)
+            return
+        }
+        queue.async { [self] in
+            for a in alerts { Journal.send(Self.fields(a)) }
+            waiting.subtract(alerts.count, ordering: .relaxed)
+        }
+    }
+
+    /// Waits until every alert handed over has been sent.
+    func flush() { queue.sync {} }
+
+    static func fields(_ a: AlertRecord) -> [(String, String)] {
+        var f: [(String, String)] = [
+            ("MESSAGE", "alert \(a.id): \(a.type) \(a.device)" + (a.fence.map { " \($0)" } ?? "")),
+            ("PRIORITY", String(Journal.Priority.notice.rawValue)),
+            ("SYSLOG_IDENTIFIER", "fleetd"),
+            ("FLEETD_ALERT_ID", String(a.id)),
+            ("FLEETD_ALERT_TYPE", a.type),
+            ("FLEETD_DEVICE", a.device),
+            ("FLEETD_ALERT_TIME", RFC3339.format(millis: a.time)),
+            ("FLEETD_ALERT_JSON", a.jsonLine),
+        ]
+        if let fence = a.fence { f.append(("FLEETD_FENCE", fence)) }
+        return f
+    }
+}
