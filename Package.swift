@@ -88,6 +88,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
+        // Webhooks as the Standard Webhooks specification has them: secrets
+        // (`whsec_`) and signatures (HMAC-SHA256, swift-crypto).
+        .target(
+            name: "FleetWebhooks",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
         // The HTTP API, login, the live event stream and the OsmAnd door (Hummingbird 2).
         .target(
             name: "FleetHTTP",
@@ -120,7 +126,7 @@ let package = Package(
             name: "fleetctl",
             dependencies: [
                 "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetReports",
-                "FleetStorage", "FleetSQLite", "FleetTracking",
+                "FleetStorage", "FleetSQLite", "FleetTracking", "FleetWebhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -172,6 +178,8 @@ let package = Package(
             ],
             // Golden files, read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(
+            name: "FleetWebhooksTests", dependencies: ["FleetWebhooks"], swiftSettings: strict),
         .testTarget(
             name: "FleetStorageTests",
             dependencies: ["FleetStorage", "FleetJSON", "FleetProtocols"],

@@ -4,7 +4,8 @@
 # pkg-config, libjs-leaflet (the console's map library, served from
 # /usr/share/javascript/leaflet), chromium and chromium-driver (the console's
 # browser tests); and from PyPI schemathesis (the API's tests), selenium and
-# pillow (the console's tests).
+# pillow (the console's tests), standardwebhooks (the reference check of
+# webhook signatures).
 set -euo pipefail
 need=(libsqlite3-dev libsystemd-dev pkg-config libjs-leaflet chromium chromium-driver)
 missing=()
@@ -30,12 +31,15 @@ fi
 # Python tools for the tests, in a virtual environment of the project's own
 # (.build/pytools): schemathesis, which checks the API against its OpenAPI
 # document; selenium and pillow, which drive the browser and read its
-# screenshots. Pinned, so that a run is repeatable.
+# screenshots; standardwebhooks, which verifies webhook signatures. Pinned,
+# so that a run is repeatable.
 pytools=.build/pytools
 schemathesis_version=4.32.5
 selenium_version=4.51.0
 pillow_version=13.0.0
+standardwebhooks_version=1.1.0
 wanted="schemathesis==$schemathesis_version selenium==$selenium_version pillow==$pillow_version"
+wanted="$wanted standardwebhooks==$standardwebhooks_version"
 if ! [ "$(cat "$pytools/installed" 2>/dev/null)" = "$wanted" ]; then
   echo "setup: installing $wanted in $pytools"
   if ! command -v python3 >/dev/null || ! python3 -c "import venv, ensurepip" 2>/dev/null; then
