@@ -39,6 +39,8 @@ def main():
     ap.add_argument("--udp", type=int, required=True)
     ap.add_argument("--vehicles", type=int, required=True)
     ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--positions", choices=["batch", "on"], default="batch",
+                    help="batch: the console's way (a positions event a round); on: an event a position")
     a = ap.parse_args()
 
     options = Options()
@@ -49,7 +51,7 @@ def main():
     d = webdriver.Chrome(service=Service(os.environ.get("FLEETD_CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
     d.set_script_timeout(60)
     try:
-        d.get(a.url)
+        d.get(a.url + ("?positions=on" if a.positions == "on" else ""))
         d.find_element(By.ID, "login-user").send_keys(a.user)
         d.find_element(By.ID, "login-password").send_keys(a.password)
         d.find_element(By.ID, "login-submit").click()
@@ -115,6 +117,7 @@ def main():
         total = d.execute_script("return window.fleetdVehicles.size")
         span = (frames[-1] - frames[0]) / 1000 if len(frames) > 1 else float("nan")
         gaps = [b - a for a, b in zip(frames, frames[1:])]
+        print(f"position events: {a.positions}")
         print(f"vehicles on the map: {total} ({drawn} in view; the page had them all {loaded - opened:.1f} s after logging in)")
         print(f"position events taken: {events / span:.0f}/s over {span:.1f} s")
         print(f"frame rate: {len(gaps) / span:.1f} frames/s; frame interval p50 {pct(gaps, 50):.1f} ms, p95 {pct(gaps, 95):.1f} ms, max {max(gaps):.0f} ms")
@@ -124,7 +127,7 @@ def main():
         else:
             print("commit to marker drawn: no probe was drawn")
         print("tsv\t" + "\t".join(str(x) for x in [
-            total, round(events / span), round(len(gaps) / span, 1), round(pct(gaps, 95), 1), round(max(gaps)),
+            a.positions, total, round(events / span), round(len(gaps) / span, 1), round(pct(gaps, 95), 1), round(max(gaps)),
             round(pct(draws, 50), 1), round(statistics.median(delays)) if delays else "", round(pct(delays, 95)) if delays else ""]))
     finally:
         d.quit()

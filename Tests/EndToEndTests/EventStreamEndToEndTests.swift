@@ -45,6 +45,60 @@ import Testing
         }
     }
 
+    @Test func positionsInBatchesForTheWholeFleet() async throws {
+        let a = try APIEndToEndTests.APIDaemon()
+        let auth = a.auth("viewer")
+        let client = try UDPClient(host: "127.0.0.1", port: a.d.port)
+        let open = Mutex(0)
+        let opened: @Sendable () -> Void = { open.withLock { $0 += 1 } }
+        let devices = ["truck-1", "truck-2", "truck-3"]
+        let http = a.http
+        // Every device's position in `positions` events (arrays), none one by one.
+        async let batched = http.events(
+            "/api/v1/events?positions=batch", headers: auth, timeout: 15, opened: opened
+        ) { seen in
+            let got = Set(
+                seen.filter { $0.event == "positions" }.flatMap { e in
+                    ((try? JSONSerialization.jsonObject(with: Data(e.data.utf8)))
+                        as? [[String: Any]]
+                        ?? []).compactMap { $0["device"] as? String }
+                })
+            return got.count < 3
+        }
+        // With a device filter, batch gives that device's `position` events as before.
+        async let one = http.events(
+            "/api/v1/events?positions=batch&device=truck-2", headers: auth, timeout: 15,
+            opened: opened
+        ) { seen in !seen.contains { $0.event == "position" } }
+        let deadline = Date().addingTimeInterval(10)
+        while open.withLock({ $0 }) < 2, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let lines = devices.enumerated().map { k, d in
+            fixLine(k + 1, t0, lat: 47.5 + Double(k) * 0.01, lon: 11.5, device: d)
+        }
+        #expect(exchange(client, lines) != nil)
+        let (status, events) = try await batched
+        #expect(status == 200)
+        #expect(!events.contains { $0.event == "position" })
+        let batches = events.filter { $0.event == "positions" }
+        let positions = batches.flatMap { e in
+            ((try? JSONSerialization.jsonObject(with: Data(e.data.utf8))) as? [[String: Any]]) ?? []
+        }
+        #expect(Set(positions.compactMap { $0["device"] as? String }) == Set(devices))
+        #expect(positions.allSatisfy { $0["lat"] is Double && $0["time"] is String })
+        let (oneStatus, single) = try await one
+        #expect(oneStatus == 200)
+        #expect(
+            single.filter { $0.event == "position" }.map { $0.json["device"] as? String } == [
+                "truck-2"
+            ])
+        #expect(!single.contains { $0.event == "positions" })
+        let bad = try await a.http.get("/api/v1/events?positions=sometimes", auth)
+        #expect(bad.status == 400 && bad.body.contains("on, off or batch"))
+        #expect(a.d.stop() == 0)
+    }
+
     @Test func alertsLiveThenCaughtUpAcrossARestart() async throws {
         let a = try APIEndToEndTests.APIDaemon(httpExtra: "max_streams = 2\nkeepalive_s = 1")
         let auth = a.auth("viewer")

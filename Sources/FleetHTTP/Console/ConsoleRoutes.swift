@@ -30,7 +30,10 @@ enum ConsoleRoutes {
         let page = ConsoleFiles.page(settings: d.settings)
         let csp = contentSecurityPolicy(d.settings)
         return [
-            Route(.get, "/", role: nil) { _ in file(page, "text/html; charset=utf-8", csp: csp) },
+            // `positions=on`: the page takes positions one event each (see console.js).
+            Route(.get, "/", role: nil, parameters: ["positions"]) { _ in
+                file(page, "text/html; charset=utf-8", csp: csp)
+            },
             Route(.get, "/console/console.js", role: nil) { _ in
                 file(ConsoleFiles.script, "text/javascript; charset=utf-8", csp: csp)
             },

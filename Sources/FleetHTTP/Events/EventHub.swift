@@ -36,6 +36,8 @@ public final class EventHub: Sendable {
         var nextId = 0
         var closed = false
         var wantPositions = 0
+        /// Subscribers that take positions as batches.
+        var wantBatches = 0
         /// Commits not yet fanned out.
         var pending: [(alerts: [AlertRecord], positions: [PositionRow])] = []
     }
@@ -90,6 +92,7 @@ public final class EventHub: Sendable {
             s.nextId += 1
             s.subscribers[s.nextId] = sub
             if filter.positions { s.wantPositions += 1 }
+            if filter.batchesPositions { s.wantBatches += 1 }
             return s.nextId
         }
         guard let id else { return nil }
@@ -99,8 +102,9 @@ public final class EventHub: Sendable {
 
     private func unsubscribe(_ id: Int) {
         state.withLock { s in
-            if let sub = s.subscribers.removeValue(forKey: id), sub.filter.positions {
-                s.wantPositions -= 1
+            if let sub = s.subscribers.removeValue(forKey: id) {
+                if sub.filter.positions { s.wantPositions -= 1 }
+                if sub.filter.batchesPositions { s.wantBatches -= 1 }
             }
         }
     }
@@ -120,21 +124,26 @@ public final class EventHub: Sendable {
     /// own for each other.
     private func fanOut(_ events: [LiveEvent], to subs: [Subscriber]) {
         var everything: LiveChunk?
+        var batched: LiveChunk?
         var noPositions: LiveChunk?
         for sub in subs {
             let chunk: LiveChunk
-            if sub.filter.takesAllAlerts && sub.filter.positions {
-                everything = everything ?? LiveChunk(events)
+            if sub.filter.batchesPositions {
+                batched = batched ?? LiveChunk(events.filter { $0.kind != .position })
+                chunk = batched!
+            } else if sub.filter.takesAllAlerts && sub.filter.positions {
+                everything = everything ?? LiveChunk(events.filter { $0.kind != .positions })
                 chunk = everything!
             } else if sub.filter.takesAllAlerts {
-                noPositions = noPositions ?? LiveChunk(events.filter { $0.kind != .position })
+                noPositions =
+                    noPositions
+                    ?? LiveChunk(events.filter { $0.kind != .position && $0.kind != .positions })
                 chunk = noPositions!
             } else {
                 chunk = LiveChunk(events.filter(sub.filter.admits))
             }
             guard !chunk.events.isEmpty else { continue }
-            let count = chunk.events.count
-            if sub.queued.add(count, ordering: .relaxed).newValue > buffer {
+            if sub.queued.add(chunk.weight, ordering: .relaxed).newValue > buffer {
                 // Too slow: ended; its client catches up on reconnect.
                 sub.continuation.finish()
                 continue
@@ -159,9 +168,9 @@ public final class EventHub: Sendable {
                 }
             }
             for await _ in wakes {
-                let (pending, subs) = state.withLock { s in
+                let (pending, subs, batches) = state.withLock { s in
                     defer { s.pending.removeAll(keepingCapacity: true) }
-                    return (s.pending, Array(s.subscribers.values))
+                    return (s.pending, Array(s.subscribers.values), s.wantBatches > 0)
                 }
                 var events: [LiveEvent] = []
                 for commit in pending {
@@ -181,13 +190,23 @@ public final class EventHub: Sendable {
                 let nowMs = Int64(now.timeIntervalSince1970 * 1000)
                 if now.timeIntervalSince(lastFlush) >= 0.2 || held.count > 100_000 {
                     lastFlush = now
+                    var batch: [String] = []
                     for (device, p) in held where nowMs - (lastSent[device] ?? 0) >= 1000 {
                         lastSent[device] = nowMs
                         held[device] = nil
+                        let json = PositionRecord(fix: p.fix, disposition: 0).jsonLine
                         events.append(
                             LiveEvent(
                                 kind: .position, id: 0, device: device, type: nil, fence: nil,
-                                json: PositionRecord(fix: p.fix, disposition: 0).jsonLine)
+                                json: json))
+                        if batches { batch.append(json) }
+                    }
+                    if !batch.isEmpty {
+                        // The round's positions as one event, for whole-fleet clients.
+                        events.append(
+                            LiveEvent(
+                                kind: .positions, id: 0, device: "", type: nil, fence: nil,
+                                json: "[" + batch.joined(separator: ",") + "]", weight: batch.count)
                         )
                     }
                     if lastSent.count > 1_000_000 { lastSent.removeAll() }

@@ -2,7 +2,7 @@ import NIOCore
 
 /// One event for the live stream, formatted once for every client.
 struct LiveEvent: Sendable {
-    enum Kind: Sendable { case alert, position, ping }
+    enum Kind: Sendable { case alert, position, positions, ping }
     let kind: Kind
     /// The alert id (the SSE `id:`), 0 for positions and pings.
     let id: Int64
@@ -12,9 +12,16 @@ struct LiveEvent: Sendable {
     /// The event as SSE text
     /// (https://html.spec.whatwg.org/multipage/server-sent-events.html).
     let bytes: ByteBuffer
+    /// What it counts for against a client's `http.stream_buffer`: a
+    /// batch of positions (`positions`) counts each one.
+    let weight: Int
 
-    init(kind: Kind, id: Int64, device: String, type: String?, fence: String?, json: String) {
+    init(
+        kind: Kind, id: Int64, device: String, type: String?, fence: String?, json: String,
+        weight: Int = 1
+    ) {
         self.kind = kind
+        self.weight = weight
         self.id = id
         self.device = device
         self.type = type
@@ -23,6 +30,7 @@ struct LiveEvent: Sendable {
             switch kind {
             case .alert: "id: \(id)\nevent: alert\ndata: \(json)\n\n"
             case .position: "event: position\ndata: \(json)\n\n"
+            case .positions: "event: positions\ndata: \(json)\n\n"
             case .ping: ": keep-alive\n\n"
             }
         bytes = ByteBuffer(string: text)
@@ -37,9 +45,12 @@ struct LiveEvent: Sendable {
 struct LiveChunk: Sendable {
     let events: [LiveEvent]
     let bytes: ByteBuffer
+    /// The events' weight: what the chunk counts for against the buffer.
+    let weight: Int
 
     init(_ events: [LiveEvent]) {
         self.events = events
+        weight = events.reduce(0) { $0 + $1.weight }
         var b = ByteBuffer()
         b.reserveCapacity(events.reduce(0) { $0 + $1.bytes.readableBytes })
         for e in events { b.writeImmutableBuffer(e.bytes) }
@@ -54,21 +65,28 @@ struct LiveChunk: Sendable {
 }
 
 /// What a client of the stream asked for: `device`, `type`, `fence`, and
-/// whether it wants positions.
+/// whether it wants positions, and whether batched (one `positions` event
+/// a round with all of them, for a client of the whole fleet).
 struct EventFilter: Sendable {
     var device: String?
     var type: String?
     var fence: String?
     var positions = true
+    var batch = false
 
     /// Takes every alert (no `device`, `type` or `fence`).
     var takesAllAlerts: Bool { device == nil && type == nil && fence == nil }
 
+    /// Gets a round's positions as one `positions` event.
+    var batchesPositions: Bool { positions && batch && takesAllAlerts }
+
     func admits(_ e: LiveEvent) -> Bool {
         switch e.kind {
         case .ping: return true
+        case .positions: return batchesPositions
         case .position:
-            return positions && (device == nil || device == e.device) && type == nil && fence == nil
+            return positions && !batchesPositions && (device == nil || device == e.device)
+                && type == nil && fence == nil
         case .alert:
             return (device == nil || device == e.device) && (type == nil || type == e.type)
                 && (fence == nil || fence == e.fence)

@@ -351,7 +351,7 @@ enum OpenAPIDocument {
                   { "$ref": "#/components/parameters/deviceFilter" },
                   { "$ref": "#/components/parameters/typeFilter" },
                   { "$ref": "#/components/parameters/fenceFilter" },
-                  { "name": "positions", "in": "query", "description": "off: no position events.", "schema": { "type": "string", "enum": ["on", "off"] } },
+                  { "name": "positions", "in": "query", "description": "off: no position events; batch: each round's positions as one positions event (a JSON array), for a client without device, type or fence.", "schema": { "type": "string", "enum": ["on", "off", "batch"] } },
                   { "name": "last_event_id", "in": "query", "description": "As the Last-Event-ID header, for clients that cannot send it.", "schema": { "type": "string", "pattern": "^[0-9]{1,18}$" } },
                   { "name": "Last-Event-ID", "in": "header", "description": "The last alert id received.", "schema": { "type": "string", "pattern": "^[0-9]{1,18}$" } }
                 ],

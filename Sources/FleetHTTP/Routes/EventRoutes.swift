@@ -6,7 +6,9 @@ import NIOCore
 /// `GET /api/v1/events`: Server-Sent Events. `alert` events (id = the
 /// alert's id) for every committed alert, `position` events (a device's
 /// newest committed position, at most once a second; `positions=off`
-/// skips them); filters `device`, `type`, `fence`. With `Last-Event-ID`
+/// skips them; `positions=batch`, for a client of the whole fleet, sends
+/// each round's positions as one `positions` event, a JSON array);
+/// filters `device`, `type`, `fence`. With `Last-Event-ID`
 /// (or `last_event_id=`) the alerts missed since that id come first, from
 /// the database, then the live ones, none twice. Accepts the session
 /// cookie (browsers' EventSource cannot send Authorization) or a token.
@@ -24,9 +26,10 @@ enum EventRoutes {
                 switch r.query["positions"] {
                 case nil, "on"?: filter.positions = true
                 case "off"?: filter.positions = false
+                case "batch"?: (filter.positions, filter.batch) = (true, true)
                 case let v?:
                     throw APIError.badParameter(
-                        "positions", "\"\(v.prefix(20))\" is neither on nor off")
+                        "positions", "\"\(v.prefix(20))\" is not on, off or batch")
                 }
                 var after: Int64?
                 if let text = r.header(HTTPField.Name("Last-Event-ID")!)
@@ -81,7 +84,7 @@ enum EventRoutes {
                             }
                         }
                         for await chunk in stream {
-                            let count = chunk.events.count
+                            let count = chunk.weight
                             // After a catch-up, the first chunks may repeat alerts: skipped.
                             if last > 0,
                                 chunk.events.contains(where: { $0.kind == .alert && $0.id <= last })

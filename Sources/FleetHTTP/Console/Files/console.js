@@ -555,8 +555,12 @@ for (const id of ['alert-type', 'alert-device', 'alert-fence']) {
 
 // ---- the event stream ---------------------------------------------------
 
+// Positions come batched, one `positions` event (an array) a round of the
+// hub; `?positions=on` in the page's address takes them one event each.
+const streamMode = new URLSearchParams(location.search).get('positions') === 'on' ? 'on' : 'batch';
+
 function connect() {
-  const events = new EventSource('/api/v1/events');
+  const events = new EventSource(`/api/v1/events?positions=${streamMode}`);
   state.events = events;
   events.addEventListener('open', () => { $('stream-state').textContent = 'live'; $('stream-state').className = 'stream-state live'; });
   events.addEventListener('error', () => {
@@ -571,6 +575,12 @@ function connect() {
     stats.positionEvents++;
     const p = JSON.parse(e.data);
     state.pending.set(p.device, p);
+    requestFrame();
+  });
+  events.addEventListener('positions', (e) => {
+    const batch = JSON.parse(e.data);
+    stats.positionEvents += batch.length;
+    for (const p of batch) state.pending.set(p.device, p);
     requestFrame();
   });
   events.addEventListener('alert', (e) => onAlert(JSON.parse(e.data)));
