@@ -45,54 +45,62 @@ import Testing
         }
     }
 
+    /// A `positions` event's array.
+    static func decode(_ e: SSEEvent) -> [[String: Any]] {
+        ((try? JSONSerialization.jsonObject(with: Data(e.data.utf8))) as? [[String: Any]]) ?? []
+    }
+
     @Test func positionsInBatchesForTheWholeFleet() async throws {
         let a = try APIEndToEndTests.APIDaemon()
         let auth = a.auth("viewer")
         let client = try UDPClient(host: "127.0.0.1", port: a.d.port)
-        let open = Mutex(0)
-        let opened: @Sendable () -> Void = { open.withLock { $0 += 1 } }
+        let finished = Mutex(0)
+        let finish: @Sendable () -> Void = { finished.withLock { $0 += 1 } }
         let devices = ["truck-1", "truck-2", "truck-3"]
         let http = a.http
         // Every device's position in `positions` events (arrays), none one by one.
         async let batched = http.events(
-            "/api/v1/events?positions=batch", headers: auth, timeout: 15, opened: opened
+            "/api/v1/events?positions=batch", headers: auth, timeout: 30
         ) { seen in
             let got = Set(
-                seen.filter { $0.event == "positions" }.flatMap { e in
-                    ((try? JSONSerialization.jsonObject(with: Data(e.data.utf8)))
-                        as? [[String: Any]]
-                        ?? []).compactMap { $0["device"] as? String }
+                seen.filter { $0.event == "positions" }.flatMap(Self.decode).compactMap {
+                    $0["device"] as? String
                 })
+            if got.count == 3 { finish() }
             return got.count < 3
         }
         // With a device filter, batch gives that device's `position` events as before.
         async let one = http.events(
-            "/api/v1/events?positions=batch&device=truck-2", headers: auth, timeout: 15,
-            opened: opened
-        ) { seen in !seen.contains { $0.event == "position" } }
-        let deadline = Date().addingTimeInterval(10)
-        while open.withLock({ $0 }) < 2, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+            "/api/v1/events?positions=batch&device=truck-2", headers: auth, timeout: 30
+        ) { seen in
+            let done = seen.contains { $0.event == "position" }
+            if done { finish() }
+            return !done
         }
-        let lines = devices.enumerated().map { k, d in
-            fixLine(k + 1, t0, lat: 47.5 + Double(k) * 0.01, lon: 11.5, device: d)
+        // Fixes keep coming (a fleet does) until both streams have what they wait for,
+        // so the test does not depend on when the streams subscribed.
+        var round: Int64 = 0
+        while finished.withLock({ $0 }) < 2, round < 100 {
+            let lines = devices.enumerated().map { k, d in
+                fixLine(
+                    Int(round) * 3 + k + 1, t0 + round * 1000, lat: 47.5 + Double(k) * 0.01,
+                    lon: 11.5, device: d)
+            }
+            #expect(exchange(client, lines) != nil)
+            round += 1
+            try await Task.sleep(for: .milliseconds(300))
         }
-        #expect(exchange(client, lines) != nil)
         let (status, events) = try await batched
         #expect(status == 200)
         #expect(!events.contains { $0.event == "position" })
-        let batches = events.filter { $0.event == "positions" }
-        let positions = batches.flatMap { e in
-            ((try? JSONSerialization.jsonObject(with: Data(e.data.utf8))) as? [[String: Any]]) ?? []
-        }
+        let positions = events.filter { $0.event == "positions" }.flatMap(Self.decode)
         #expect(Set(positions.compactMap { $0["device"] as? String }) == Set(devices))
         #expect(positions.allSatisfy { $0["lat"] is Double && $0["time"] is String })
         let (oneStatus, single) = try await one
         #expect(oneStatus == 200)
+        let singles = single.filter { $0.event == "position" }
         #expect(
-            single.filter { $0.event == "position" }.map { $0.json["device"] as? String } == [
-                "truck-2"
-            ])
+            !singles.isEmpty && singles.allSatisfy { $0.json["device"] as? String == "truck-2" })
         #expect(!single.contains { $0.event == "positions" })
         let bad = try await a.http.get("/api/v1/events?positions=sometimes", auth)
         #expect(bad.status == 400 && bad.body.contains("on, off or batch"))
