@@ -26,7 +26,7 @@ public enum RecordCoding {
     static func time(_ ms: Int64) -> String { RFC3339.format(millis: ms) }
 
     /// The Unix ms of a record's RFC 3339 time; throws naming `key`.
-    static func millis<K: CodingKey>(
+    public static func millis<K: CodingKey>(
         _ c: KeyedDecodingContainer<K>, _ key: K
     ) throws -> Int64 {
         let text = try c.decode(String.self, forKey: key)

@@ -20,11 +20,7 @@ struct MapCommand: ParsableCommand {
     @Option(name: .long, help: "The device.")
     var device: String
 
-    @Option(name: .long, help: "Start of the period, RFC 3339.")
-    var from: String
-
-    @Option(name: .long, help: "End of the period (not included), RFC 3339.")
-    var to: String
+    @OptionGroup var period: PeriodOptions
 
     @Option(
         name: .long,
@@ -35,7 +31,7 @@ struct MapCommand: ParsableCommand {
     var output: String
 
     func validate() throws {
-        _ = try UsageCommand.period(from, to)
+        _ = try period.millis()
         let ext = (output as NSString).pathExtension.lowercased()
         guard ext == "svg" || ext == "html" || ext == "htm" else {
             throw ValidationError("-o \(output): the file must end in .svg or .html")
@@ -43,7 +39,7 @@ struct MapCommand: ParsableCommand {
     }
 
     func run() throws {
-        let (fromMs, toMs) = try UsageCommand.period(from, to)
+        let (fromMs, toMs) = try period.millis()
         let reader = try Output.open(database.db, waitForIt: false)
         guard try reader.device(device) != nil else {
             throw Output.fail("fleetctl map: no device \(device) in \(database.db)")
@@ -53,7 +49,8 @@ struct MapCommand: ParsableCommand {
         ).filter { $0.disposition == 0 }
         guard !positions.isEmpty else {
             throw Output.fail(
-                "fleetctl map: device \(device) has no accepted positions from \(from) to \(to)")
+                "fleetctl map: device \(device) has no accepted positions from \(period.from) to \(period.to)"
+            )
         }
         let trips = try reader.trips(
             filter: TripFilter(device: device, fromMs: fromMs, toMs: toMs), limit: 100_000)

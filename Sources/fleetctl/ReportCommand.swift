@@ -22,11 +22,7 @@ struct UsageCommand: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(name: .long, help: "Start of the period, RFC 3339 (2026-11-01T00:00:00Z).")
-    var from: String
-
-    @Option(name: .long, help: "End of the period (not included), RFC 3339.")
-    var to: String
+    @OptionGroup var period: PeriodOptions
 
     @Option(name: .long, help: "Only this device.")
     var device: String?
@@ -38,30 +34,12 @@ struct UsageCommand: ParsableCommand {
     var csv = false
 
     func validate() throws {
-        let (f, t) = try Self.period(from, to)
-        _ = (f, t)
+        _ = try period.millis()
         if json && csv { throw ValidationError("--json and --csv: choose one") }
     }
 
-    /// The period's Unix ms; throws naming the bad flag.
-    static func period(_ from: String, _ to: String) throws -> (Int64, Int64) {
-        var out: [Int64] = []
-        for (flag, value) in [("--from", from), ("--to", to)] {
-            guard let ms = RFC3339.parse(Array(value.utf8)) else {
-                throw ValidationError(
-                    "\(flag) must be an RFC 3339 time with a zone (2026-11-01T00:00:00Z), found \"\(value)\""
-                )
-            }
-            out.append(ms)
-        }
-        guard out[0] < out[1] else {
-            throw ValidationError("--from (\(from)) must be before --to (\(to))")
-        }
-        return (out[0], out[1])
-    }
-
     func run() throws {
-        let (fromMs, toMs) = try Self.period(from, to)
+        let (fromMs, toMs) = try period.millis()
         let reader = try Output.open(database.db, waitForIt: false)
         let inputs = try UsageInputs.read(reader, fromMs: fromMs, toMs: toMs, device: device)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -93,5 +71,31 @@ struct UsageCommand: ParsableCommand {
         for line in Output.table(header, rows, minimum: [20, 9, 10, 5, 10, 8, 14, 12]) {
             print(line)
         }
+    }
+}
+
+/// `--from T --to T`: a period, `from <= t < to`.
+struct PeriodOptions: ParsableArguments {
+    @Option(name: .long, help: "Start of the period, RFC 3339 (2026-11-01T00:00:00Z).")
+    var from: String
+
+    @Option(name: .long, help: "End of the period (not included), RFC 3339.")
+    var to: String
+
+    /// The period's Unix ms; throws naming the bad flag.
+    func millis() throws -> (from: Int64, to: Int64) {
+        var out: [Int64] = []
+        for (flag, value) in [("--from", from), ("--to", to)] {
+            guard let ms = RFC3339.parse(Array(value.utf8)) else {
+                throw ValidationError(
+                    "\(flag) must be an RFC 3339 time with a zone (2026-11-01T00:00:00Z), found \"\(value)\""
+                )
+            }
+            out.append(ms)
+        }
+        guard out[0] < out[1] else {
+            throw ValidationError("--from (\(from)) must be before --to (\(to))")
+        }
+        return (out[0], out[1])
     }
 }

@@ -1,5 +1,6 @@
 import FleetJSON
 import FleetProtocols
+import FleetReports
 import FleetStorage
 import Foundation
 import Hummingbird
@@ -111,10 +112,7 @@ enum PositionFormats {
 
     static func num(_ v: Double) -> String { JSONValue.number(v).jsonText }
 
-    static func field(_ s: String) -> String {
-        s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" })
-            ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
-    }
+    static func field(_ s: String) -> String { CSV.field(s) }
 
     static func xml(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")

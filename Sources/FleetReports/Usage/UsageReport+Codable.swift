@@ -18,8 +18,8 @@ extension UsageReport: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            fromMs: try UsageTime.decode(c, .from), toMs: try UsageTime.decode(c, .to),
-            generatedMs: try UsageTime.decode(c, .generatedAt),
+            fromMs: try RecordCoding.millis(c, .from), toMs: try RecordCoding.millis(c, .to),
+            generatedMs: try RecordCoding.millis(c, .generatedAt),
             vehicles: try c.decode([UsageRow].self, forKey: .vehicles),
             totals: try c.decode(UsageRow.self, forKey: .totals))
     }
@@ -58,8 +58,9 @@ extension UsageRow: Codable {
         overspeedEpisodes = try c.decode(Int.self, forKey: .overspeedEpisodes)
         overspeedS = try c.decode(Double.self, forKey: .overspeedS)
         fenceVisits = try c.decode([FenceVisits].self, forKey: .fenceVisits)
-        firstFixMs = try c.decodeNil(forKey: .firstFix) ? nil : try UsageTime.decode(c, .firstFix)
-        lastFixMs = try c.decodeNil(forKey: .lastFix) ? nil : try UsageTime.decode(c, .lastFix)
+        firstFixMs =
+            try c.decodeNil(forKey: .firstFix) ? nil : try RecordCoding.millis(c, .firstFix)
+        lastFixMs = try c.decodeNil(forKey: .lastFix) ? nil : try RecordCoding.millis(c, .lastFix)
         fixes = try c.decode(Int.self, forKey: .fixes)
     }
 
@@ -78,17 +79,5 @@ extension UsageRow: Codable {
         try c.encode(firstFixMs.map { RFC3339.format(millis: $0) }, forKey: .firstFix)
         try c.encode(lastFixMs.map { RFC3339.format(millis: $0) }, forKey: .lastFix)
         try c.encode(fixes, forKey: .fixes)
-    }
-}
-
-/// RFC 3339 times in the report's JSON.
-enum UsageTime {
-    static func decode<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> Int64 {
-        let text = try c.decode(String.self, forKey: key)
-        guard let ms = RFC3339.parse(Array(text.utf8)) else {
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: c, debugDescription: "\"\(text)\" is not an RFC 3339 time")
-        }
-        return ms
     }
 }
