@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A webhook's signing key in the Standard Webhooks form: `whsec_` and the
