@@ -41,7 +41,7 @@ struct MapCommand: ParsableCommand {
     func run() throws {
         let (fromMs, toMs) = try period.millis()
         let reader = try Output.open(database.db, waitForIt: false)
-        guard try reader.device(device) != nil else {
+        guard let record = try reader.device(device) else {
             throw Output.fail("fleetctl map: no device \(device) in \(database.db)")
         }
         let positions = try reader.positions(
@@ -63,7 +63,7 @@ struct MapCommand: ParsableCommand {
             ?? (FileManager.default.fileExists(atPath: "config/geofences.geojson")
                 ? "config/geofences.geojson" : nil)
         if let fencesPath { fenceList = try loadFences(fencesPath) }
-        let name = try reader.device(device)?.name
+        let name = record.name
         let map = Self.map(
             title:
                 "\(name.map { "\($0) (\(device))" } ?? device): \(TripsCommand.time(fromMs)) – \(TripsCommand.time(toMs))",

@@ -41,10 +41,10 @@ enum ConsoleRoutes {
                 file(ConsoleFiles.style, "text/css; charset=utf-8", csp: csp)
             },
             Route(.get, "/leaflet/{file}", role: nil) { r in
-                try await leaflet(r.path["file"]!, d)
+                try await leaflet(r.path["file"]!, d, csp: csp)
             },
             Route(.get, "/leaflet/images/{file}", role: nil) { r in
-                try await leaflet("images/" + r.path["file"]!, d)
+                try await leaflet("images/" + r.path["file"]!, d, csp: csp)
             },
         ]
     }
@@ -76,7 +76,7 @@ enum ConsoleRoutes {
         return Response(status: .ok, headers: h, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    static func leaflet(_ name: String, _ d: RouteDeps) async throws -> Response {
+    static func leaflet(_ name: String, _ d: RouteDeps, csp: String) async throws -> Response {
         guard let type = leafletFiles[name] else {
             throw APIError.notFound("no such file: /leaflet/\(name.prefix(100))")
         }
@@ -93,7 +93,7 @@ enum ConsoleRoutes {
                 "\(path) is missing: install Debian's libjs-leaflet package, or set http.leaflet_dir"
             )
         }
-        var r = file(bytes, type, csp: contentSecurityPolicy(d.settings))
+        var r = file(bytes, type, csp: csp)
         r.headers[.cacheControl] = "max-age=86400"
         return r
     }

@@ -168,9 +168,14 @@ public final class EventHub: Sendable {
                 }
             }
             for await _ in wakes {
-                let (pending, subs, batches) = state.withLock { s in
+                // Positions one event each only for subscribers that take them so,
+                // batched only for those that take batches.
+                let (pending, subs, singles, batches) = state.withLock { s in
                     defer { s.pending.removeAll(keepingCapacity: true) }
-                    return (s.pending, Array(s.subscribers.values), s.wantBatches > 0)
+                    return (
+                        s.pending, Array(s.subscribers.values), s.wantPositions > s.wantBatches,
+                        s.wantBatches > 0
+                    )
                 }
                 var events: [LiveEvent] = []
                 for commit in pending {
@@ -195,10 +200,12 @@ public final class EventHub: Sendable {
                         lastSent[device] = nowMs
                         held[device] = nil
                         let json = PositionRecord(fix: p.fix, disposition: 0).jsonLine
-                        events.append(
-                            LiveEvent(
-                                kind: .position, id: 0, device: device, type: nil, fence: nil,
-                                json: json))
+                        if singles {
+                            events.append(
+                                LiveEvent(
+                                    kind: .position, id: 0, device: device, type: nil,
+                                    fence: nil, json: json))
+                        }
                         if batches { batch.append(json) }
                     }
                     if !batch.isEmpty {

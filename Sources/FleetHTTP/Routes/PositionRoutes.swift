@@ -99,7 +99,7 @@ enum PositionFormats {
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="fleetd" xmlns="http://www.topografix.com/GPX/1/1">
-            <trk><name>\(xml(device))</name><trkseg>
+            <trk><name>\(XML.escape(device))</name><trkseg>
 
             """
         for p in positions {
@@ -113,9 +113,4 @@ enum PositionFormats {
     static func num(_ v: Double) -> String { JSONValue.number(v).jsonText }
 
     static func field(_ s: String) -> String { CSV.field(s) }
-
-    static func xml(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
-    }
 }

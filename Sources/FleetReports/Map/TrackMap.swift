@@ -113,7 +113,7 @@ public struct TrackMap: Sendable {
         let w = Self.n(f.width), h = Self.n(f.height)
         var s = """
             <svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 \(w) \(h)" width="\(w)" height="\(h)" font-family="sans-serif" font-size="12">
-            <title>\(Self.xml(title))</title>
+            <title>\(XML.escape(title))</title>
             <defs><clipPath id="frame"><rect x="0" y="0" width="\(w)" height="\(h)"/></clipPath></defs>
             <rect class="background" x="0" y="0" width="\(w)" height="\(h)" fill="#f4f3ef"/>
 
@@ -124,14 +124,14 @@ public struct TrackMap: Sendable {
         s += scaleGroup(f)
         s += northGroup(f)
         s +=
-            "<text class=\"caption\" x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">\(Self.xml(title))</text>\n"
+            "<text class=\"caption\" x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">\(XML.escape(title))</text>\n"
         return s + "</svg>\n"
     }
 
     private func fencesGroup(_ f: Frame) -> String {
         var s = "<g id=\"fences\" clip-path=\"url(#frame)\">\n"
         for fence in fences where Self.overlaps(fence.bounds, f.bounds) {
-            let name = Self.xml(fence.name)
+            let name = XML.escape(fence.name)
             var label: (Double, Double)
             switch fence.shape {
             case .polygons(let polygons):
@@ -200,7 +200,7 @@ public struct TrackMap: Sendable {
                 case .alert: "#f0a020"
                 }
             s +=
-                "<circle class=\"\(m.kind.rawValue)\" cx=\"\(Self.n(x))\" cy=\"\(Self.n(y))\" r=\"\(m.kind == .alert ? 4 : 6)\" fill=\"\(colour)\" stroke=\"#ffffff\" stroke-width=\"1.5\"><title>\(Self.xml(m.label))</title></circle>\n"
+                "<circle class=\"\(m.kind.rawValue)\" cx=\"\(Self.n(x))\" cy=\"\(Self.n(y))\" r=\"\(m.kind == .alert ? 4 : 6)\" fill=\"\(colour)\" stroke=\"#ffffff\" stroke-width=\"1.5\"><title>\(XML.escape(m.label))</title></circle>\n"
             let width = Double(m.label.count) * 6.6
             var ly = y + 4
             while placed.contains(where: {
@@ -210,7 +210,7 @@ public struct TrackMap: Sendable {
             }
             placed.append((x + 8, ly, width))
             s +=
-                "<text class=\"\(m.kind.rawValue)-label\" x=\"\(Self.n(x + 8))\" y=\"\(Self.n(ly))\" fill=\"#333333\" stroke=\"#f4f3ef\" stroke-width=\"3\" paint-order=\"stroke\">\(Self.xml(m.label))</text>\n"
+                "<text class=\"\(m.kind.rawValue)-label\" x=\"\(Self.n(x + 8))\" y=\"\(Self.n(ly))\" fill=\"#333333\" stroke=\"#f4f3ef\" stroke-width=\"3\" paint-order=\"stroke\">\(XML.escape(m.label))</text>\n"
         }
         return s + "</g>\n"
     }
@@ -246,11 +246,11 @@ public struct TrackMap: Sendable {
     public func html() -> String {
         """
         <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(Self.xml(title))</title>
+        <html lang="en"><head><meta charset="utf-8"><title>\(XML.escape(title))</title>
         <style>body{font-family:sans-serif;margin:16px;background:#fff;color:#222}svg{max-width:100%;height:auto;border:1px solid #ccc}
         .legend span{display:inline-block;margin-right:16px}.dot{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;vertical-align:middle}</style>
         </head><body>
-        <h1>\(Self.xml(title))</h1>
+        <h1>\(XML.escape(title))</h1>
         <p class="legend"><span><i class="dot" style="background:#d0352b"></i>track</span><span><i class="dot" style="background:#2e9e44"></i>trip start</span><span><i class="dot" style="background:#222"></i>trip end</span><span><i class="dot" style="background:#f0a020"></i>alert</span><span><i class="dot" style="background:#3b7dd8"></i>fence</span></p>
         \(svg())</body></html>
 
@@ -272,11 +272,5 @@ public struct TrackMap: Sendable {
     static func n(_ v: Double) -> String {
         let r = (v * 10).rounded() / 10
         return r == r.rounded() ? String(Int(r)) : String(r)
-    }
-
-    static func xml(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(
-                of: "\"", with: "&quot;")
     }
 }

@@ -595,6 +595,7 @@ function inputValue(ms) {
 
 function clearHistory() {
   const h = state.history;
+  h.selectedTrip = null;
   for (const k of ['line', 'tripLine', 'marker']) if (h[k]) { h[k].remove(); h[k] = null; }
   stopPlayback();
 }
