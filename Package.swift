@@ -74,7 +74,7 @@ let package = Package(
             name: "FleetDaemon",
             dependencies: [
                 "FleetGeo", "FleetHTTP", "FleetProtocols", "FleetTracking", "FleetStorage",
-                "FleetSystemd",
+                "FleetSystemd", "FleetWebhooks",
                 "CBatchUDP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -89,17 +89,24 @@ let package = Package(
             ],
             swiftSettings: strict),
         // Webhooks as the Standard Webhooks specification has them: secrets
-        // (`whsec_`) and signatures (HMAC-SHA256, swift-crypto).
+        // (`whsec_`), signatures (HMAC-SHA256, swift-crypto), the rules a
+        // subscription keeps, and the signed request (AsyncHTTPClient).
         .target(
             name: "FleetWebhooks",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "FleetJSON", "FleetProtocols", "FleetStorage", "FleetTracking",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         // The HTTP API, login, the live event stream and the OsmAnd door (Hummingbird 2).
         .target(
             name: "FleetHTTP",
             dependencies: [
                 "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetReports",
-                "FleetStorage", "FleetTracking",
+                "FleetStorage", "FleetTracking", "FleetWebhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -179,7 +186,9 @@ let package = Package(
             // Golden files, read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
-            name: "FleetWebhooksTests", dependencies: ["FleetWebhooks"], swiftSettings: strict),
+            name: "FleetWebhooksTests",
+            dependencies: ["FleetWebhooks", "FleetStorage", "FleetTracking"],
+            swiftSettings: strict),
         .testTarget(
             name: "FleetStorageTests",
             dependencies: ["FleetStorage", "FleetJSON", "FleetProtocols"],

@@ -23,6 +23,13 @@ public protocol APIBackend: Sendable {
     func change<T: Sendable>(_ change: @escaping @Sendable (any Store) throws(StoreError) -> T)
         async throws -> T
 
+    /// Runs `change` as `change` does, then, in the same job, puts the
+    /// webhook subscriptions it left in force to work: the next commit
+    /// writes the outbox by them, and the deliveries follow them.
+    func changeWebhooks<T: Sendable>(
+        _ change: @escaping @Sendable (any Store) throws(StoreError) -> T
+    ) async throws -> T
+
     /// The trips under way that `filter` selects, as of the last commit, by
     /// start time: records with `open` set (no id, no end fence).
     func tripsUnderWay(_ filter: TripFilter) -> [TripRecord]

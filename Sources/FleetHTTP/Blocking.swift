@@ -2,8 +2,8 @@ import Dispatch
 
 /// Runs blocking work (store reads, bcrypt) on Dispatch's global pool, off
 /// the server's event loops and Swift's cooperative threads.
-enum Blocking {
-    static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T)
+public enum Blocking {
+    public static func run<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T)
         async throws(E) -> T
     {
         let result: Result<T, E> = await withCheckedContinuation { c in

@@ -9,7 +9,7 @@ import GRDB
 /// if needed.
 public final class Credentials {
     public let path: String
-    private let queue: DatabaseQueue
+    let queue: DatabaseQueue
 
     /// The audit log's actor for changes made on this machine: `fleetctl:` and the login name.
     public static var localActor: String {

@@ -12,6 +12,8 @@ public final class SQLiteReader: Sendable {
     /// acknowledgements, phone extras): false for one an older fleetd wrote
     /// and no newer one has opened yet.
     private let people: Bool
+    /// The database has the v9 webhook tables.
+    let hasWebhooks: Bool
 
     /// Opens an existing database read-only. Throws `StoreError` when the file
     /// is missing or is not a fleetd database.
@@ -27,16 +29,17 @@ public final class SQLiteReader: Sendable {
             config.readonly = true
             config.busyMode = .timeout(5)
             queue = try DatabaseQueue(path: path, configuration: config)
-            let (ok, people) = try queue.read { db in
+            let (ok, people, hooks) = try queue.read { db in
                 (
                     try db.tableExists("alerts") && db.tableExists("positions"),
-                    try db.tableExists("users")
+                    try db.tableExists("users"), try db.tableExists("webhooks")
                 )
             }
             guard ok else {
                 throw ReaderProblem("not a fleetd database (no alerts/positions tables)")
             }
             self.people = people
+            self.hasWebhooks = hooks
         } catch let e as StoreError {
             throw e
         } catch {
@@ -100,7 +103,7 @@ public final class SQLiteReader: Sendable {
         }
     }
 
-    private var alertColumns: String {
+    var alertColumns: String {
         "a.id, a.time_ms, d.ident, a.type, a.fence, a.lat, a.lon, a.details, "
             + (people ? "a.acked_by, a.acked_ms" : "NULL, NULL")
     }
@@ -459,7 +462,7 @@ public final class SQLiteReader: Sendable {
         }
     }
 
-    private func read<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    func read<T>(_ action: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try queue.read(body)
         } catch {

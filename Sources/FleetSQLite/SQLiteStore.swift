@@ -248,6 +248,18 @@ public final class SQLiteStore {
                         }
                     }
                 }
+                if !batch.outbox.isEmpty {
+                    // What each subscription is owed of these alerts, in
+                    // the same transaction (the alerts' ids are known now).
+                    let insert = try db.cachedStatement(
+                        sql: "INSERT OR IGNORE INTO webhook_outbox (webhook, alert_id) VALUES (?, ?)"
+                    ).sqliteStatement
+                    for (k, webhook) in batch.outbox where committed.indices.contains(k) {
+                        bindText(insert, 1, webhook)
+                        sqlite3_bind_int64(insert, 2, committed[k].id)
+                        try step(insert, db)
+                    }
+                }
                 if !batch.states.isEmpty {
                     // Like positions: groups of `rowsPerInsert` rows per statement.
                     let one = try db.cachedStatement(sql: Self.upsertStates[0]).sqliteStatement

@@ -185,6 +185,50 @@ public enum Schema {
                     CREATE INDEX alerts_by_fence ON alerts(fence, id);
                     """)
         }
+        m.registerMigration("v9: webhook subscriptions, their outbox and batches") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE webhooks (
+                        name TEXT PRIMARY KEY,
+                        url TEXT NOT NULL,
+                        secret TEXT NOT NULL,
+                        types TEXT NOT NULL, devices TEXT NOT NULL, fences TEXT NOT NULL,
+                        allow_private INTEGER NOT NULL,
+                        batch_max INTEGER NOT NULL,
+                        timeout_s REAL NOT NULL,
+                        max_age_h REAL NOT NULL,
+                        origin TEXT NOT NULL,
+                        disabled TEXT,
+                        cursor INTEGER NOT NULL DEFAULT 0,
+                        delivered INTEGER NOT NULL DEFAULT 0,
+                        last_error TEXT,
+                        last_delivery_ms INTEGER,
+                        created_ms INTEGER NOT NULL
+                    );
+                    CREATE TABLE webhook_outbox (
+                        webhook TEXT NOT NULL,
+                        alert_id INTEGER NOT NULL,
+                        PRIMARY KEY (webhook, alert_id)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE webhook_batches (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        webhook TEXT NOT NULL,
+                        message_id TEXT NOT NULL UNIQUE,
+                        first_alert INTEGER NOT NULL,
+                        last_alert INTEGER NOT NULL,
+                        alerts INTEGER NOT NULL,
+                        oldest_ms INTEGER NOT NULL,
+                        created_ms INTEGER NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        refusals INTEGER NOT NULL DEFAULT 0,
+                        next_ms INTEGER NOT NULL,
+                        state TEXT NOT NULL,
+                        done_ms INTEGER
+                    );
+                    CREATE INDEX webhook_batches_by_state ON webhook_batches(webhook, state, id);
+                    CREATE INDEX webhook_batches_by_done ON webhook_batches(state, done_ms);
+                    """)
+        }
         return m
     }
 }

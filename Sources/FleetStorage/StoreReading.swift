@@ -72,6 +72,13 @@ public protocol StoreReading: Sendable {
     /// position, with their newest one, by id, at most `limit` (a page of
     /// the live map).
     func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord]
+
+    /// The alerts of `batch` (owed to its subscription, ids
+    /// `firstAlert…lastAlert`), in id order, as `alerts` gives them.
+    func webhookAlerts(_ batch: WebhookBatch) throws(StoreError) -> [AlertRecord]
+
+    /// Every subscription with how its deliveries stand at `nowMs`, by name.
+    func webhookStatuses() throws(StoreError) -> [WebhookStatus]
 }
 
 extension StoreReading {

@@ -15,6 +15,11 @@ public struct WriteBatch: Sendable {
     /// devices whose trip moved on: nil when the device's trip ended (or it
     /// stopped driving). Not stored: post-commit sinks read it.
     public var tripsUnderWay: [(device: String, trip: OpenTrip?)] = []
+    /// The webhook outbox's rows: for each alert (its index in `alerts`),
+    /// the subscriptions it goes to. The commit stage fills it from the
+    /// subscriptions in force, so that an alert and what is owed of it to
+    /// every subscriber are committed in one transaction.
+    public var outbox: [(alert: Int, webhook: String)] = []
 
     public init() {}
 

@@ -45,13 +45,23 @@ struct FleetdCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "fleetd")
         if checkConfig {
+            for entry in cfg.webhooks {
+                do {
+                    _ = try entry.subscription()
+                } catch {
+                    FileHandle.standardError.write(Data("fleetd: config error: \(error)\n".utf8))
+                    throw ExitCode(2)
+                }
+            }
             print(
                 "config OK: database \(cfg.storage.database), fences \(cfg.geofences.file), listening on \(cfg.listen.addresses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
             )
             return
         }
         do {
-            try await Daemon(config: cfg, logger: logger, openStore: Self.openSQLite).run()
+            try await Daemon(
+                config: cfg, configPath: config, logger: logger, openStore: Self.openSQLite
+            ).run()
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)

@@ -19,6 +19,11 @@ struct EmptyBackend: APIBackend {
     {
         throw APIUnavailable("no store here")
     }
+    func changeWebhooks<T: Sendable>(
+        _ change: @escaping @Sendable (any Store) throws(StoreError) -> T
+    ) async throws -> T {
+        throw APIUnavailable("no store here")
+    }
     func tripsUnderWay(_ filter: TripFilter) -> [TripRecord] { [] }
     func fencesDocument() -> [UInt8] { [] }
     func replaceFences(_ document: [UInt8]) async throws -> [FenceProblem] { [] }
@@ -54,4 +59,6 @@ struct EmptyReader: StoreReading {
         [:]
     }
     func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] { [] }
+    func webhookAlerts(_ batch: WebhookBatch) throws(StoreError) -> [AlertRecord] { [] }
+    func webhookStatuses() throws(StoreError) -> [WebhookStatus] { [] }
 }

@@ -19,6 +19,13 @@ struct ConfigSection {
         }
     }
 
+    /// One table of an array of tables (`[[name]]`), as the section `name`.
+    init(element table: TOMLTable, _ name: String, file: String) {
+        self.table = table
+        self.name = name
+        self.file = file
+    }
+
     func error(_ key: String, _ message: String) -> ConfigError {
         ConfigError(file: file, line: table.line(of: key), key: "\(name).\(key)", message: message)
     }
@@ -71,6 +78,23 @@ struct ConfigSection {
         case nil: return d
         case .bool(let b)?: return b
         case let v?: throw error(key, "must be true or false, found \(v.typeName)")
+        }
+    }
+
+    /// A list of strings; absent means empty.
+    mutating func strings(_ key: String) throws(ConfigError) -> [String] {
+        switch value(key) {
+        case nil: return []
+        case .array(let items)?:
+            var out: [String] = []
+            for item in items {
+                guard case .string(let s) = item else {
+                    throw error(key, "must be a list of strings, found \(item.typeName) in it")
+                }
+                out.append(s)
+            }
+            return out
+        case let v?: throw error(key, "must be a list of strings, found \(v.typeName)")
         }
     }
 

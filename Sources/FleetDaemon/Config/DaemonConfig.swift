@@ -21,6 +21,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var devices = DevicesConfig()
     public var log = LogConfig()
     public var http = HTTPConfig()
+    /// `[[webhooks]]`: the subscriptions the file defines, in file order.
+    public var webhooks: [WebhookEntry] = []
 
     public init() {}
 
@@ -43,8 +45,36 @@ public struct DaemonConfig: Sendable, Equatable {
     /// The sections a file may have.
     static let sections = [
         "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices",
-        "tracking", "alerts", "overspeed", "trip", "http",
+        "tracking", "alerts", "overspeed", "trip", "http", "webhooks",
     ]
+
+    /// `[[webhooks]]`: each table a `WebhookEntry`; names unique.
+    static func webhooks(_ root: TOMLTable, file: String) throws(ConfigError) -> [WebhookEntry] {
+        guard let value = root["webhooks"] else { return [] }
+        guard case .array(let items) = value else {
+            throw ConfigError(
+                file: file, line: root.line(of: "webhooks"), key: "webhooks",
+                message: "must be an array of tables ([[webhooks]]), found \(value.typeName)")
+        }
+        var entries: [WebhookEntry] = []
+        for (i, item) in items.enumerated() {
+            guard case .table(let t) = item else {
+                throw ConfigError(
+                    file: file, line: root.line(of: "webhooks"), key: "webhooks",
+                    message: "must be an array of tables ([[webhooks]]), found \(item.typeName)")
+            }
+            var section = ConfigSection(element: t, "webhooks", file: file)
+            let entry = try WebhookEntry(&section, index: i)
+            try section.finish()
+            if entries.contains(where: { $0.settings.name == entry.settings.name }) {
+                throw ConfigError(
+                    file: file, line: entry.line, key: "webhooks.name",
+                    message: "webhook \(entry.settings.name) is defined twice")
+            }
+            entries.append(entry)
+        }
+        return entries
+    }
 
     /// Reads config text; `file` labels errors.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
@@ -79,6 +109,7 @@ public struct DaemonConfig: Sendable, Equatable {
         c.devices = try read("devices", DevicesConfig.init)
         c.log = try read("log", LogConfig.init)
         c.http = try read("http", HTTPConfig.init)
+        c.webhooks = try webhooks(root, file: file)
         return c
     }
 }

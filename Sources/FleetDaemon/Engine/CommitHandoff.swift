@@ -16,6 +16,8 @@ final class CommitHandoff: @unchecked Sendable {
     private let cond = NSCondition()
     private var waiting: [PendingCommit] = []
     private var closed = false
+    /// Set by `poke`: the next `take` returns at once.
+    private var poked = false
     let capacity: Int
 
     init(capacity: Int = 2) { self.capacity = capacity }
@@ -36,6 +38,10 @@ final class CommitHandoff: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: idle)
         while waiting.isEmpty {
             if closed { return nil }
+            if poked {
+                poked = false
+                return .some(nil)
+            }
             if !cond.wait(until: deadline) && waiting.isEmpty {
                 return closed ? nil : .some(nil)
             }
@@ -43,6 +49,14 @@ final class CommitHandoff: @unchecked Sendable {
         let c = waiting.removeFirst()
         cond.broadcast()
         return c
+    }
+
+    /// Makes the writer's wait end now (jobs are waiting), or its next one.
+    func poke() {
+        cond.lock()
+        poked = true
+        cond.broadcast()
+        cond.unlock()
     }
 
     /// No more batches: `take` returns nil once the last is taken.

@@ -32,6 +32,12 @@ final class CommitStage: @unchecked Sendable {
     static let slowCommitMs: Int64 = 200
     /// Wall-clock time of the writer loop's last turn, Unix ms (for the watchdog).
     let heartbeat = Atomic<Int64>(0)
+    /// The webhook subscriptions in force, whose outbox rows each commit
+    /// writes with its alerts. Only the writer thread touches it (and
+    /// start-up, before that thread starts).
+    private var webhooks: [WebhookMatcher] = []
+    /// Told of the subscriptions in force whenever they change (the deliveries).
+    private let webhooksChanged = Mutex<(@Sendable ([WebhookSubscription]) -> Void)?>(nil)
 
     init(
         store: any Store, handoff: CommitHandoff, sinks: [any CommitSink], metrics: Metrics,
@@ -72,15 +78,62 @@ final class CommitStage: @unchecked Sendable {
         store.stopUpkeep()
     }
 
-    /// Runs `job` on the writer thread between two commits; once that
-    /// thread has ended, at once on the caller's (no one else writes then).
+    /// Runs `job` on the writer thread between two commits (as soon as
+    /// the commit under way, if any, is done); once that thread has ended,
+    /// at once on the caller's (no one else writes then).
     func schedule(_ job: @escaping @Sendable (any Store) -> Void) {
         let queued = jobs.withLock { j in
             if j.ended { return false }
             j.waiting.append(job)
             return true
         }
-        if !queued { job(store) }
+        if queued { handoff.poke() } else { job(store) }
+    }
+
+    /// Runs `job` as `schedule` does and returns what it returns.
+    func perform<T: Sendable>(_ job: @escaping @Sendable (any Store) throws(StoreError) -> T)
+        async throws(StoreError) -> T
+    {
+        let result: Result<T, StoreError> = await withCheckedContinuation { c in
+            schedule { store in
+                do throws(StoreError) {
+                    c.resume(returning: .success(try job(store)))
+                } catch {
+                    c.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Who hears of the subscriptions in force each time they change.
+    func onWebhooksChanged(_ body: @escaping @Sendable ([WebhookSubscription]) -> Void) {
+        webhooksChanged.withLock { $0 = body }
+    }
+
+    /// Re-reads the subscriptions from `store` (start-up, or on the writer
+    /// thread in the job that changed them, so that no commit falls between
+    /// the change and its effect on the outbox) and tells who listens.
+    func reloadWebhooks(_ store: any Store) throws(StoreError) {
+        let all = try store.webhooks()
+        webhooks = all.map(WebhookMatcher.init)
+        let listener = webhooksChanged.withLock { $0 }
+        listener?(all)
+    }
+
+    /// The names of the subscriptions in force (writer thread, or start-up).
+    var webhookNames: [String] { webhooks.map(\.name) }
+
+    /// Fills `batch.outbox` from the subscriptions in force.
+    private func addOutbox(_ batch: inout WriteBatch) {
+        guard !webhooks.isEmpty, !batch.alerts.isEmpty else { return }
+        batch.outbox.removeAll(keepingCapacity: true)
+        for (k, a) in batch.alerts.enumerated() {
+            for w in webhooks where w.matches(type: a.type.rawValue, device: a.device, fence: a.fence)
+            {
+                batch.outbox.append((k, w.name))
+            }
+        }
     }
 
     /// Runs the jobs waiting (on the writer thread); `ending` marks the
@@ -102,7 +155,8 @@ final class CommitStage: @unchecked Sendable {
         while let next = handoff.take(idle: 0.5) {
             heartbeat.store(now(), ordering: .relaxed)
             runJobs()
-            guard let c = next else { continue }
+            guard var c = next else { continue }
+            addOutbox(&c.batch)
             if let alerts = commit(c.batch) {
                 let commit = Commit(
                     batch: c.batch, alerts: alerts, datagrams: c.items, committedMs: now())

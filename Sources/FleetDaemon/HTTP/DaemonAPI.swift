@@ -74,6 +74,19 @@ final class DaemonAPI: APIBackend {
         return try result.get()
     }
 
+    func changeWebhooks<T: Sendable>(
+        _ change: @escaping @Sendable (any Store) throws(StoreError) -> T
+    ) async throws -> T {
+        if commit.stopping.load(ordering: .relaxed) {
+            throw APIUnavailable("fleetd is stopping")
+        }
+        return try await commit.perform { [commit] store throws(StoreError) in
+            let result = try change(store)
+            try commit.reloadWebhooks(store)
+            return result
+        }
+    }
+
     func tripsUnderWay(_ filter: TripFilter) -> [TripRecord] { board.records(filter) }
 
     func fencesDocument() -> [UInt8] { fences.withLock { $0 } }

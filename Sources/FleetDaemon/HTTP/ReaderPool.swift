@@ -65,4 +65,8 @@ final class ReaderPool: StoreReading {
     func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] {
         try one.vehicles(after: after, limit: limit)
     }
+    func webhookAlerts(_ batch: WebhookBatch) throws(StoreError) -> [AlertRecord] {
+        try one.webhookAlerts(batch)
+    }
+    func webhookStatuses() throws(StoreError) -> [WebhookStatus] { try one.webhookStatuses() }
 }

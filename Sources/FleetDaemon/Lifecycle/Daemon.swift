@@ -30,11 +30,17 @@ public final class Daemon: Sendable {
     let logger: Logger
     let notifier = SystemdNotifier()
     private let openStore: StoreOpener
+    /// The config file, re-read on SIGHUP for its `[[webhooks]]` (nil: none).
+    let configPath: String?
     /// Longest a graceful shutdown may take before the group is cancelled.
     static let shutdownLimit = Duration.seconds(60)
 
-    public init(config: DaemonConfig, logger: Logger, openStore: @escaping StoreOpener) {
+    public init(
+        config: DaemonConfig, configPath: String? = nil, logger: Logger,
+        openStore: @escaping StoreOpener
+    ) {
         self.config = config
+        self.configPath = configPath
         self.logger = logger
         self.openStore = openStore
     }
@@ -46,6 +52,7 @@ public final class Daemon: Sendable {
         // a full disk, not kill the daemon: the commit is retried until it succeeds.
         signal(SIGXFSZ, SIG_IGN)
         let (fences, fencesText) = try loadFences()
+        let webhooks = try WebhookSync.resolve(config.webhooks)
         let store = try openStore(config)
         var states = try store.loadStates()
         logger.info("store \(store.location) open; \(states.count) devices with state")
@@ -91,9 +98,30 @@ public final class Daemon: Sendable {
             : nil
         if let board { sinks.append(board) }
         if let hub { sinks.append(LiveSink(hub: hub)) }
-        sinks += [metrics, ReplySink()]
+        // Webhooks: the config's subscriptions stored, the deliveries told
+        // of every change of the set, the outbox rung by each commit.
+        let webhookChanges = try WebhookSync.apply(webhooks, to: store, actor: configActor)
+        if !webhookChanges.isEmpty { logger.notice("webhooks: \(webhookChanges.description)") }
+        let commitBox = Mutex<CommitStage?>(nil)
+        let location = store.location
+        let delivery = WebhookDelivery(
+            perform: { job in
+                guard let stage = commitBox.withLock({ $0 }) else {
+                    throw StoreError(
+                        path: location, action: "webhooks",
+                        underlying: APIUnavailable("the commit stage is not running"))
+                }
+                return try await stage.perform(job)
+            }, reader: try store.makeReader(), logger: logger)
+        sinks += [delivery, metrics, ReplySink()]
         let commit = CommitStage(
             store: store, handoff: handoff, sinks: sinks, metrics: metrics, logger: logger)
+        commitBox.withLock { $0 = commit }
+        commit.onWebhooksChanged { delivery.update($0) }
+        try commit.reloadWebhooks(store)
+        if !commit.webhookNames.isEmpty {
+            logger.info("webhooks: \(commit.webhookNames.joined(separator: ", "))")
+        }
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
             rejectLogPerSecond: config.log.rejectLogPerSecond, registered: registered)
@@ -141,6 +169,7 @@ public final class Daemon: Sendable {
                         logger.warning("journal: \(n) alerts were left out (the journal lagged)")
                     }
                 }),
+            delivery,
             ComponentService(
                 "tracking stage", start: tracking.start,
                 stop: {
@@ -156,7 +185,7 @@ public final class Daemon: Sendable {
         }
         services.append(
             ReloadService { [self] in
-                reload(tracking: tracking, alertLog: alertLog, api: backend)
+                reload(tracking: tracking, alertLog: alertLog, api: backend, commit: commit)
             })
         if let backend, let hub { services.append(makeAPIServer(backend: backend, hub: hub)) }
         for l in listeners {
@@ -217,8 +246,15 @@ public final class Daemon: Sendable {
         }
     }
 
-    /// SIGHUP: reopens the alert log and reloads the fences file.
-    private func reload(tracking: TrackingStage, alertLog: AlertLog?, api: DaemonAPI?) {
+    /// The audit log's actor for changes the config file makes.
+    private var configActor: String { "config:" + (configPath ?? "(defaults)") }
+
+    /// SIGHUP: reopens the alert log, reloads the fences file and the
+    /// config file's webhooks (an invalid one keeps the old set).
+    private func reload(
+        tracking: TrackingStage, alertLog: AlertLog?, api: DaemonAPI?, commit: CommitStage
+    ) {
+        reloadWebhooks(commit: commit)
         notifier.reloading(status: "reloading fences from \(config.geofences.file)")
         if let alertLog {
             do {
@@ -240,6 +276,31 @@ public final class Daemon: Sendable {
             logger.error("fences not reloaded, keeping the old ones: \(error)")
         }
         notifier.send("READY=1")
+    }
+
+    /// SIGHUP's part for `[[webhooks]]`: re-reads the config file; when
+    /// every entry is valid (secrets readable), stores the set in one job
+    /// of the commit stage (the outbox follows from the next commit).
+    private func reloadWebhooks(commit: CommitStage) {
+        guard let configPath else { return }
+        let wanted: [(WebhookSubscription, since: Int64?)]
+        do {
+            wanted = try WebhookSync.resolve(DaemonConfig.load(path: configPath).webhooks)
+        } catch {
+            logger.error("webhooks not reloaded, keeping the old ones: \(error)")
+            return
+        }
+        let actor = configActor
+        commit.schedule { [logger] store in
+            do throws(StoreError) {
+                let changes = try WebhookSync.apply(wanted, to: store, actor: actor)
+                try commit.reloadWebhooks(store)
+                logger.notice(
+                    "webhooks reloaded: \(changes.isEmpty ? "no change" : changes.description)")
+            } catch {
+                logger.error("webhooks not reloaded: \(error)")
+            }
+        }
     }
 
     /// One listener per configured protocol (`WireFormats.all`), bound now:

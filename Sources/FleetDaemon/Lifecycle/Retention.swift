@@ -4,8 +4,9 @@ import Logging
 import Synchronization
 
 /// Retention (`storage.retain_days`): every 2 s, and again at once while a
-/// full slice was deleted, deletes up to 5 000 expired positions in one
-/// short transaction, run by the commit stage between two commits (the
+/// full slice was deleted, deletes up to 5 000 expired positions (and up to
+/// 5 000 outbox rows of webhook batches delivered that long ago) in short
+/// transactions, run by the commit stage between two commits (the
 /// store keeps one writer, which never stalls on a big delete).
 final class Retention: Sendable {
     private let retainMs: Int64
@@ -31,7 +32,9 @@ final class Retention: Sendable {
                     do {
                         let n = try store.prune(before: cutoff, maxRows: Self.slice)
                         if n > 0 { logger.debug("retention: deleted \(n) positions") }
-                        k.resume(returning: n)
+                        let w = try store.pruneWebhooks(before: cutoff, maxRows: Self.slice)
+                        if w > 0 { logger.debug("retention: deleted \(w) delivered webhook rows") }
+                        k.resume(returning: max(n, w))
                     } catch {
                         logger.error("\(error)")
                         k.resume(returning: 0)

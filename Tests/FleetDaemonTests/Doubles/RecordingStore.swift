@@ -82,6 +82,39 @@ final class RecordingStore: Store, @unchecked Sendable {
 
     func tokensUsed(_ lastUsed: [String: Int64]) throws(StoreError) {}
 
+    // Webhooks: the subscriptions only (the outbox rows are in the batches).
+    private let hooks = Mutex<[WebhookSubscription]>([])
+
+    func webhooks() throws(StoreError) -> [WebhookSubscription] { hooks.withLock { $0 } }
+
+    func putWebhook(_ subscription: WebhookSubscription, since: Int64?, audit: AuditRecord?)
+        throws(StoreError) -> Bool
+    {
+        if let audit { record(audit) }
+        return hooks.withLock { h in
+            let new = !h.contains { $0.name == subscription.name }
+            h.removeAll { $0.name == subscription.name }
+            h.append(subscription)
+            return new
+        }
+    }
+
+    func deleteWebhook(_ name: String, audit: AuditRecord?) throws(StoreError) -> Bool {
+        if let audit { record(audit) }
+        return hooks.withLock { h in
+            defer { h.removeAll { $0.name == name } }
+            return h.contains { $0.name == name }
+        }
+    }
+
+    func nextWebhookBatch(_ name: String, nowMs: Int64) throws(StoreError) -> WebhookBatch? { nil }
+
+    func recordWebhookAttempt(_ batch: WebhookBatch, _ attempt: WebhookAttempt, nowMs: Int64)
+        throws(StoreError)
+    {}
+
+    func pruneWebhooks(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int { 0 }
+
     struct Refused: Error {}
 }
 

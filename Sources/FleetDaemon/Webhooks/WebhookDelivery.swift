@@ -1,0 +1,195 @@
+import FleetHTTP
+import FleetStorage
+import FleetWebhooks
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Delivers the webhook outbox: one task per subscription, one batch in
+/// flight each (order per subscription), at most `maxInFlight` requests
+/// overall; a slow or dead receiver holds up only its own subscription.
+///
+/// Every state change is stored before it counts: the batch (with its
+/// `webhook-id`) is formed and stored by the commit stage's writer before
+/// its first attempt, and each attempt's outcome is stored after it. A
+/// SIGKILL between the request and the record costs a repeat of that
+/// batch, with the same `webhook-id`, after restart. Reads (the alerts of
+/// a batch) go through a reader and never hold up the writer.
+final class WebhookDelivery: Service, CommitSink, Sendable {
+    /// Runs a job on the store's writer between commits (the commit stage's `perform`).
+    private let perform: Perform
+    typealias Perform = @Sendable (
+        _ job: @escaping @Sendable (any Store) throws(StoreError) -> WebhookBatch?
+    ) async throws -> WebhookBatch?
+    private let reader: any StoreReading
+    private let sender = WebhookSender()
+    private let logger: Logger
+    private let limit: Limiter
+    /// The subscriptions in force and each one's task and doorbell.
+    private let running = Mutex<[String: Runner]>([:])
+    /// Rung when the set of subscriptions changed.
+    private let changed = Wakeup()
+    private let subscriptions = Mutex<[String: WebhookSubscription]>([:])
+    /// How long a subscription with nothing owed waits before looking again
+    /// (new alerts ring its bell at once; this catches `fleetctl webhooks retry`).
+    static let idle = Duration.seconds(2)
+
+    private struct Runner {
+        let bell: Wakeup
+        let task: Task<Void, Never>
+    }
+
+    init(
+        perform: @escaping Perform, reader: any StoreReading, logger: Logger,
+        maxInFlight: Int = 32
+    ) {
+        self.perform = perform
+        self.reader = reader
+        self.logger = logger
+        self.limit = Limiter(maxInFlight)
+    }
+
+    /// The subscriptions now in force (from the commit stage, as they change).
+    func update(_ all: [WebhookSubscription]) {
+        subscriptions.withLock { s in
+            s = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+        }
+        changed.ring()
+    }
+
+    /// A commit sink: rings the bell of each subscription owed something new.
+    func committed(_ commit: Commit) {
+        guard !commit.batch.outbox.isEmpty else { return }
+        var names = Set<String>()
+        for (_, name) in commit.batch.outbox { names.insert(name) }
+        let bells = running.withLock { r in names.compactMap { r[$0]?.bell } }
+        for b in bells { b.ring() }
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                self.reconcile()
+                await self.changed.wait(.seconds(30))
+            }
+        }
+        let tasks = running.withLock { r in
+            defer { r.removeAll() }
+            return r.values.map(\.task)
+        }
+        for t in tasks { t.cancel() }
+        for t in tasks { await t.value }
+        await sender.shutdown()
+    }
+
+    /// Starts a task for each new subscription; stops those of removed ones.
+    private func reconcile() {
+        let names = Set(subscriptions.withLock { $0.keys })
+        running.withLock { r in
+            for (name, runner) in r where !names.contains(name) {
+                runner.task.cancel()
+                r[name] = nil
+            }
+            for name in names where r[name] == nil {
+                let bell = Wakeup()
+                r[name] = Runner(
+                    bell: bell, task: Task { [self] in await deliver(name, bell: bell) })
+            }
+        }
+    }
+
+    private func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// Sends `name`'s batches in order until cancelled.
+    private func deliver(_ name: String, bell: Wakeup) async {
+        var failing = false
+        while !Task.isCancelled {
+            let now = nowMs()
+            let batch: WebhookBatch?
+            do {
+                batch = try await perform { store throws(StoreError) in
+                    try store.nextWebhookBatch(name, nowMs: now)
+                }
+            } catch {
+                logger.error("webhook \(name): \(error)")
+                await bell.wait(.seconds(1))
+                continue
+            }
+            guard let batch, let s = subscriptions.withLock({ $0[name] }) else {
+                await bell.wait(Self.idle)
+                continue
+            }
+            if batch.nextMs > now {
+                try? await Task.sleep(for: .milliseconds(batch.nextMs - now))
+                continue
+            }
+            let attempt: WebhookAttempt
+            do {
+                attempt = try await send(batch, to: s)
+            } catch {
+                logger.error("webhook \(name): \(error)")
+                await bell.wait(.seconds(1))
+                continue
+            }
+            if Task.isCancelled { return }
+            switch attempt {
+            case .delivered:
+                if failing { logger.notice("webhook \(name): delivering again") }
+                failing = false
+            case .failed(let e, _), .refused(_, let e, _), .gone(let e):
+                if !failing { logger.warning("webhook \(name): \(e); retrying") }
+                failing = true
+                if case .gone = attempt {
+                    logger.error("webhook \(name): the receiver answered 410 Gone; disabled")
+                }
+            }
+            let at = nowMs()
+            do {
+                _ = try await perform { store throws(StoreError) in
+                    try store.recordWebhookAttempt(batch, attempt, nowMs: at)
+                    return nil
+                }
+            } catch {
+                logger.error("webhook \(name): \(error)")
+            }
+        }
+    }
+
+    /// One attempt at `batch`: reads its alerts, signs, POSTs, judges.
+    private func send(_ batch: WebhookBatch, to s: WebhookSubscription) async throws
+        -> WebhookAttempt
+    {
+        let alerts = try await Blocking.run { [reader] () throws(StoreError) in
+            try reader.webhookAlerts(batch)
+        }
+        let body = WebhookPayload.body(webhook: s.name, alerts: alerts)
+        let secret = try WebhookSecret(s.secret)
+        await limit.acquire()
+        let outcome = await sender.send(
+            s, secret: secret, messageId: batch.messageId, body: body, nowS: nowMs() / 1000)
+        await limit.release()
+        return WebhookVerdict.attempt(
+            outcome, batch: batch, nowMs: nowMs(), unit: Double.random(in: 0..<1))
+    }
+}
+
+/// At most `n` holders at once; the others wait in turn.
+actor Limiter {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ n: Int) { free = max(n, 1) }
+
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    }
+}

@@ -1,0 +1,204 @@
+import FleetJSON
+import FleetStorage
+import FleetWebhooks
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// `/api/v1/webhooks` (admin): the subscriptions with how their deliveries
+/// stand, one, create or replace (`PUT`), delete. Secrets are never
+/// returned but once: the one fleetd makes for a `PUT` that gives none.
+/// Subscriptions the config file defines are read-only here (409): the
+/// file is their source, and SIGHUP re-applies it.
+enum WebhookRoutes {
+    static func make(_ d: RouteDeps) -> [Route] {
+        [
+            Route(.get, "/api/v1/webhooks", role: .admin) { r in
+                let all = try await d.read { try $0.webhookStatuses() }
+                return Replies.page(all.map(RecordCoding.line), next: nil)
+            },
+            Route(.get, "/api/v1/webhooks/{name}", role: .admin) { r in
+                let name = try self.name(r)
+                guard let s = try await status(d, name) else {
+                    throw APIError.notFound("no webhook \(name)")
+                }
+                return Replies.record(s)
+            },
+            Route(.put, "/api/v1/webhooks/{name}", role: .admin) { r in
+                let name = try self.name(r)
+                let body = try await r.jsonBody(limit: 256 * 1024, timeoutS: d.settings.bodyTimeoutS)
+                let old = try await d.read { try $0.webhookStatuses() }
+                    .first { $0.subscription.name == name }?.subscription
+                if old?.origin == .config { throw fromConfig(name) }
+                let (parsed, since) = try subscription(name, body)
+                var s = parsed
+                var made: String?
+                if s.secret.isEmpty {
+                    if let old {
+                        s.secret = old.secret
+                    } else {
+                        made = WebhookSecret.random().text
+                        s.secret = made!
+                    }
+                }
+                let problems = WebhookRules.problems(s).map(\.description)
+                guard problems.isEmpty else {
+                    throw APIError(
+                        .unprocessableContent, "invalid webhook",
+                        problems.joined(separator: "; "), problems: problems)
+                }
+                let audit = AuditRecord(
+                    timeMs: now(), actor: r.caller.actor, action: "webhook.put", target: name,
+                    detail: s.url)
+                let stored = s
+                let created = try await d.backend.changeWebhooks { store throws(StoreError) in
+                    try store.putWebhook(stored, since: since, audit: audit)
+                }
+                guard let status = try await status(d, name) else {
+                    throw APIError.notFound("no webhook \(name)")
+                }
+                var line = RecordCoding.line(status)
+                if let made {
+                    line.removeLast()
+                    line += ",\"secret\":" + JSONValue.quote(made) + "}"
+                }
+                return Replies.json(line, status: created ? .created : .ok)
+            },
+            Route(.delete, "/api/v1/webhooks/{name}", role: .admin) { r in
+                let name = try self.name(r)
+                if try await status(d, name)?.subscription.origin == .config {
+                    throw fromConfig(name)
+                }
+                let audit = AuditRecord(
+                    timeMs: now(), actor: r.caller.actor, action: "webhook.delete", target: name)
+                let removed = try await d.backend.changeWebhooks { store throws(StoreError) in
+                    try store.deleteWebhook(name, audit: audit)
+                }
+                guard removed else { throw APIError.notFound("no webhook \(name)") }
+                return Replies.json("{\"webhook\":\(JSONValue.quote(name)),\"deleted\":true}")
+            },
+        ]
+    }
+
+    static func name(_ r: APIRequest) throws(APIError) -> String {
+        let name = r.path["name"] ?? ""
+        guard WebhookRules.validName(name) else {
+            throw APIError.badParameter("name", "not 1–64 characters of [A-Za-z0-9_-]")
+        }
+        return name
+    }
+
+    static func status(_ d: RouteDeps, _ name: String) async throws -> WebhookStatus? {
+        try await d.read { try $0.webhookStatuses() }.first { $0.subscription.name == name }
+    }
+
+    static func fromConfig(_ name: String) -> APIError {
+        APIError(
+            .conflict, "defined in the config file",
+            "webhook \(name) is defined in fleetd's config file: change it there and reload (SIGHUP)"
+        )
+    }
+
+    static let fields = [
+        "url", "secret", "types", "devices", "fences", "allow_private", "batch_max", "timeout_s",
+        "max_age_h", "since",
+    ]
+
+    /// The body's subscription (secret "" when not given) and `since`;
+    /// 400 for bad JSON, 422 listing every problem of form.
+    static func subscription(_ name: String, _ body: [UInt8]) throws -> (
+        WebhookSubscription, Int64?
+    ) {
+        let doc: JSONValue
+        do {
+            doc = try JSONReader.parseDocument(body)
+        } catch {
+            throw APIError(.badRequest, "bad JSON", "\(error)")
+        }
+        guard case .object(let members) = doc else {
+            let p = "the body must be an object, found \(doc.kindName)"
+            throw APIError(.unprocessableContent, "invalid webhook", p, problems: [p])
+        }
+        var problems: [String] = []
+        var s = WebhookSubscription(name: name, url: "", secret: "", origin: .api)
+        var since: Int64?
+        var sawURL = false
+        func strings(_ k: String, _ v: JSONValue) -> [String] {
+            guard case .array(let items) = v else {
+                problems.append("\(k): must be an array of strings, found \(v.kindName)")
+                return []
+            }
+            var out: [String] = []
+            for item in items {
+                guard case .string(let x) = item else {
+                    problems.append("\(k): must be an array of strings, found \(item.kindName) in it")
+                    return []
+                }
+                out.append(x)
+            }
+            return out
+        }
+        func number(_ k: String, _ v: JSONValue) -> Double? {
+            guard case .number(let x) = v else {
+                problems.append("\(k): must be a number, found \(v.kindName)")
+                return nil
+            }
+            return x
+        }
+        func integer(_ k: String, _ v: JSONValue) -> Int64? {
+            guard let x = number(k, v) else { return nil }
+            guard x == x.rounded(), abs(x) < 9e15 else {
+                problems.append("\(k): must be an integer, found \(x)")
+                return nil
+            }
+            return Int64(x)
+        }
+        for (k, v) in members {
+            switch k {
+            case "url", "secret":
+                guard case .string(let x) = v else {
+                    problems.append("\(k): must be a string, found \(v.kindName)")
+                    continue
+                }
+                if k == "url" {
+                    s.url = x
+                    sawURL = true
+                } else {
+                    s.secret = x
+                }
+            case "types": s.types = strings(k, v)
+            case "devices": s.devices = strings(k, v)
+            case "fences": s.fences = strings(k, v)
+            case "allow_private":
+                guard case .bool(let b) = v else {
+                    problems.append("\(k): must be true or false, found \(v.kindName)")
+                    continue
+                }
+                s.allowPrivate = b
+            case "batch_max":
+                if let x = integer(k, v) { s.batchMax = Int(clamping: x) }
+            case "timeout_s":
+                if let x = number(k, v) { s.timeoutS = x }
+            case "max_age_h":
+                if let x = number(k, v) { s.maxAgeH = x }
+            case "since":
+                if let x = integer(k, v) {
+                    if x < 0 { problems.append("since: must be an alert id (0 or more), found \(x)") }
+                    since = x
+                }
+            default:
+                problems.append(
+                    "\(k.prefix(40)): unknown field (known: \(fields.joined(separator: ", ")))")
+            }
+        }
+        if !sawURL { problems.append("url: required") }
+        guard problems.isEmpty else {
+            throw APIError(
+                .unprocessableContent, "invalid webhook", problems.joined(separator: "; "),
+                problems: problems)
+        }
+        return (s, since)
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}
