@@ -15,18 +15,24 @@ enum WebhookResolver {
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         if isLiteral(bare) { return .success([bare]) }
         let once = Once()
-        return await withCheckedContinuation { k in
-            once.k.withLock { $0 = k }
-            let finish: @Sendable (Result<[String], WebhookFailure>) -> Void = { r in
-                once.k.withLock { c in
-                    c?.resume(returning: r)
-                    c = nil
+        let finish: @Sendable (Result<[String], WebhookFailure>) -> Void = { r in
+            once.k.withLock { c in
+                c?.resume(returning: r)
+                c = nil
+            }
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { k in
+                once.k.withLock { $0 = k }
+                if Task.isCancelled { finish(.failure(WebhookFailure("cancelled"))) }
+                Thread.detachNewThread { finish(lookup(bare)) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeoutS) {
+                    finish(
+                        .failure(WebhookFailure("cannot resolve \(bare): no answer in \(timeoutS) s")))
                 }
             }
-            Thread.detachNewThread { finish(lookup(bare)) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeoutS) {
-                finish(.failure(WebhookFailure("cannot resolve \(bare): no answer in \(timeoutS) s")))
-            }
+        } onCancel: {
+            finish(.failure(WebhookFailure("cancelled")))
         }
     }
 

@@ -32,6 +32,7 @@ public enum WebhookRules {
     /// Why `url` cannot be a webhook's URL, or nil: `http` or `https`, a
     /// host, no user information (it would be logged), no fragment.
     public static func urlProblem(_ url: String) -> String? {
+        guard url.utf8.count <= 2048 else { return "longer than 2048 bytes" }
         guard let u = URLComponents(string: url), let scheme = u.scheme?.lowercased() else {
             return "\"\(url)\" is not a URL"
         }
@@ -52,7 +53,10 @@ public enum WebhookRules {
             p.append(Problem("name", "\"\(s.name)\" is not 1–64 characters of [A-Za-z0-9_-]"))
         }
         if let m = urlProblem(s.url) { p.append(Problem("url", m)) }
-        do {
+        do throws(WebhookSecretError) {
+            guard s.secret.utf8.count <= 4096 else {
+                throw WebhookSecretError("longer than 4096 bytes")
+            }
             _ = try WebhookSecret(s.secret)
         } catch {
             p.append(Problem("secret", error.description))

@@ -49,14 +49,17 @@ import Testing
                 "http://127.0.0.1:\(a.d.ports["http"] ?? 0)/api/v1/openapi.json",
                 "--header", "Authorization: Bearer \(a.tokens["admin"]!)",
                 "--checks", "all", "--max-examples", "25", "--seed", "20261124",
-                "--workers", "2", "--generation-database", "none",
+                // One worker: hypothesis parses lambdas' source with `ast`,
+                // which CPython 3.11 does not allow on two threads at once
+                // ("AST constructor recursion depth mismatch").
+                "--workers", "1", "--generation-database", "none",
                 "--request-timeout", "20",
             ], timeout: 400, cwd: a.d.dir, environment: env)
         #expect(
             run.status == 0,
             "schemathesis found problems:\n\(run.out.suffix(6000))\n\(run.err.suffix(2000))")
         // It tried every operation but the endless stream.
-        #expect(run.out.contains("Tested: 19"), "\(run.out.suffix(1500))")
+        #expect(run.out.contains("Tested: 23"), "\(run.out.suffix(1500))")
         print(run.out.suffix(1200))
         #expect(a.d.stop() == 0)
     }

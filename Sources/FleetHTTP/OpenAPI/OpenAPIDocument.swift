@@ -26,7 +26,7 @@ enum OpenAPIDocument {
           "tags": [
             { "name": "health" }, { "name": "session" }, { "name": "devices" }, { "name": "positions" },
             { "name": "alerts" }, { "name": "trips" }, { "name": "reports" }, { "name": "fences" }, { "name": "status" },
-            { "name": "events" }
+            { "name": "events" }, { "name": "webhooks" }
           ],
           "paths": {
             "/healthz": {
@@ -332,6 +332,75 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/api/v1/webhooks": {
+              "get": {
+                "operationId": "listWebhooks", "tags": ["webhooks"],
+                "summary": "Every webhook subscription with how its deliveries stand (admin); never a secret.",
+                "responses": {
+                  "200": { "description": "The subscriptions, by name (next is always null).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookPage" } } } },
+                  "400": { "$ref": "#/components/responses/BadRequest" },
+                  "401": { "$ref": "#/components/responses/Unauthorized" },
+                  "403": { "$ref": "#/components/responses/Forbidden" },
+                  "503": { "$ref": "#/components/responses/Unavailable" }
+                }
+              }
+            },
+            "/api/v1/webhooks/{name}": {
+              "parameters": [{ "name": "name", "in": "path", "required": true, "description": "The subscription's name.", "schema": { "$ref": "#/components/schemas/WebhookName" } }],
+              "get": {
+                "operationId": "getWebhook", "tags": ["webhooks"],
+                "summary": "One subscription with how its deliveries stand (admin).",
+                "responses": {
+                  "200": { "description": "The subscription.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Webhook" } } } },
+                  "400": { "$ref": "#/components/responses/BadRequest" },
+                  "401": { "$ref": "#/components/responses/Unauthorized" },
+                  "403": { "$ref": "#/components/responses/Forbidden" },
+                  "404": { "$ref": "#/components/responses/NotFound" },
+                  "503": { "$ref": "#/components/responses/Unavailable" }
+                }
+              },
+              "put": {
+                "operationId": "putWebhook", "tags": ["webhooks"],
+                "summary": "Create (201) or replace (200) a subscription (admin). Without a secret, a new one keeps the old and a created one gets one made, returned in secret this once. A new one starts with the next alert, or with the alerts after since.",
+                "requestBody": {
+                  "required": true,
+                  "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookSettings" } } }
+                },
+                "responses": {
+                  "200": { "description": "Replaced; as now stored.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Webhook" } } } },
+                  "201": {
+                    "description": "Created; with secret when fleetd made it.",
+                    "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Webhook" } } },
+                    "links": {
+                      "GetWebhook": { "operationId": "getWebhook", "parameters": { "name": "$request.path.name" } },
+                      "DeleteWebhook": { "operationId": "deleteWebhook", "parameters": { "name": "$request.path.name" } }
+                    }
+                  },
+                  "400": { "$ref": "#/components/responses/BadRequest" },
+                  "401": { "$ref": "#/components/responses/Unauthorized" },
+                  "403": { "$ref": "#/components/responses/Forbidden" },
+                  "408": { "$ref": "#/components/responses/Timeout" },
+                  "409": { "$ref": "#/components/responses/FromConfig" },
+                  "413": { "$ref": "#/components/responses/TooLarge" },
+                  "415": { "$ref": "#/components/responses/UnsupportedType" },
+                  "422": { "$ref": "#/components/responses/Invalid" },
+                  "503": { "$ref": "#/components/responses/Unavailable" }
+                }
+              },
+              "delete": {
+                "operationId": "deleteWebhook", "tags": ["webhooks"],
+                "summary": "Delete a subscription and what it is still owed (admin).",
+                "responses": {
+                  "200": { "description": "Deleted.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/WebhookDeleted" } } } },
+                  "400": { "$ref": "#/components/responses/BadRequest" },
+                  "401": { "$ref": "#/components/responses/Unauthorized" },
+                  "403": { "$ref": "#/components/responses/Forbidden" },
+                  "404": { "$ref": "#/components/responses/NotFound" },
+                  "409": { "$ref": "#/components/responses/FromConfig" },
+                  "503": { "$ref": "#/components/responses/Unavailable" }
+                }
+              }
+            },
             "/api/v1/status": {
               "get": {
                 "operationId": "getStatus", "tags": ["status"],
@@ -397,6 +466,7 @@ enum OpenAPIDocument {
                 "headers": { "Retry-After": { "schema": { "type": "string" } } },
                 "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
               },
+              "FromConfig": { "description": "The subscription is defined in the config file: change it there and reload.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } } },
               "Unavailable": {
                 "description": "Storage failing, stopping, not ready, or too many streams.",
                 "headers": { "Retry-After": { "schema": { "type": "string" } } },
@@ -413,6 +483,57 @@ enum OpenAPIDocument {
                 }
               },
               "Status": { "type": "object", "required": ["status"], "properties": { "status": { "type": "string" } } },
+              "WebhookName": { "type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$" },
+              "WebhookSettings": {
+                "type": "object", "required": ["url"], "additionalProperties": false,
+                "properties": {
+                  "url": { "type": "string", "minLength": 1, "maxLength": 2048, "description": "http:// or https:// with a host; no user information or fragment." },
+                  "secret": { "type": "string", "pattern": "^whsec_", "maxLength": 4096, "description": "whsec_ and the base64 of at least 24 random bytes." },
+                  "types": { "type": "array", "items": { "$ref": "#/components/schemas/AlertType" }, "description": "Empty or absent: every type." },
+                  "devices": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "Empty or absent: every device." },
+                  "fences": { "type": "array", "items": { "type": "string", "minLength": 1 }, "description": "Empty or absent: every alert; else only alerts of these fences." },
+                  "allow_private": { "type": "boolean", "default": false },
+                  "batch_max": { "type": "integer", "minimum": 1, "maximum": 1000, "default": 100 },
+                  "timeout_s": { "type": "number", "minimum": 1, "maximum": 120, "default": 10 },
+                  "max_age_h": { "type": "number", "minimum": 1, "maximum": 8760, "default": 72 },
+                  "since": { "type": "integer", "minimum": 0, "maximum": 9000000000000000, "description": "For a new subscription: also owed every stored alert with a greater id." }
+                },
+                "examples": [{ "url": "https://dispatch.example/fleet-alerts", "types": ["geofence_exit", "overspeed_start"] }]
+              },
+              "Webhook": {
+                "type": "object",
+                "required": ["name", "url", "origin", "enabled", "disabled_reason", "types", "devices", "fences", "allow_private", "batch_max", "timeout_s", "max_age_h", "delivered", "pending", "oldest_pending", "last_error", "last_delivery", "refused", "dead"],
+                "properties": {
+                  "name": { "$ref": "#/components/schemas/WebhookName" },
+                  "url": { "type": "string" },
+                  "origin": { "type": "string", "enum": ["config", "api"] },
+                  "enabled": { "type": "boolean" },
+                  "disabled_reason": { "type": ["string", "null"], "description": "Why deliveries stopped (a 410), until fleetctl webhooks retry." },
+                  "types": { "type": "array", "items": { "type": "string" } },
+                  "devices": { "type": "array", "items": { "type": "string" } },
+                  "fences": { "type": "array", "items": { "type": "string" } },
+                  "allow_private": { "type": "boolean" },
+                  "batch_max": { "type": "integer" },
+                  "timeout_s": { "type": "number" },
+                  "max_age_h": { "type": "number" },
+                  "delivered": { "type": "integer", "description": "Alerts delivered since the subscription was made." },
+                  "pending": { "type": "integer", "description": "Alerts owed." },
+                  "oldest_pending": { "oneOf": [{ "$ref": "#/components/schemas/Time" }, { "type": "null" }], "description": "When the oldest alert owed was committed." },
+                  "last_error": { "type": ["string", "null"] },
+                  "last_delivery": { "oneOf": [{ "$ref": "#/components/schemas/Time" }, { "type": "null" }] },
+                  "refused": { "type": "integer", "description": "Alerts in batches the receiver refused (4xx three times)." },
+                  "dead": { "type": "integer", "description": "Alerts in batches dead-lettered after max_age_h." },
+                  "secret": { "type": "string", "description": "Only in the answer to the PUT that made it." }
+                }
+              },
+              "WebhookPage": {
+                "type": "object", "required": ["items", "next"],
+                "properties": { "items": { "type": "array", "items": { "$ref": "#/components/schemas/Webhook" } }, "next": { "type": "null" } }
+              },
+              "WebhookDeleted": {
+                "type": "object", "required": ["webhook", "deleted"],
+                "properties": { "webhook": { "type": "string" }, "deleted": { "const": true } }
+              },
               "DeviceId": { "type": "string", "pattern": "^[A-Za-z0-9._:-]{1,64}$" },
               "TimeParameter": {
                 "type": "string",

@@ -54,9 +54,8 @@ enum WebhookRoutes {
                 let created = try await d.backend.changeWebhooks { store throws(StoreError) in
                     try store.putWebhook(stored, since: since, audit: audit)
                 }
-                guard let status = try await status(d, name) else {
-                    throw APIError.notFound("no webhook \(name)")
-                }
+                // Deleted again at once by another request: as it was stored.
+                let status = try await status(d, name) ?? WebhookStatus(subscription: stored)
                 var line = RecordCoding.line(status)
                 if let made {
                     line.removeLast()
@@ -163,6 +162,8 @@ enum WebhookRoutes {
                 if k == "url" {
                     s.url = x
                     sawURL = true
+                } else if x.isEmpty {
+                    problems.append("secret: empty (leave it out to have one made)")
                 } else {
                     s.secret = x
                 }
