@@ -152,3 +152,99 @@ import Testing
         #expect(throws: ConfigError.self) { try TOMLParser.parse("[[a]\nx = 1", file: "f") }
     }
 }
+
+@Suite struct WebhookConfigTests {
+    static let secret = "whsec_" + Data(repeating: 1, count: 32).base64EncodedString()
+
+    @Test func readsEveryKeyWithDefaults() throws {
+        let c = try DaemonConfig.parse(
+            """
+            [[webhooks]]
+            name = "dispatch"
+            url = "https://dispatch.example/fleet-alerts"
+            secret = "\(Self.secret)"
+            types = ["geofence_exit", "overspeed_start"]
+            [[webhooks]]
+            name = "chat"
+            url = "http://127.0.0.1:9000/"
+            secret_file = "/nowhere/chat.secret"
+            devices = ["truck-1"]
+            fences = ["depot"]
+            allow_private = true
+            batch_max = 10
+            timeout_s = 2.5
+            max_age_h = 24
+            since = 0
+            """, file: "f")
+        #expect(c.webhooks.count == 2)
+        let d = c.webhooks[0].settings
+        #expect(d.name == "dispatch" && d.types == ["geofence_exit", "overspeed_start"])
+        #expect(d.batchMax == 100 && d.timeoutS == 10 && d.maxAgeH == 72 && !d.allowPrivate)
+        #expect(d.origin == .config && c.webhooks[0].since == nil)
+        let chat = c.webhooks[1]
+        #expect(chat.secretFile == "/nowhere/chat.secret" && chat.since == 0)
+        #expect(chat.settings.batchMax == 10 && chat.settings.timeoutS == 2.5)
+        #expect(chat.settings.allowPrivate && chat.settings.devices == ["truck-1"])
+        // The secret file is read when the daemon starts or reloads.
+        #expect(throws: ConfigError.self) { try chat.subscription() }
+        do {
+            _ = try chat.subscription()
+        } catch {
+            #expect(
+                error.description
+                    == "f:9: webhooks.secret_file: /nowhere/chat.secret not found (webhook chat)")
+        }
+    }
+
+    @Test func readsTheSecretFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fleetd-secret-\(UUID().uuidString)"
+        ).path
+        try (Self.secret + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let c = try DaemonConfig.parse(
+            "[[webhooks]]\nname = \"a\"\nurl = \"https://x.example/\"\nsecret_file = \"\(path)\"",
+            file: "f")
+        #expect(try c.webhooks[0].subscription().secret == Self.secret)
+        try "whsec_short".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigError.self) { try c.webhooks[0].subscription() }
+    }
+
+    @Test(arguments: [
+        (
+            "[[webhooks]]\nname = \"a b\"", "f:2: webhooks.name: \"a b\" is not a webhook name (1–64 characters of [A-Za-z0-9_-])"
+        ),
+        (
+            "[[webhooks]]\nname = \"a\"\nurl = \"https://x/\"",
+            "f:2: webhooks.secret: give exactly one of secret and secret_file (webhook a)"
+        ),
+        (
+            "[[webhooks]]\nname = \"a\"\nurl = \"gopher://x/\"\nsecret = \"\(secret)\"",
+            "f:3: webhooks.url: must be an http:// or https:// URL, found gopher: (webhook a)"
+        ),
+        (
+            "[[webhooks]]\nname = \"a\"\nurl = \"https://x/\"\nsecret = \"\(secret)\"\ntypes = [\"geofence_exit\", 3]",
+            "f:5: webhooks.types: must be a list of strings, found an integer in it"
+        ),
+        (
+            "[[webhooks]]\nname = \"a\"\nurl = \"https://x/\"\nsecret = \"\(secret)\"\nbatch_max = 0",
+            "f:5: webhooks.batch_max: must be 1…1000, found 0"
+        ),
+        (
+            "[[webhooks]]\nname = \"a\"\nurl = \"https://x/\"\nsecret = \"\(secret)\"\nretries = 3",
+            "f:5: webhooks.retries: unknown key"
+        ),
+        (
+            "[[webhooks]]\nname = \"a\"\nurl = \"https://x/\"\nsecret = \"\(secret)\"\n[[webhooks]]\nname = \"a\"\nurl = \"https://x/\"\nsecret = \"\(secret)\"",
+            "f:6: webhooks.name: webhook a is defined twice"
+        ),
+        ("webhooks = 1", "f:1: webhooks: must be an array of tables ([[webhooks]]), found an integer"),
+    ])
+    func errorsNameTheWebhookAndKey(_ c: (String, String)) {
+        do {
+            _ = try DaemonConfig.parse(c.0, file: "f")
+            Issue.record("accepted: \(c.0)")
+        } catch {
+            #expect(error.description == c.1)
+        }
+    }
+}

@@ -57,18 +57,18 @@ public struct DaemonConfig: Sendable, Equatable {
                 message: "must be an array of tables ([[webhooks]]), found \(value.typeName)")
         }
         var entries: [WebhookEntry] = []
-        for (i, item) in items.enumerated() {
+        for item in items {
             guard case .table(let t) = item else {
                 throw ConfigError(
                     file: file, line: root.line(of: "webhooks"), key: "webhooks",
                     message: "must be an array of tables ([[webhooks]]), found \(item.typeName)")
             }
             var section = ConfigSection(element: t, "webhooks", file: file)
-            let entry = try WebhookEntry(&section, index: i)
+            let entry = try WebhookEntry(&section)
             try section.finish()
             if entries.contains(where: { $0.settings.name == entry.settings.name }) {
                 throw ConfigError(
-                    file: file, line: entry.line, key: "webhooks.name",
+                    file: file, line: t.line(of: "name"), key: "webhooks.name",
                     message: "webhook \(entry.settings.name) is defined twice")
             }
             entries.append(entry)

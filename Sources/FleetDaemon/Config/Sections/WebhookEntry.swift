@@ -13,13 +13,13 @@ public struct WebhookEntry: Sendable, Equatable {
     public var secretFile = ""
     /// Backfill from this alert id when the subscription is new.
     public var since: Int64?
-    /// The config file and the line of the table's header, for errors.
+    /// The config file and the line of `secret_file`, for errors.
     public var file: String
     public var line: Int?
 
-    init(_ s: inout ConfigSection, index: Int) throws(ConfigError) {
+    init(_ s: inout ConfigSection) throws(ConfigError) {
         file = s.file
-        line = s.table.line(of: "name")
+        line = s.table.line(of: "secret_file") ?? s.table.line(of: "name")
         let name = try s.string("name", default: "")
         guard WebhookRules.validName(name) else {
             throw s.error(
@@ -28,9 +28,10 @@ public struct WebhookEntry: Sendable, Equatable {
         let secret = try s.string("secret", default: "")
         secretFile = try s.string("secret_file", default: "")
         if secret.isEmpty == secretFile.isEmpty {
-            throw s.error(
-                secret.isEmpty ? "secret_file" : "secret",
-                "give exactly one of secret and secret_file (webhook \(name))")
+            throw ConfigError(
+                file: s.file, line: s.table.line(of: "secret") ?? s.table.line(of: "name"),
+                key: "webhooks.secret",
+                message: "give exactly one of secret and secret_file (webhook \(name))")
         }
         settings = WebhookSubscription(
             name: name, url: try s.string("url", default: ""), secret: secret,

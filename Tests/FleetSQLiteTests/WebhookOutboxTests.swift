@@ -1,0 +1,153 @@
+import FleetProtocols
+import FleetStorage
+import FleetTracking
+import Foundation
+import Testing
+
+@testable import FleetSQLite
+
+/// The outbox as the SQLite backend keeps it: rows committed with their
+/// alerts, batches formed in id order with a `webhook-id` that stays, and
+/// what each attempt's outcome does.
+@Suite struct WebhookOutboxTests {
+    static let secret = "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()
+
+    func hook(_ name: String, batchMax: Int = 100, maxAgeH: Double = 72, types: [String] = [])
+        -> WebhookSubscription
+    {
+        WebhookSubscription(
+            name: name, url: "https://example.com/\(name)", secret: Self.secret, types: types,
+            batchMax: batchMax, maxAgeH: maxAgeH)
+    }
+
+    /// Commits `n` alerts, each owed to `webhooks`; alternately enter and exit.
+    func commitAlerts(
+        _ store: SQLiteStore, _ n: Int, to webhooks: [String], at committedMs: Int64 = 1000,
+        from t: Int64 = 1000
+    ) throws {
+        var b = WriteBatch()
+        for i in 0..<n {
+            b.alerts.append(
+                Alert(
+                    type: i % 2 == 0 ? .geofenceEnter : .geofenceExit, device: "truck-\(i % 3)",
+                    time: t + Int64(i), fence: "depot", lat: 48, lon: 11))
+            for w in webhooks { b.outbox.append((i, w)) }
+        }
+        try store.commit(b, committedMs: committedMs)
+    }
+
+    @Test func batchesGoInIdOrderAndKeepTheirIdUntilDelivered() throws {
+        let path = temporaryDatabase()
+        let store = try SQLiteStore(path: path)
+        #expect(try store.putWebhook(hook("a", batchMax: 4), since: nil, audit: nil))
+        #expect(try store.putWebhook(hook("b"), since: nil, audit: nil))
+        #expect(try store.nextWebhookBatch("a", nowMs: 2000) == nil)  // nothing owed yet
+        try commitAlerts(store, 10, to: ["a"])
+        try commitAlerts(store, 2, to: ["a", "b"])
+
+        let first = try #require(try store.nextWebhookBatch("a", nowMs: 2000))
+        #expect(first.firstAlert == 1 && first.lastAlert == 4 && first.count == 4)
+        #expect(first.messageId.hasPrefix("msg_") && first.messageId.count == 30)
+        #expect(first.oldestMs == 1000)
+        // Asked again (a retry, a restart): the same batch, the same id.
+        let again = try #require(try SQLiteStore(path: path).nextWebhookBatch("a", nowMs: 3000))
+        #expect(again.id == first.id && again.messageId == first.messageId)
+        let alerts = try SQLiteReader(path: path).webhookAlerts(first)
+        #expect(alerts.map(\.id) == [1, 2, 3, 4])
+        #expect(alerts[0].type == "geofence_enter" && alerts[1].type == "geofence_exit")
+
+        try store.recordWebhookAttempt(first, .delivered(status: 200), nowMs: 3000)
+        let second = try #require(try store.nextWebhookBatch("a", nowMs: 3000))
+        #expect(second.firstAlert == 5 && second.lastAlert == 8)
+        #expect(second.messageId != first.messageId)
+        // "b" sees only what it is owed: the last two alerts.
+        let b = try #require(try store.nextWebhookBatch("b", nowMs: 3000))
+        #expect(b.firstAlert == 11 && b.lastAlert == 12 && b.count == 2)
+
+        let statuses = try SQLiteReader(path: path).webhookStatuses()
+        let a = try #require(statuses.first { $0.subscription.name == "a" })
+        #expect(a.delivered == 4 && a.pending == 8 && a.oldestPendingMs == 1000)
+        #expect(a.lastDeliveryMs == 3000)
+    }
+
+    @Test func failuresWaitRefusalsSkipAfterThreeAndGoneDisables() throws {
+        let path = temporaryDatabase()
+        let store = try SQLiteStore(path: path)
+        _ = try store.putWebhook(hook("a", batchMax: 2), since: nil, audit: nil)
+        try commitAlerts(store, 6, to: ["a"])
+
+        var b = try #require(try store.nextWebhookBatch("a", nowMs: 2000))
+        try store.recordWebhookAttempt(
+            b, .failed(error: "HTTP 500", retryAtMs: 9000), nowMs: 2000)
+        b = try #require(try store.nextWebhookBatch("a", nowMs: 2100))
+        #expect(b.attempts == 1 && b.nextMs == 9000 && b.firstAlert == 1)
+
+        // A poison batch: refused three times, then the next one goes.
+        for k in 1...3 {
+            try store.recordWebhookAttempt(
+                b, .refused(status: 400, error: "HTTP 400", retryAtMs: 9000), nowMs: 3000)
+            b = try #require(try store.nextWebhookBatch("a", nowMs: 3000))
+            #expect(b.firstAlert == (k < 3 ? 1 : 3))
+        }
+        var status = try #require(try SQLiteReader(path: path).webhookStatuses().first)
+        #expect(status.refused == 2 && status.pending == 4 && status.lastError == "HTTP 400")
+
+        // 410: disabled, nothing formed, the batch kept.
+        try store.recordWebhookAttempt(b, .gone(error: "HTTP 410"), nowMs: 4000)
+        #expect(try store.nextWebhookBatch("a", nowMs: 4000) == nil)
+        status = try #require(try SQLiteReader(path: path).webhookStatuses().first)
+        #expect(status.subscription.disabled == "HTTP 410" && status.pending == 4)
+
+        // fleetctl webhooks retry: enabled, the refused batch re-queued first.
+        let audit = AuditRecord(timeMs: 5000, actor: "t", action: "webhook.retry", target: "a")
+        #expect(try Credentials(path: path).retryWebhook("a", audit: audit) == 1)
+        #expect(try Credentials(path: path).retryWebhook("nope", audit: audit) == nil)
+        let requeued = try #require(try store.nextWebhookBatch("a", nowMs: 5000))
+        #expect(requeued.firstAlert == 1 && requeued.refusals == 0)
+    }
+
+    @Test func batchesOlderThanMaxAgeAreDeadLettered() throws {
+        let path = temporaryDatabase()
+        let store = try SQLiteStore(path: path)
+        _ = try store.putWebhook(hook("a", batchMax: 2, maxAgeH: 1), since: nil, audit: nil)
+        try commitAlerts(store, 4, to: ["a"], at: 1000)
+        try commitAlerts(store, 1, to: ["a"], at: 3_000_000)
+        // An hour after the first commits: both of their batches die, the fresh one goes.
+        let b = try #require(try store.nextWebhookBatch("a", nowMs: 1000 + 3_600_001))
+        #expect(b.firstAlert == 5 && b.lastAlert == 5)
+        let status = try #require(try SQLiteReader(path: path).webhookStatuses().first)
+        #expect(status.dead == 4 && status.pending == 1)
+    }
+
+    @Test func sinceBackfillsMatchingAlertsAndDeleteDropsTheOutbox() throws {
+        let path = temporaryDatabase()
+        let store = try SQLiteStore(path: path)
+        try commitAlerts(store, 6, to: [])
+        _ = try store.putWebhook(hook("exits", types: ["geofence_exit"]), since: 2, audit: nil)
+        _ = try store.putWebhook(hook("none"), since: nil, audit: nil)
+        let b = try #require(try store.nextWebhookBatch("exits", nowMs: 2000))
+        let ids = try SQLiteReader(path: path).webhookAlerts(b).map(\.id)
+        #expect(ids == [4, 6])
+        #expect(try store.nextWebhookBatch("none", nowMs: 2000) == nil)
+        // Replacing keeps the outbox; deleting drops it.
+        #expect(try store.putWebhook(hook("exits"), since: 0, audit: nil) == false)
+        #expect(try store.nextWebhookBatch("exits", nowMs: 2000)?.id == b.id)
+        #expect(try store.deleteWebhook("exits", audit: nil))
+        #expect(try store.deleteWebhook("exits", audit: nil) == false)
+        #expect(try store.nextWebhookBatch("exits", nowMs: 2000) == nil)
+        #expect(try store.webhooks().map(\.name) == ["none"])
+    }
+
+    @Test func deliveredRowsArePrunedAfterRetention() throws {
+        let path = temporaryDatabase()
+        let store = try SQLiteStore(path: path)
+        _ = try store.putWebhook(hook("a", batchMax: 3), since: nil, audit: nil)
+        try commitAlerts(store, 6, to: ["a"])
+        let b = try #require(try store.nextWebhookBatch("a", nowMs: 2000))
+        try store.recordWebhookAttempt(b, .delivered(status: 204), nowMs: 2000)
+        #expect(try store.pruneWebhooks(before: 2000, maxRows: 100) == 0)  // not yet
+        #expect(try store.pruneWebhooks(before: 2001, maxRows: 100) == 3)
+        let status = try #require(try SQLiteReader(path: path).webhookStatuses().first)
+        #expect(status.delivered == 3 && status.pending == 3)
+    }
+}
