@@ -54,7 +54,8 @@ extension SQLiteStore {
                 SELECT a.id, a.type, d.ident, a.fence FROM alerts a JOIN devices d ON d.id = a.device_id
                 WHERE a.id > ? ORDER BY a.id
                 """, arguments: [after])
-        let insert = try db.cachedStatement(
+        // Not the commit's cached statement: that one is bound by hand.
+        let insert = try db.makeStatement(
             sql: "INSERT OR IGNORE INTO webhook_outbox (webhook, alert_id) VALUES (?, ?)")
         while let r = try rows.next() {
             if matcher.matches(type: r[1], device: r[2], fence: r[3]) {

@@ -254,6 +254,9 @@ public final class SQLiteStore {
                     let insert = try db.cachedStatement(
                         sql: "INSERT OR IGNORE INTO webhook_outbox (webhook, alert_id) VALUES (?, ?)"
                     ).sqliteStatement
+                    // Bound by hand: a statement left done by an earlier use
+                    // takes no binding until reset (its step would insert the old values).
+                    sqlite3_reset(insert)
                     for (k, webhook) in batch.outbox where committed.indices.contains(k) {
                         bindText(insert, 1, webhook)
                         sqlite3_bind_int64(insert, 2, committed[k].id)

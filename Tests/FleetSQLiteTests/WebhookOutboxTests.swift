@@ -136,6 +136,10 @@ import Testing
         #expect(try store.deleteWebhook("exits", audit: nil) == false)
         #expect(try store.nextWebhookBatch("exits", nowMs: 2000) == nil)
         #expect(try store.webhooks().map(\.name) == ["none"])
+        // The next commit after a backfill owes its first alert to every subscription.
+        _ = try store.putWebhook(hook("again"), since: 0, audit: nil)
+        try commitAlerts(store, 1, to: ["none", "again"])
+        #expect(try store.nextWebhookBatch("none", nowMs: 2000)?.firstAlert == 7)
     }
 
     @Test func deliveredRowsArePrunedAfterRetention() throws {

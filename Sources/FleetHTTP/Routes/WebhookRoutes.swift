@@ -30,7 +30,7 @@ enum WebhookRoutes {
                 let old = try await d.read { try $0.webhookStatuses() }
                     .first { $0.subscription.name == name }?.subscription
                 if old?.origin == .config { throw fromConfig(name) }
-                let (parsed, since) = try subscription(name, body)
+                let (parsed, since, formProblems) = try subscription(name, body)
                 var s = parsed
                 var made: String?
                 if s.secret.isEmpty {
@@ -41,7 +41,12 @@ enum WebhookRoutes {
                         s.secret = made!
                     }
                 }
-                let problems = WebhookRules.problems(s).map(\.description)
+                // Every problem at once: of form, then of the rules.
+                let problems =
+                    formProblems
+                    + WebhookRules.problems(s).map(\.description).filter { p in
+                        !formProblems.contains { $0.prefix { $0 != ":" } == p.prefix { $0 != ":" } }
+                    }
                 guard problems.isEmpty else {
                     throw APIError(
                         .unprocessableContent, "invalid webhook",
@@ -103,10 +108,11 @@ enum WebhookRoutes {
         "max_age_h", "since",
     ]
 
-    /// The body's subscription (secret "" when not given) and `since`;
-    /// 400 for bad JSON, 422 listing every problem of form.
+    /// The body's subscription (secret "" when not given), `since`, and
+    /// its problems of form (wrong types, unknown fields, no url); throws
+    /// 400 for bad JSON, 422 for a body that is no object.
     static func subscription(_ name: String, _ body: [UInt8]) throws -> (
-        WebhookSubscription, Int64?
+        WebhookSubscription, Int64?, [String]
     ) {
         let doc: JSONValue
         do {
@@ -193,12 +199,7 @@ enum WebhookRoutes {
             }
         }
         if !sawURL { problems.append("url: required") }
-        guard problems.isEmpty else {
-            throw APIError(
-                .unprocessableContent, "invalid webhook", problems.joined(separator: "; "),
-                problems: problems)
-        }
-        return (s, since)
+        return (s, since, problems)
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
