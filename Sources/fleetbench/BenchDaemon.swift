@@ -19,7 +19,10 @@ final class BenchDaemon {
 
     /// `settings`: extra `key = value` lines for fleetd's config, each under
     /// its section (`storage.synchronous=OFF`).
-    init(fleetd: String, dir: URL, fences: String, settings: [String] = []) throws {
+    /// `extraConfig`: more config text, appended (`[[webhooks]]` tables).
+    init(
+        fleetd: String, dir: URL, fences: String, settings: [String] = [], extraConfig: String = ""
+    ) throws {
         let notify = dir.appendingPathComponent("notify").path
         statusPath = dir.appendingPathComponent("bench.db.status.json").path
         database = dir.appendingPathComponent("bench.db").path
@@ -68,6 +71,7 @@ final class BenchDaemon {
         osmand = ""
         [log]
         level = "error"
+        \(extraConfig)
         """.write(toFile: config, atomically: true, encoding: .utf8)
         process.executableURL = URL(fileURLWithPath: fleetd)
         process.arguments = ["--config", config]

@@ -60,6 +60,15 @@ struct IngestBench: ParsableCommand {
     @Flag(help: "Keep stepping after the first rate not sustained.")
     var allSteps = false
 
+    @Option(help: "Webhook subscriptions of every alert, to a receiver started for the run.")
+    var webhooks = 0
+
+    @Option(help: "The webhook receiver script (with --webhooks).")
+    var receiver = "Tests/EndToEndTests/Webhooks/receiver.py"
+
+    @Option(help: "A python3 with the standardwebhooks package (with --webhooks).")
+    var python = "python3"
+
     func run() throws {
         guard let p = LoadOptions.Proto(rawValue: proto), p != .nmea else {
             throw ValidationError("--proto must be teltonika or json")
@@ -68,7 +77,15 @@ struct IngestBench: ParsableCommand {
             "fleetbench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try BenchDaemon(fleetd: fleetd, dir: dir, fences: fences, settings: settings)
+        let secret = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+            .base64EncodedString()
+        let hooks =
+            webhooks > 0
+            ? try BenchReceiver(python: python, script: receiver, secret: secret) : nil
+        defer { hooks?.stop() }
+        let daemon = try BenchDaemon(
+            fleetd: fleetd, dir: dir, fences: fences, settings: settings,
+            extraConfig: hooks?.config(count: webhooks, secret: secret) ?? "")
         defer { daemon.stop() }
         guard let port = daemon.ports[proto] else {
             throw ValidationError("fleetd reported no \(proto) port")
@@ -122,6 +139,9 @@ struct IngestBench: ParsableCommand {
                     half.sustained ? "sustained" : "NOT sustained"))
         }
         say("fleetd peak RSS: \(daemon.peakRSSKiB() / 1024) MB (VmHWM)")
+        if let hooks {
+            say("webhooks: \(webhooks) subscriptions; \(hooks.alerts()) alerts delivered to the receiver")
+        }
     }
 }
 

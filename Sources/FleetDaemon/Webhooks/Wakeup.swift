@@ -21,7 +21,9 @@ final class Wakeup: Sendable {
     /// Returns when rung, after `limit`, or on cancellation.
     func wait(_ limit: Duration) async {
         let timer = Task { [self] in
-            try? await Task.sleep(for: limit)
+            // Cancelled (the wait ended first): no ring, or the next wait
+            // would end at once, and its timer's cancellation ring again.
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
             ring()
         }
         await withTaskCancellationHandler {

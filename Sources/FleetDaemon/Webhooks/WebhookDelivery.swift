@@ -101,20 +101,27 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
 
     private func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    /// Sends `name`'s batches in order until cancelled.
+    /// Sends `name`'s batches in order until cancelled. An attempt's
+    /// outcome is stored and the next batch formed in one writer job.
     private func deliver(_ name: String, bell: Wakeup) async {
         var failing = false
+        var next: WebhookBatch?? = nil  // formed with the last outcome's record
         while !Task.isCancelled {
             let now = nowMs()
             let batch: WebhookBatch?
-            do {
-                batch = try await perform { store throws(StoreError) in
-                    try store.nextWebhookBatch(name, nowMs: now)
+            if let formed = next {
+                batch = formed
+                next = nil
+            } else {
+                do {
+                    batch = try await perform { store throws(StoreError) in
+                        try store.nextWebhookBatch(name, nowMs: now)
+                    }
+                } catch {
+                    logger.error("webhook \(name): \(error)")
+                    await bell.wait(.seconds(1))
+                    continue
                 }
-            } catch {
-                logger.error("webhook \(name): \(error)")
-                await bell.wait(.seconds(1))
-                continue
             }
             guard let batch, let s = subscriptions.withLock({ $0[name] }) else {
                 await bell.wait(Self.idle)
@@ -146,10 +153,11 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
             }
             let at = nowMs()
             do {
-                _ = try await perform { store throws(StoreError) in
-                    try store.recordWebhookAttempt(batch, attempt, nowMs: at)
-                    return nil
-                }
+                next = .some(
+                    try await perform { store throws(StoreError) in
+                        try store.recordWebhookAttempt(batch, attempt, nowMs: at)
+                        return try store.nextWebhookBatch(name, nowMs: at)
+                    })
             } catch {
                 logger.error("webhook \(name): \(error)")
             }

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+@testable import FleetDaemon
+
+@Suite struct WakeupTests {
+    @Test func aRingEndsTheWaitAndIsNotRememberedTwice() async {
+        let bell = Wakeup()
+        bell.ring()  // nobody waits: remembered as one
+        var t = Date()
+        await bell.wait(.seconds(10))
+        #expect(Date().timeIntervalSince(t) < 5)
+        // The wait before ended by a ring, its timer cancelled: this one
+        // runs to its limit (it used to end at once, spinning its caller).
+        t = Date()
+        await bell.wait(.milliseconds(300))
+        #expect(Date().timeIntervalSince(t) >= 0.25)
+        // Rung while waiting.
+        t = Date()
+        Task {
+            try? await Task.sleep(for: .milliseconds(50))
+            bell.ring()
+        }
+        await bell.wait(.seconds(10))
+        #expect(Date().timeIntervalSince(t) < 5)
+    }
+
+    @Test func cancellationEndsTheWait() async {
+        let bell = Wakeup()
+        let t = Date()
+        let waiting = Task { await bell.wait(.seconds(10)) }
+        try? await Task.sleep(for: .milliseconds(50))
+        waiting.cancel()
+        await waiting.value
+        #expect(Date().timeIntervalSince(t) < 5)
+    }
+}
