@@ -31,6 +31,7 @@ extension SQLiteStore {
                     """, arguments: arguments)
             let created = db.changesCount == 0
             if created {
+                webhookIds[s.name] = nil
                 try db.execute(
                     sql: """
                         INSERT INTO webhooks (url, secret, types, devices, fences, allow_private,
@@ -54,21 +55,59 @@ extension SQLiteStore {
                 SELECT a.id, a.type, d.ident, a.fence FROM alerts a JOIN devices d ON d.id = a.device_id
                 WHERE a.id > ? ORDER BY a.id
                 """, arguments: [after])
-        // Not the commit's cached statement: that one is bound by hand.
-        let insert = try db.makeStatement(
-            sql: "INSERT OR IGNORE INTO webhook_outbox (webhook, alert_id) VALUES (?, ?)")
+        let id = try Int64.fetchOne(
+            db, sql: "SELECT id FROM webhooks WHERE name = ?", arguments: [s.name]) ?? 0
+        // Not the commit's statement: that one is bound by hand.
+        let insert = try db.makeStatement(sql: Self.addOutbox)
         while let r = try rows.next() {
             if matcher.matches(type: r[1], device: r[2], fence: r[3]) {
-                try insert.execute(arguments: [s.name, r[0] as Int64])
+                try insert.execute(arguments: [r[0] as Int64, WebhookSQL.tag(id)])
             }
         }
+    }
+
+    /// Adds `?2` (`,ID,` or `,ID,ID,`) to alert `?1`'s outbox row.
+    static let addOutbox = """
+        INSERT INTO webhook_outbox (alert_id, hooks) VALUES (?1, ?2)
+        ON CONFLICT(alert_id) DO UPDATE SET hooks = hooks || substr(excluded.hooks, 2)
+        """
+
+    /// The commit's outbox rows: for each alert owed to any subscription,
+    /// one row naming their ids.
+    func insertOutbox(
+        _ outbox: [(alert: Int, webhook: String)], _ committed: [AlertRecord], _ db: Database
+    ) throws {
+        let insert = try db.cachedStatement(sql: Self.addOutbox)
+        var k = 0
+        while k < outbox.count {
+            let alert = outbox[k].alert
+            var tags = ","
+            while k < outbox.count, outbox[k].alert == alert {
+                tags += "\(try webhookId(outbox[k].webhook, db)),"
+                k += 1
+            }
+            guard committed.indices.contains(alert), tags.count > 1 else { continue }
+            try insert.execute(arguments: [committed[alert].id, tags])
+        }
+    }
+
+    /// A subscription's id (ids are never reused; a name gone is 0, owed nothing).
+    private func webhookId(_ name: String, _ db: Database) throws -> Int64 {
+        if let id = webhookIds[name] { return id }
+        let id =
+            try Int64.fetchOne(db, sql: "SELECT id FROM webhooks WHERE name = ?", arguments: [name])
+            ?? 0
+        webhookIds[name] = id
+        return id
     }
 
     public func deleteWebhook(_ name: String, audit: AuditRecord?) throws(StoreError) -> Bool {
         try queue.write(path: path, "cannot delete webhook \(name)") { db in
             try db.execute(sql: "DELETE FROM webhooks WHERE name = ?", arguments: [name])
             guard db.changesCount > 0 else { return false }
-            try db.execute(sql: "DELETE FROM webhook_outbox WHERE webhook = ?", arguments: [name])
+            // Its id stays in outbox rows, owed to nobody (ids are not reused);
+            // retention deletes them.
+            webhookIds[name] = nil
             try db.execute(sql: "DELETE FROM webhook_batches WHERE webhook = ?", arguments: [name])
             if let audit { try AdminSQL.record(audit, db) }
             return true
@@ -80,7 +119,10 @@ extension SQLiteStore {
             guard
                 let w = try Row.fetchOne(
                     db,
-                    sql: "SELECT batch_max, max_age_h, disabled, cursor FROM webhooks WHERE name = ?",
+                    sql: """
+                        SELECT batch_max, max_age_h, disabled, cursor, scanned, id
+                        FROM webhooks WHERE name = ?
+                        """,
                     arguments: [name])
             else { return nil }
             let disabled: String? = w[2]
@@ -88,15 +130,21 @@ extension SQLiteStore {
             let batchMax: Int = w[0]
             let maxAgeH: Double = w[1]
             var cursor: Int64 = w[3]
+            var scanned: Int64 = w[4]
+            let tag = WebhookSQL.tag(w[5])
             let cutoff = nowMs - Int64(maxAgeH * 3_600_000)
             let open = try db.cachedStatement(
                 sql: """
                     SELECT \(WebhookSQL.batchColumns) FROM webhook_batches
                     WHERE webhook = ? AND state = 'pending' ORDER BY id LIMIT 1
                     """)
+            // Up to batch_max ids owed after the cursor, reading the outbox
+            // only up to `top` and only once (`scanned`): rows after the
+            // cursor but before `scanned` were read and hold none.
             let owed = try db.cachedStatement(
                 sql: """
-                    SELECT alert_id FROM webhook_outbox WHERE webhook = ? AND alert_id > ?
+                    SELECT alert_id FROM webhook_outbox
+                    WHERE alert_id > ? AND alert_id <= ? AND instr(hooks, ?) > 0
                     ORDER BY alert_id LIMIT ?
                     """)
             // Bounded: a call dead-letters at most this many batches.
@@ -108,8 +156,17 @@ extension SQLiteStore {
                         arguments: [nowMs, b.id])
                     continue
                 }
-                let ids = try Int64.fetchAll(owed, arguments: [name, cursor, batchMax])
-                guard let first = ids.first, let last = ids.last else { return nil }
+                let top =
+                    try Int64.fetchOne(db, sql: "SELECT max(alert_id) FROM webhook_outbox") ?? 0
+                let from = max(cursor, scanned)
+                let ids = try Int64.fetchAll(owed, arguments: [from, top, tag, batchMax])
+                scanned = ids.count < batchMax ? top : (ids.last ?? top)
+                guard let first = ids.first, let last = ids.last else {
+                    try db.execute(
+                        sql: "UPDATE webhooks SET scanned = ? WHERE name = ?",
+                        arguments: [scanned, name])
+                    return nil
+                }
                 let oldest =
                     try Int64.fetchOne(
                         db, sql: "SELECT committed_ms FROM alerts WHERE id = ?", arguments: [first])
@@ -126,7 +183,8 @@ extension SQLiteStore {
                     ])
                 cursor = last
                 try db.execute(
-                    sql: "UPDATE webhooks SET cursor = ? WHERE name = ?", arguments: [cursor, name])
+                    sql: "UPDATE webhooks SET cursor = ?, scanned = ? WHERE name = ?",
+                    arguments: [cursor, scanned, name])
             }
             return nil
         }
@@ -183,23 +241,27 @@ extension SQLiteStore {
 
     public func pruneWebhooks(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int {
         try queue.write(path: path, "webhook retention failed") { db in
-            let done = try Row.fetchAll(
+            try db.execute(
+                sql: "DELETE FROM webhook_batches WHERE state = 'delivered' AND done_ms < ?",
+                arguments: [cutoffMs])
+            // Outbox rows go once no subscription may still need them: before
+            // every subscription's cursor and every batch not delivered, and
+            // their alert committed before the cutoff.
+            let bound = try Int64.fetchOne(
                 db,
                 sql: """
-                    SELECT id, webhook, first_alert, last_alert FROM webhook_batches
-                    WHERE state = 'delivered' AND done_ms < ? ORDER BY done_ms LIMIT ?
-                    """, arguments: [cutoffMs, max(maxRows / 100, 1)])
-            var deleted = 0
-            for b in done {
-                try db.execute(
-                    sql: "DELETE FROM webhook_outbox WHERE webhook = ? AND alert_id BETWEEN ? AND ?",
-                    arguments: [b[1] as String, b[2] as Int64, b[3] as Int64])
-                deleted += db.changesCount
-                try db.execute(
-                    sql: "DELETE FROM webhook_batches WHERE id = ?", arguments: [b[0] as Int64])
-                if deleted >= maxRows { break }
-            }
-            return deleted
+                    SELECT min(
+                      coalesce((SELECT id FROM alerts WHERE committed_ms < ?1 ORDER BY id DESC LIMIT 1), 0),
+                      coalesce((SELECT min(cursor) FROM webhooks), 9223372036854775807),
+                      coalesce((SELECT min(first_alert) - 1 FROM webhook_batches WHERE state != 'delivered'),
+                               9223372036854775807))
+                    """, arguments: [cutoffMs]) ?? 0
+            try db.execute(
+                sql: """
+                    DELETE FROM webhook_outbox WHERE alert_id IN
+                      (SELECT alert_id FROM webhook_outbox WHERE alert_id <= ? ORDER BY alert_id LIMIT ?)
+                    """, arguments: [bound, maxRows])
+            return db.changesCount
         }
     }
 }

@@ -30,6 +30,8 @@ public final class SQLiteStore {
     private var lastDevice: (ident: String, id: Int64) = ("", 0)
     /// Device ident → row id, for every device known to the database.
     private var deviceIds: [String: Int64] = [:]
+    /// Webhook name → subscription id, as the outbox rows name them.
+    var webhookIds: [String: Int64] = [:]
 
     /// Opens the database at `path` in WAL mode, creating its folder and
     /// running pending migrations. Throws `StoreError`.
@@ -249,19 +251,9 @@ public final class SQLiteStore {
                     }
                 }
                 if !batch.outbox.isEmpty {
-                    // What each subscription is owed of these alerts, in
-                    // the same transaction (the alerts' ids are known now).
-                    let insert = try db.cachedStatement(
-                        sql: "INSERT OR IGNORE INTO webhook_outbox (webhook, alert_id) VALUES (?, ?)"
-                    ).sqliteStatement
-                    // Bound by hand: a statement left done by an earlier use
-                    // takes no binding until reset (its step would insert the old values).
-                    sqlite3_reset(insert)
-                    for (k, webhook) in batch.outbox where committed.indices.contains(k) {
-                        bindText(insert, 1, webhook)
-                        sqlite3_bind_int64(insert, 2, committed[k].id)
-                        try step(insert, db)
-                    }
+                    // What the subscriptions are owed of these alerts, in the
+                    // same transaction: one row per alert, listing them.
+                    try insertOutbox(batch.outbox, committed, db)
                 }
                 if !batch.states.isEmpty {
                     // Like positions: groups of `rowsPerInsert` rows per statement.

@@ -189,7 +189,8 @@ public enum Schema {
             try db.execute(
                 sql: """
                     CREATE TABLE webhooks (
-                        name TEXT PRIMARY KEY,
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL UNIQUE,
                         url TEXT NOT NULL,
                         secret TEXT NOT NULL,
                         types TEXT NOT NULL, devices TEXT NOT NULL, fences TEXT NOT NULL,
@@ -200,16 +201,16 @@ public enum Schema {
                         origin TEXT NOT NULL,
                         disabled TEXT,
                         cursor INTEGER NOT NULL DEFAULT 0,
+                        scanned INTEGER NOT NULL DEFAULT 0,
                         delivered INTEGER NOT NULL DEFAULT 0,
                         last_error TEXT,
                         last_delivery_ms INTEGER,
                         created_ms INTEGER NOT NULL
                     );
                     CREATE TABLE webhook_outbox (
-                        webhook TEXT NOT NULL,
-                        alert_id INTEGER NOT NULL,
-                        PRIMARY KEY (webhook, alert_id)
-                    ) WITHOUT ROWID;
+                        alert_id INTEGER PRIMARY KEY,
+                        hooks TEXT NOT NULL
+                    );
                     CREATE TABLE webhook_batches (
                         id INTEGER PRIMARY KEY AUTOINCREMENT,
                         webhook TEXT NOT NULL,

@@ -3,10 +3,14 @@ import Foundation
 import GRDB
 
 /// The webhooks' tables (schema v9), shared by the writer and the readers:
-/// `webhooks` (one row per subscription: settings, state, the last alert
-/// id put in a batch), `webhook_outbox` (one row per alert owed to a
-/// subscription, written in the alert's own commit) and `webhook_batches`
-/// (one row per request's worth, with its fixed `webhook-id`).
+/// `webhooks` (one row per subscription: its `id`, never reused, settings,
+/// state, `cursor`: the last alert id put in a batch, `scanned`: the outbox
+/// is read up to there), `webhook_outbox` (one row per alert owed to any
+/// subscription, written in the alert's own commit: `hooks` lists the ids
+/// of the subscriptions owed it as `,3,7,`, so that ten subscriptions of
+/// every alert cost one row, not ten) and `webhook_batches` (one row per
+/// request's worth, with its fixed `webhook-id`: the alerts of the outbox
+/// in `first_alert…last_alert` whose `hooks` name the subscription).
 enum WebhookSQL {
     static let columns = """
         name, url, secret, types, devices, fences, allow_private, batch_max, timeout_s,
@@ -46,28 +50,33 @@ enum WebhookSQL {
         try Row.fetchAll(db, sql: "SELECT \(columns) FROM webhooks ORDER BY name").map(subscription)
     }
 
+    /// `,ID,`: how `hooks` names subscription `id`.
+    static func tag(_ id: Int64) -> String { ",\(id)," }
+
     /// Every subscription with its deliveries' standing.
     static func statuses(_ db: Database) throws -> [WebhookStatus] {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT \(columns), cursor, delivered, last_error, last_delivery_ms
+                SELECT \(columns), cursor, delivered, last_error, last_delivery_ms, id
                 FROM webhooks ORDER BY name
                 """
         ).map { r in
             let s = subscription(r)
             let cursor: Int64 = r[12]
+            let tag = Self.tag(r[16])
             let unbatched =
                 try Int.fetchOne(
                     db,
-                    sql: "SELECT count(*) FROM webhook_outbox WHERE webhook = ? AND alert_id > ?",
-                    arguments: [s.name, cursor]) ?? 0
+                    sql:
+                        "SELECT count(*) FROM webhook_outbox WHERE alert_id > ? AND instr(hooks, ?) > 0",
+                    arguments: [cursor, tag]) ?? 0
             let firstUnbatched = try Int64.fetchOne(
                 db,
                 sql: """
                     SELECT a.committed_ms FROM webhook_outbox o JOIN alerts a ON a.id = o.alert_id
-                    WHERE o.webhook = ? AND o.alert_id > ? ORDER BY o.alert_id LIMIT 1
-                    """, arguments: [s.name, cursor])
+                    WHERE o.alert_id > ? AND instr(o.hooks, ?) > 0 ORDER BY o.alert_id LIMIT 1
+                    """, arguments: [cursor, tag])
             var byState: [String: (alerts: Int, oldest: Int64?)] = [:]
             for b in try Row.fetchAll(
                 db,
@@ -97,8 +106,10 @@ enum WebhookSQL {
             sql: """
                 SELECT \(columns) FROM webhook_outbox o
                 JOIN alerts a ON a.id = o.alert_id JOIN devices d ON d.id = a.device_id
-                WHERE o.webhook = ? AND o.alert_id BETWEEN ? AND ? ORDER BY o.alert_id
-                """, arguments: [batch.webhook, batch.firstAlert, batch.lastAlert]
+                WHERE o.alert_id BETWEEN ? AND ?
+                  AND instr(o.hooks, ',' || (SELECT id FROM webhooks WHERE name = ?) || ',') > 0
+                ORDER BY o.alert_id
+                """, arguments: [batch.firstAlert, batch.lastAlert, batch.webhook]
         ).map(SQLiteReader.alert)
     }
 

@@ -32,6 +32,9 @@ struct StoreBench: ParsableCommand {
     )
     var alertsPerFix = 0.0
 
+    @Option(help: "Webhook subscriptions each alert is owed to (outbox rows per alert).")
+    var webhooks = 0
+
     @Option(help: "Memberships per device state (the standard workload: ~20).")
     var memberships = 20
 
@@ -95,6 +98,7 @@ struct StoreBench: ParsableCommand {
                                 fence: String(100 + (d + b.alerts.count) % memberships * 37),
                                 lat: f.lat, lon: f.lon,
                                 durationS: b.alerts.count % 2 == 0 ? nil : 120))
+                        for w in 0..<webhooks { b.outbox.append((b.alerts.count - 1, "hook\(w)")) }
                     }
                     stateDebt += statesPerFix
                     if stateDebt >= 1 {

@@ -34,6 +34,9 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
     /// How long a subscription with nothing owed waits before looking again
     /// (new alerts ring its bell at once; this catches `fleetctl webhooks retry`).
     static let idle = Duration.seconds(2)
+    /// After a batch that was not full, how long alerts gather before the
+    /// next one is formed (the first alert after a quiet spell goes at once).
+    static let linger = Duration.milliseconds(50)
 
     private struct Runner {
         let bell: Wakeup
@@ -152,15 +155,21 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
                 }
             }
             let at = nowMs()
+            // A backlog (a full batch, or a retry) goes on at once; alerts
+            // trickling in wait `linger` to gather into one request, or
+            // every commit would make a request of its own.
+            let gather: Bool
+            if case .delivered = attempt { gather = batch.count < s.batchMax } else { gather = false }
             do {
-                next = .some(
-                    try await perform { store throws(StoreError) in
-                        try store.recordWebhookAttempt(batch, attempt, nowMs: at)
-                        return try store.nextWebhookBatch(name, nowMs: at)
-                    })
+                let formed = try await perform { store throws(StoreError) in
+                    try store.recordWebhookAttempt(batch, attempt, nowMs: at)
+                    return gather ? nil : try store.nextWebhookBatch(name, nowMs: at)
+                }
+                next = gather ? nil : .some(formed)
             } catch {
                 logger.error("webhook \(name): \(error)")
             }
+            if gather { try? await Task.sleep(for: Self.linger) }
         }
     }
 
