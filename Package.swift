@@ -220,8 +220,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            // schemathesis's configuration and the browser check (Python),
-            // read from the source tree by path.
-            exclude: ["Schemathesis", "Browser"], swiftSettings: strict),
+            // schemathesis's configuration, the browser check and the
+            // webhook receiver (Python), read from the source tree by path.
+            exclude: ["Schemathesis", "Browser", "Webhooks"], swiftSettings: strict),
     ]
 )

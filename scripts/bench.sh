@@ -82,6 +82,28 @@ for interval in 1.0 1.0 1.0 0.5; do
 done
 
 echo
+echo "== webhooks: alerts delivered per second, and ingest with subscriptions =="
+# fleetbench webhooks: a backlog of 100 000 alerts delivered to one
+# subscription whose receiver (Tests/EndToEndTests/Webhooks/receiver.py,
+# counting only) answers at once; three sittings per batch size.
+py=.build/pytools/bin/python3
+[ -x "$py" ] || py=python3
+receiver=Tests/EndToEndTests/Webhooks/receiver.py
+"$bin/fleetbench" webhooks --fleetd "$bin/fleetd" --receiver "$receiver" --python "$py" \
+  --alerts 100000 --batch-max 100 --batch-max 1000 --runs 3 \
+  || echo "bench: the webhook step failed (make setup installs standardwebhooks)" >&2
+# The end-to-end ingest steps again with 1 and 10 subscriptions of every
+# alert (the workload raises about 1.3 alerts a fix), against none.
+for hooks in 0 1 10; do
+  echo "-- $hooks webhook subscriptions"
+  "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+    --proto teltonika --records 1 --warmup-rate 5000 \
+    --rate 40000 --rate 50000 --rate 55000 --rate 60000 --rate 65000 --rate 70000 --rate 75000 \
+    --rate 80000 --webhooks "$hooks" --receiver "$receiver" --python "$py" \
+    | grep -E "^highest|^at half|^webhooks" || echo "bench: ingest with $hooks webhooks failed" >&2
+done
+
+echo
 echo "== the C yardstick (../shared/bench/cref/run.sh 2 1 RATES), same sitting =="
 cref=../shared/bench/cref/run.sh
 if [ -x "$cref" ] || [ -f "$cref" ]; then

@@ -55,8 +55,9 @@ extension SQLiteStore {
                 SELECT a.id, a.type, d.ident, a.fence FROM alerts a JOIN devices d ON d.id = a.device_id
                 WHERE a.id > ? ORDER BY a.id
                 """, arguments: [after])
-        let id = try Int64.fetchOne(
-            db, sql: "SELECT id FROM webhooks WHERE name = ?", arguments: [s.name]) ?? 0
+        let id =
+            try Int64.fetchOne(
+                db, sql: "SELECT id FROM webhooks WHERE name = ?", arguments: [s.name]) ?? 0
         // Not the commit's statement: that one is bound by hand.
         let insert = try db.makeStatement(sql: Self.addOutbox)
         while let r = try rows.next() {
@@ -247,15 +248,16 @@ extension SQLiteStore {
             // Outbox rows go once no subscription may still need them: before
             // every subscription's cursor and every batch not delivered, and
             // their alert committed before the cutoff.
-            let bound = try Int64.fetchOne(
-                db,
-                sql: """
-                    SELECT min(
-                      coalesce((SELECT id FROM alerts WHERE committed_ms < ?1 ORDER BY id DESC LIMIT 1), 0),
-                      coalesce((SELECT min(cursor) FROM webhooks), 9223372036854775807),
-                      coalesce((SELECT min(first_alert) - 1 FROM webhook_batches WHERE state != 'delivered'),
-                               9223372036854775807))
-                    """, arguments: [cutoffMs]) ?? 0
+            let bound =
+                try Int64.fetchOne(
+                    db,
+                    sql: """
+                        SELECT min(
+                          coalesce((SELECT id FROM alerts WHERE committed_ms < ?1 ORDER BY id DESC LIMIT 1), 0),
+                          coalesce((SELECT min(cursor) FROM webhooks), 9223372036854775807),
+                          coalesce((SELECT min(first_alert) - 1 FROM webhook_batches WHERE state != 'delivered'),
+                                   9223372036854775807))
+                        """, arguments: [cutoffMs]) ?? 0
             try db.execute(
                 sql: """
                     DELETE FROM webhook_outbox WHERE alert_id IN

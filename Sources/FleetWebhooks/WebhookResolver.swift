@@ -28,7 +28,8 @@ enum WebhookResolver {
                 Thread.detachNewThread { finish(lookup(bare)) }
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeoutS) {
                     finish(
-                        .failure(WebhookFailure("cannot resolve \(bare): no answer in \(timeoutS) s")))
+                        .failure(
+                            WebhookFailure("cannot resolve \(bare): no answer in \(timeoutS) s")))
                 }
             }
         } onCancel: {
@@ -72,7 +73,8 @@ enum WebhookResolver {
                     _ = inet_ntop(AF_INET6, &addr, &buf, socklen_t(buf.count))
                 }
             }
-            let text = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let text = String(
+                decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if !text.isEmpty, !out.contains(text) { out.append(text) }
             p = a.pointee.ai_next
         }

@@ -69,8 +69,12 @@ public enum WebhookRules {
                     "unknown alert type \"\(t)\" (known: \(AlertType.allCases.map(\.rawValue).joined(separator: ", ")))"
                 ))
         }
-        if s.devices.contains(where: \.isEmpty) { p.append(Problem("devices", "an empty device id")) }
-        if s.fences.contains(where: \.isEmpty) { p.append(Problem("fences", "an empty fence name")) }
+        if s.devices.contains(where: \.isEmpty) {
+            p.append(Problem("devices", "an empty device id"))
+        }
+        if s.fences.contains(where: \.isEmpty) {
+            p.append(Problem("fences", "an empty fence name"))
+        }
         if !batchMaxRange.contains(s.batchMax) {
             p.append(Problem("batch_max", "must be 1…1000, found \(s.batchMax)"))
         }

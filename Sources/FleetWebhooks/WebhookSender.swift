@@ -58,7 +58,8 @@ public final class WebhookSender: Sendable {
         }
         var request = HTTPClientRequest(url: s.url)
         if scheme == "http", let address = addresses.first,
-            !WebhookResolver.isLiteral(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
+            !WebhookResolver.isLiteral(
+                host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
         {
             request.headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
             url.host = address.contains(":") ? "[\(address)]" : address

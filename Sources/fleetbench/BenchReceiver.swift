@@ -33,10 +33,14 @@ final class BenchReceiver {
             if n <= 0 { break }
             line += b[0..<n]
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        guard
+            let port = Int(
+                String(decoding: line, as: UTF8.self).trimmingCharacters(
+                    in: .whitespacesAndNewlines))
         else {
             process.terminate()
-            throw BenchFailure("the webhook receiver did not start (python3 with standardwebhooks?)")
+            throw BenchFailure(
+                "the webhook receiver did not start (python3 with standardwebhooks?)")
         }
         self.port = port
     }

@@ -77,7 +77,9 @@ struct IngestBench: ParsableCommand {
             "fleetbench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let secret = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let secret =
+            "whsec_"
+            + Data((0..<32).map { _ in UInt8.random(in: 0...255) })
             .base64EncodedString()
         let hooks =
             webhooks > 0
@@ -140,7 +142,9 @@ struct IngestBench: ParsableCommand {
         }
         say("fleetd peak RSS: \(daemon.peakRSSKiB() / 1024) MB (VmHWM)")
         if let hooks {
-            say("webhooks: \(webhooks) subscriptions; \(hooks.alerts()) alerts delivered to the receiver")
+            say(
+                "webhooks: \(webhooks) subscriptions; \(hooks.alerts()) alerts delivered to the receiver"
+            )
         }
     }
 }

@@ -23,7 +23,9 @@ struct WebhookBench: ParsableCommand {
     @Option(help: "Sittings per batch size (the median is reported).") var runs = 3
 
     func run() throws {
-        let secret = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let secret =
+            "whsec_"
+            + Data((0..<32).map { _ in UInt8.random(in: 0...255) })
             .base64EncodedString()
         for size in batchMax {
             var rates: [Double] = []
@@ -52,7 +54,8 @@ struct WebhookBench: ParsableCommand {
             for i in written..<min(written + 2000, alerts) {
                 b.alerts.append(
                     Alert(
-                        type: i % 2 == 0 ? .geofenceEnter : .geofenceExit, device: "dev-\(i % 1000)",
+                        type: i % 2 == 0 ? .geofenceEnter : .geofenceExit,
+                        device: "dev-\(i % 1000)",
                         time: 1_700_000_000_000 + Int64(i) * 100, fence: "fence-\(i % 100)",
                         lat: 48.1, lon: 11.5))
             }

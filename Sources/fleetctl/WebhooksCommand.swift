@@ -59,7 +59,9 @@ struct WebhooksCommand: ParsableCommand {
             }
             for s in all {
                 if let why = s.subscription.disabled {
-                    print("\(s.subscription.name) is disabled: \(why) (fleetctl webhooks retry \(s.subscription.name))")
+                    print(
+                        "\(s.subscription.name) is disabled: \(why) (fleetctl webhooks retry \(s.subscription.name))"
+                    )
                 }
             }
         }

@@ -35,6 +35,8 @@ final class NotifySocket: @unchecked Sendable {
             }
         }
         guard rc == 0 else { throw E2EError("bind \(path): \(String(cString: strerror(errno)))") }
+        var st = stat()
+        inode = stat(path, &st) == 0 ? st.st_ino : 0
         let reader = Thread { [self] in
             var buf = [UInt8](repeating: 0, count: 4096)
             while !received.withLock({ $0.closed }) {
@@ -51,8 +53,13 @@ final class NotifySocket: @unchecked Sendable {
         reader.start()
     }
 
+    /// The inode bound at `path`: a daemon restarted on the same folder
+    /// binds a new socket there, which this one's deinit must not remove.
+    private var inode: ino_t = 0
+
     deinit {
-        unlink(path)
+        var st = stat()
+        if stat(path, &st) == 0, st.st_ino == inode { unlink(path) }
     }
 
     /// Stops reading (the socket is closed by the reader thread).

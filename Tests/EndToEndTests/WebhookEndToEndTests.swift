@@ -153,7 +153,9 @@ extension FileHandle {
             let line = fixLine(
                 step + 1, t0 + Int64(k) * 10_000, lat: k % 2 == 0 ? 47.95 : 48.05, lon: 11.05,
                 device: device)
-            guard exchange(client, [line]) != nil else { throw E2EError("fix \(step) not acknowledged") }
+            guard exchange(client, [line]) != nil else {
+                throw E2EError("fix \(step) not acknowledged")
+            }
             step += 1
         }
     }
@@ -177,8 +179,10 @@ extension FileHandle {
             "fleetd-webhooks-\(UUID().uuidString.prefix(8))")
         let secret = try runTool(try Binaries.path("fleetctl"), ["webhooks", "secret"]).out
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let receiver = try WebhookReceiver(dir: dir.appendingPathComponent("receiver"), secret: secret)
-        var a = try APIEndToEndTests.APIDaemon(extra: Self.config(port: receiver.port, secret: secret))
+        let receiver = try WebhookReceiver(
+            dir: dir.appendingPathComponent("receiver"), secret: secret)
+        var a = try APIEndToEndTests.APIDaemon(
+            extra: Self.config(port: receiver.port, secret: secret))
         var step = 0
 
         // Up: delivered as they come.
@@ -210,12 +214,17 @@ extension FileHandle {
         let alerts = try a.d.fleetctl("alerts")
         let all = Set(alerts.compactMap { $0["id"] as? Int })
         let exits = Set(
-            alerts.filter { $0["type"] as? String == "geofence_exit" }.compactMap { $0["id"] as? Int })
+            alerts.filter { $0["type"] as? String == "geofence_exit" }.compactMap {
+                $0["id"] as? Int
+            })
         #expect(all.count == step - 3)  // every fix but each device's first raised one
         let arrived = Self.wait(90) {
             receiver.delivered("all") == all && receiver.delivered("exits") == exits
         }
-        #expect(arrived, "all: missing \(all.subtracting(receiver.delivered("all")).sorted()); exits: missing \(exits.subtracting(receiver.delivered("exits")).sorted())")
+        #expect(
+            arrived,
+            "all: missing \(all.subtracting(receiver.delivered("all")).sorted()); exits: missing \(exits.subtracting(receiver.delivered("exits")).sorted())"
+        )
 
         let requests = receiver.requests
         #expect(requests.allSatisfy { $0.verified }, "a signature did not verify")
@@ -242,7 +251,8 @@ extension FileHandle {
             let repeats = ok.count - seen.count
             print("webhook \(name): \(seen.count) batches, \(repeats) repeated after a kill")
         }
-        let status = try #require(try a.d.fleetctl("webhooks").first { $0["name"] as? String == "all" })
+        let status = try #require(
+            try a.d.fleetctl("webhooks").first { $0["name"] as? String == "all" })
         #expect(status["pending"] as? Int == 0 && status["delivered"] as? Int ?? 0 >= all.count)
 
         // A poison batch: refused three times, then skipped; the next goes.
@@ -325,7 +335,9 @@ extension FileHandle {
         let bad = try await put(
             "api1", #"{"url":"ftp://x/","types":["teleport"],"batch_max":0,"colour":"red"}"#)
         #expect(bad.status == 422)
-        let problems = (bad.json["problems"] as? [String] ?? []).map { String($0.prefix { $0 != ":" }) }
+        let problems = (bad.json["problems"] as? [String] ?? []).map {
+            String($0.prefix { $0 != ":" })
+        }
         #expect(Set(problems) == ["colour", "url", "types", "batch_max"], "\(bad.body)")
         // Made with a secret of fleetd's making, shown once; backfilled from alert 0.
         let made = try await put(
@@ -339,12 +351,16 @@ extension FileHandle {
         )
         #expect(late.status == 201 && late.json["secret"] == nil)
         #expect(WebhookEndToEndTests.wait(10) { receiver.delivered("late") == [1, 2, 3] })
-        #expect(try await put("late", #"{"url":"http://127.0.0.1:\#(receiver.port)/late","allow_private":true}"#).status == 200)
+        #expect(
+            try await put(
+                "late", #"{"url":"http://127.0.0.1:\#(receiver.port)/late","allow_private":true}"#
+            ).status == 200)
 
         // Without allow_private, a loopback address is refused before any request.
         #expect(
             try await put(
-                "internal", #"{"url":"http://127.0.0.1:\#(receiver.port)/internal","secret":"\#(secret)"}"#
+                "internal",
+                #"{"url":"http://127.0.0.1:\#(receiver.port)/internal","secret":"\#(secret)"}"#
             ).status == 201)
         try WebhookEndToEndTests.cross(a.d.port, 3, step: &step)
         #expect(
@@ -354,7 +370,8 @@ extension FileHandle {
         let inner = try await a.http.get("/api/v1/webhooks/internal", admin)
         #expect(
             (inner.json["last_error"] as? String)?.contains(
-                "127.0.0.1, which is loopback (127.0.0.0/8): refused (allow_private = true permits it)")
+                "127.0.0.1, which is loopback (127.0.0.0/8): refused (allow_private = true permits it)"
+            )
                 == true, "\(inner.body)")
         #expect((inner.json["pending"] as? Int ?? 0) == 3)
         #expect(!receiver.requests.contains { $0.webhook == "internal" })
@@ -369,7 +386,9 @@ extension FileHandle {
             Set(try a.d.fleetctl("webhooks").compactMap { $0["name"] as? String })
         }
         #expect(
-            try WebhookEndToEndTests.wait(10) { try names() == ["cfg2", "late", "made", "internal"] })
+            try WebhookEndToEndTests.wait(10) {
+                try names() == ["cfg2", "late", "made", "internal"]
+            })
         try WebhookEndToEndTests.cross(a.d.port, 3, step: &step)
         #expect(WebhookEndToEndTests.wait(10) { receiver.delivered("cfg2").count == 3 })
         // An entry that cannot be read: refused with its name and key, the old set kept.
@@ -386,8 +405,11 @@ extension FileHandle {
 
         let del = try await a.http.send(.DELETE, "/api/v1/webhooks/internal", headers: admin)
         #expect(del.status == 200 && del.json["deleted"] as? Bool == true)
-        #expect(try await a.http.send(.DELETE, "/api/v1/webhooks/internal", headers: admin).status == 404)
-        #expect(try await a.http.send(.DELETE, "/api/v1/webhooks/cfg2", headers: admin).status == 409)
+        #expect(
+            try await a.http.send(.DELETE, "/api/v1/webhooks/internal", headers: admin).status
+                == 404)
+        #expect(
+            try await a.http.send(.DELETE, "/api/v1/webhooks/cfg2", headers: admin).status == 409)
         let audit = try a.d.fleetctl("audit").compactMap { $0["action"] as? String }
         #expect(audit.contains("webhook.put") && audit.contains("webhook.delete"))
         #expect(a.d.stop() == 0)

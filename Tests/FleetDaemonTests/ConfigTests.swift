@@ -211,7 +211,8 @@ import Testing
 
     @Test(arguments: [
         (
-            "[[webhooks]]\nname = \"a b\"", "f:2: webhooks.name: \"a b\" is not a webhook name (1–64 characters of [A-Za-z0-9_-])"
+            "[[webhooks]]\nname = \"a b\"",
+            "f:2: webhooks.name: \"a b\" is not a webhook name (1–64 characters of [A-Za-z0-9_-])"
         ),
         (
             "[[webhooks]]\nname = \"a\"\nurl = \"https://x/\"",
@@ -237,7 +238,10 @@ import Testing
             "[[webhooks]]\nname = \"a\"\nurl = \"https://x/\"\nsecret = \"\(secret)\"\n[[webhooks]]\nname = \"a\"\nurl = \"https://x/\"\nsecret = \"\(secret)\"",
             "f:6: webhooks.name: webhook a is defined twice"
         ),
-        ("webhooks = 1", "f:1: webhooks: must be an array of tables ([[webhooks]]), found an integer"),
+        (
+            "webhooks = 1",
+            "f:1: webhooks: must be an array of tables ([[webhooks]]), found an integer"
+        ),
     ])
     func errorsNameTheWebhookAndKey(_ c: (String, String)) {
         do {

@@ -129,8 +129,8 @@ final class CommitStage: @unchecked Sendable {
         guard !webhooks.isEmpty, !batch.alerts.isEmpty else { return }
         batch.outbox.removeAll(keepingCapacity: true)
         for (k, a) in batch.alerts.enumerated() {
-            for w in webhooks where w.matches(type: a.type.rawValue, device: a.device, fence: a.fence)
-            {
+            for w in webhooks
+            where w.matches(type: a.type.rawValue, device: a.device, fence: a.fence) {
                 batch.outbox.append((k, w.name))
             }
         }

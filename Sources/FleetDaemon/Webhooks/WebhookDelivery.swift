@@ -19,9 +19,10 @@ import Synchronization
 final class WebhookDelivery: Service, CommitSink, Sendable {
     /// Runs a job on the store's writer between commits (the commit stage's `perform`).
     private let perform: Perform
-    typealias Perform = @Sendable (
-        _ job: @escaping @Sendable (any Store) throws(StoreError) -> WebhookBatch?
-    ) async throws -> WebhookBatch?
+    typealias Perform =
+        @Sendable (
+            _ job: @escaping @Sendable (any Store) throws(StoreError) -> WebhookBatch?
+        ) async throws -> WebhookBatch?
     private let reader: any StoreReading
     private let sender = WebhookSender()
     private let logger: Logger
@@ -159,7 +160,11 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
             // trickling in wait `linger` to gather into one request, or
             // every commit would make a request of its own.
             let gather: Bool
-            if case .delivered = attempt { gather = batch.count < s.batchMax } else { gather = false }
+            if case .delivered = attempt {
+                gather = batch.count < s.batchMax
+            } else {
+                gather = false
+            }
             do {
                 let formed = try await perform { store throws(StoreError) in
                     try store.recordWebhookAttempt(batch, attempt, nowMs: at)

@@ -26,7 +26,8 @@ enum WebhookRoutes {
             },
             Route(.put, "/api/v1/webhooks/{name}", role: .admin) { r in
                 let name = try self.name(r)
-                let body = try await r.jsonBody(limit: 256 * 1024, timeoutS: d.settings.bodyTimeoutS)
+                let body = try await r.jsonBody(
+                    limit: 256 * 1024, timeoutS: d.settings.bodyTimeoutS)
                 let old = try await d.read { try $0.webhookStatuses() }
                     .first { $0.subscription.name == name }?.subscription
                 if old?.origin == .config { throw fromConfig(name) }
@@ -136,7 +137,8 @@ enum WebhookRoutes {
             var out: [String] = []
             for item in items {
                 guard case .string(let x) = item else {
-                    problems.append("\(k): must be an array of strings, found \(item.kindName) in it")
+                    problems.append(
+                        "\(k): must be an array of strings, found \(item.kindName) in it")
                     return []
                 }
                 out.append(x)
@@ -190,7 +192,9 @@ enum WebhookRoutes {
                 if let x = number(k, v) { s.maxAgeH = x }
             case "since":
                 if let x = integer(k, v) {
-                    if x < 0 { problems.append("since: must be an alert id (0 or more), found \(x)") }
+                    if x < 0 {
+                        problems.append("since: must be an alert id (0 or more), found \(x)")
+                    }
                     since = x
                 }
             default:

@@ -26,6 +26,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException
 
 COLOURS = {
     "moving": (0x2E, 0x9E, 0x44),
@@ -47,7 +48,10 @@ def check(condition, message):
 def wait_for(what, predicate, timeout=15.0, interval=0.05):
     deadline = time.time() + timeout
     while time.time() < deadline:
-        value = predicate()
+        try:
+            value = predicate()
+        except StaleElementReferenceException:  # redrawn under us: look again
+            value = None
         if value:
             return value
         time.sleep(interval)
@@ -201,7 +205,14 @@ def main():
 
         step = "an operator acknowledges the alert: who and when are shown"
         enter_id = enter.get_attribute("data-id")
-        d.find_element(By.CSS_SELECTOR, f'#alerts li[data-id="{enter_id}"] button.ack').click()
+        # The panel may redraw between finding the button and clicking it
+        # (new alerts arrive): find it again then.
+        for attempt in range(5):
+            try:
+                d.find_element(By.CSS_SELECTOR, f'#alerts li[data-id="{enter_id}"] button.ack').click()
+                break
+            except StaleElementReferenceException:
+                time.sleep(0.1)
         wait_for("the acknowledgement", lambda: f"acknowledged by user:{a.user}" in d.find_element(
             By.CSS_SELECTOR, f'#alerts li[data-id="{enter_id}"]').text)
         print("ok:", step)

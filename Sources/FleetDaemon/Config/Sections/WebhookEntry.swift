@@ -44,7 +44,9 @@ public struct WebhookEntry: Sendable, Equatable {
             origin: .config)
         if case .integer(let v)? = s.table["since"] {
             _ = s.value("since")
-            guard v >= 0 else { throw s.error("since", "must be an alert id (0 or more), found \(v)") }
+            guard v >= 0 else {
+                throw s.error("since", "must be an alert id (0 or more), found \(v)")
+            }
             since = v
         } else if s.table["since"] != nil {
             throw s.error("since", "must be an alert id (an integer)")
