@@ -32,6 +32,20 @@ final class WebhookReceiver {
         try start()
     }
 
+    /// A receiver in a folder of its own, with a secret `fleetctl webhooks
+    /// secret` made; nil (recorded as an issue) without `make setup`'s Python.
+    static func started() throws -> WebhookReceiver? {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            Issue.record("\(python) is missing: run `make setup`")
+            return nil
+        }
+        let secret = try runTool(try Binaries.path("fleetctl"), ["webhooks", "secret"]).out
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return try WebhookReceiver(
+            dir: FileManager.default.temporaryDirectory.appendingPathComponent(
+                "fleetd-webhooks-\(UUID().uuidString.prefix(8))"), secret: secret)
+    }
+
     /// Starts it (on the same port as before, after `stop`).
     func start() throws {
         let p = Process()
@@ -118,10 +132,6 @@ extension FileHandle {
 @Suite(.serialized) struct WebhookEndToEndTests {
     static let t0: Int64 = 1_700_000_000_000
 
-    static var canRun: Bool {
-        FileManager.default.isExecutableFile(atPath: WebhookReceiver.python)
-    }
-
     static func config(port: Int, secret: String, extra: String = "") -> String {
         """
         [[webhooks]]
@@ -171,16 +181,8 @@ extension FileHandle {
     }
 
     @Test func everyAlertArrivesSignedInOrderThroughOutagesAndKills() throws {
-        guard Self.canRun else {
-            Issue.record("\(WebhookReceiver.python) is missing: run `make setup`")
-            return
-        }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "fleetd-webhooks-\(UUID().uuidString.prefix(8))")
-        let secret = try runTool(try Binaries.path("fleetctl"), ["webhooks", "secret"]).out
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let receiver = try WebhookReceiver(
-            dir: dir.appendingPathComponent("receiver"), secret: secret)
+        guard let receiver = try WebhookReceiver.started() else { return }
+        let secret = receiver.secret
         var a = try APIEndToEndTests.APIDaemon(
             extra: Self.config(port: receiver.port, secret: secret))
         var step = 0
@@ -293,15 +295,9 @@ extension FileHandle {
 /// and SIGHUP, the API, `since`, and the address rule.
 @Suite(.serialized) struct WebhookSubscriptionEndToEndTests {
     @Test func configReloadAPIAndAddressRule() async throws {
-        guard WebhookEndToEndTests.canRun else {
-            Issue.record("\(WebhookReceiver.python) is missing: run `make setup`")
-            return
-        }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "fleetd-webhooks-\(UUID().uuidString.prefix(8))")
-        let secret = try runTool(try Binaries.path("fleetctl"), ["webhooks", "secret"]).out
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let receiver = try WebhookReceiver(dir: dir, secret: secret)
+        guard let receiver = try WebhookReceiver.started() else { return }
+        let secret = receiver.secret
+        let dir = receiver.dir
         let secretFile = dir.appendingPathComponent("cfg.secret").path
         try (secret + "\n").write(toFile: secretFile, atomically: true, encoding: .utf8)
         func entry(_ name: String, file: String = secretFile) -> String {

@@ -69,18 +69,7 @@ enum DeviceRoutes {
 
     /// `{"name","plate","vin"}` (each a string or null; absent = null): 422 lists every problem.
     static func registration(_ id: String, _ body: [UInt8]) throws -> DeviceRegistration {
-        let doc: JSONValue
-        do {
-            doc = try JSONReader.parseDocument(body)
-        } catch {
-            throw APIError(.badRequest, "bad JSON", "\(error)")
-        }
-        guard case .object(let members) = doc else {
-            throw APIError(
-                .unprocessableContent, "invalid device",
-                "the body must be an object, found \(doc.kindName)",
-                problems: ["the body must be an object, found \(doc.kindName)"])
-        }
+        let members = try Replies.object(body, invalid: "invalid device")
         var problems: [String] = []
         var values: [String: String] = [:]
         for (k, v) in members {

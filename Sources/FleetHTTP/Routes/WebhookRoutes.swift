@@ -115,16 +115,7 @@ enum WebhookRoutes {
     static func subscription(_ name: String, _ body: [UInt8]) throws -> (
         WebhookSubscription, Int64?, [String]
     ) {
-        let doc: JSONValue
-        do {
-            doc = try JSONReader.parseDocument(body)
-        } catch {
-            throw APIError(.badRequest, "bad JSON", "\(error)")
-        }
-        guard case .object(let members) = doc else {
-            let p = "the body must be an object, found \(doc.kindName)"
-            throw APIError(.unprocessableContent, "invalid webhook", p, problems: [p])
-        }
+        let members = try Replies.object(body, invalid: "invalid webhook")
         var problems: [String] = []
         var s = WebhookSubscription(name: name, url: "", secret: "", origin: .api)
         var since: Int64?

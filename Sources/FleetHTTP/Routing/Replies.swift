@@ -33,6 +33,24 @@ enum Replies {
                 + (next.map(JSONValue.quote) ?? "null") + "}")
     }
 
+    /// A request body that must be one JSON object: its members. Throws
+    /// 400 for bad JSON, 422 (`invalid`, the phrase) for any other value.
+    static func object(_ body: [UInt8], invalid: String) throws(APIError)
+        -> [(key: String, value: JSONValue)]
+    {
+        let doc: JSONValue
+        do {
+            doc = try JSONReader.parseDocument(body)
+        } catch {
+            throw APIError(.badRequest, "bad JSON", "\(error)")
+        }
+        guard case .object(let members) = doc else {
+            let p = "the body must be an object, found \(doc.kindName)"
+            throw APIError(.unprocessableContent, invalid, p, problems: [p])
+        }
+        return members
+    }
+
     /// `path?query` with `query` rebuilt from `params` (sorted, escaped).
     static func link(_ path: String, _ params: [String: String]) -> String {
         let q = params.sorted { $0.key < $1.key }.map { "\($0.key)=\(escape($0.value))" }
