@@ -23,8 +23,9 @@ public typealias StoreOpener = @Sendable (DaemonConfig) throws -> any Store
 /// the batch in hand), retention stops, the tracking stage tracks what is
 /// queued and hands on every state, the commit stage commits it and sends
 /// the replies, the status file says "stopped"; then `run` returns. SIGHUP
-/// reloads the fences file (an invalid file keeps the old fences) and
-/// reopens the alert log. A start-up failure throws before anything runs.
+/// reloads the fences file (an invalid file keeps the old fences), reopens
+/// the alert log and re-reads the config file's `[[webhooks]]` (an invalid
+/// entry keeps the old set). A start-up failure throws before anything runs.
 public final class Daemon: Sendable {
     public let config: DaemonConfig
     let logger: Logger
