@@ -53,8 +53,15 @@ struct FleetdCommand: AsyncParsableCommand {
                     throw ExitCode(2)
                 }
             }
+            let fences: String
+            do {
+                fences = try FenceFile.check(cfg)
+            } catch {
+                FileHandle.standardError.write(Data("fleetd: fences error: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
             print(
-                "config OK: database \(cfg.storage.database), fences \(cfg.geofences.file), listening on \(cfg.listen.addresses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+                "config OK: database \(cfg.storage.database), \(fences), \(cfg.webhooks.count) webhooks, listening on \(cfg.listen.addresses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
             )
             return
         }

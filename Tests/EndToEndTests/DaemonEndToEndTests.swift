@@ -207,6 +207,26 @@ func fixLine(
         #expect(d.stop() == 0)
     }
 
+    @Test func aSecondFleetdOnTheSameDatabaseNamesTheFirstAndExits() throws {
+        let first = try DaemonProcess(fences: depotFences)
+        let cfg = first.dir.appendingPathComponent("second.toml").path
+        try
+            "[storage]\ndatabase = \"\(first.database)\"\n[geofences]\nfile = \"\"\n[listen]\njson = \"127.0.0.1:0\"\nteltonika = \"\"\nnmea = \"\"\nosmand = \"\"\n[http]\nlisten = \"\"\n"
+            .write(toFile: cfg, atomically: true, encoding: .utf8)
+        let second = try runTool(try Binaries.path("fleetd"), ["--config", cfg], timeout: 30)
+        #expect(second.status == 1)
+        #expect(
+            second.err.contains(
+                "database \(first.database) is in use by another fleetd (pid \(first.process.processIdentifier), lock \(first.database).lock)"
+            ), "\(second.err)")
+        // The first goes on; after a SIGKILL the lock is free again.
+        let client = try UDPClient(host: "127.0.0.1", port: first.port)
+        #expect(exchange(client, [fixLine(1, t0, lat: 48.05, lon: 11.05)]) == JSONReply(acked: [1]))
+        first.crash()
+        let again = try DaemonProcess(fences: depotFences, dir: first.dir)
+        #expect(again.stop() == 0)
+    }
+
     @Test func startupErrorsNameTheProblem() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
             "fleetd-e2e-bad-\(UUID().uuidString.prefix(8))")
@@ -232,5 +252,13 @@ func fixLine(
             r2.err.contains(
                 "feature 0 (id \"x\"): polygon exterior ring: a ring needs at least 4 positions, found 3"
             ))
+        // --check-config checks the fences file as start-up does.
+        let check = try runTool(try Binaries.path("fleetd"), ["--config", cfg, "--check-config"])
+        #expect(check.status == 2)
+        #expect(check.err.contains("a ring needs at least 4 positions, found 3"), "\(check.err)")
+        try FileManager.default.removeItem(atPath: fences)
+        let missing = try runTool(try Binaries.path("fleetd"), ["--config", cfg, "--check-config"])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("\(fences): 1 problem\n  not found"), "\(missing.err)")
     }
 }

@@ -54,6 +54,9 @@ public final class Daemon: Sendable {
         signal(SIGXFSZ, SIG_IGN)
         let (fences, fencesText) = try loadFences()
         let webhooks = try WebhookSync.resolve(config.webhooks)
+        // Held until `run` returns (the kernel lets go of it at any exit).
+        let lock = try InstanceLock(database: config.storage.database)
+        defer { withExtendedLifetime(lock) {} }
         let store = try openStore(config)
         var states = try store.loadStates()
         logger.info("store \(store.location) open; \(states.count) devices with state")

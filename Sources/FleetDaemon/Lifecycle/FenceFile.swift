@@ -3,16 +3,33 @@ import FleetGeo
 import Foundation
 
 /// Reads the configured fences file into an index.
-enum FenceFile {
+public enum FenceFile {
     /// Loads `path` (nil or "" = no fences). Throws `FenceFileError` for
     /// unreadable or invalid files.
     static func load(_ path: String) throws(FenceFileError) -> FenceIndex {
         try loadWithText(path).0
     }
 
+    /// What `fleetd --check-config` says of the configured fences file:
+    /// loaded as start-up loads it (the default file may be missing).
+    /// Returns a summary; throws `FenceFileError` as start-up would.
+    public static func check(_ config: DaemonConfig) throws(FenceFileError) -> String {
+        let path = config.geofences.file
+        if path.isEmpty { return "no fences file" }
+        if path == GeofencesConfig.defaultFile, !FileManager.default.fileExists(atPath: path) {
+            return "no fences (the default \(path) is missing)"
+        }
+        return "\(try load(path).fences.count) fences from \(path)"
+    }
+
     /// Loads `path` and returns its text too (empty for no file).
     static func loadWithText(_ path: String) throws(FenceFileError) -> (FenceIndex, [UInt8]) {
         guard !path.isEmpty else { return (FenceIndex(fences: []), []) }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw FenceFileError(
+                file: path,
+                problems: [FenceProblem(featureIndex: nil, id: nil, message: "not found")])
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FenceFileError(
                 file: path,
