@@ -76,6 +76,8 @@ let package = Package(
                 "FleetGeo", "FleetHTTP", "FleetProtocols", "FleetTracking", "FleetStorage",
                 "FleetSystemd", "FleetWebhooks",
                 "CBatchUDP", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

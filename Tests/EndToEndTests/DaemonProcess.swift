@@ -107,7 +107,8 @@ final class DaemonProcess {
         storageExtra: String = "retain_days = 0",  // test fixes are years old: keep them
         tracking: String = "jump_speed_kmh = 0", trip: String = "start_distance_m = 1000000",
         json: String = "127.0.0.1:0", http: String = "", osmand: String = "",
-        httpExtra: String = "", wrapper: [String] = [], journalStream: Bool = false
+        httpExtra: String = "", wrapper: [String] = [], journalStream: Bool = false,
+        environment: [String: String] = [:]
     ) throws {
         dir =
             existing
@@ -155,6 +156,7 @@ final class DaemonProcess {
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notify.path
         env["JOURNAL_STREAM"] = nil
+        for (k, v) in environment { env[k] = v }
         if journalStream {
             // As systemd does for a service logging to the journal: the
             // device and inode of its standard error (here, the log file).

@@ -21,7 +21,8 @@ import Testing
     }
 
     @Test func aFailingDiskHoldsAcknowledgementsAndTheDaemonResumesByItself() throws {
-        let d = try DaemonProcess(fences: nil)
+        // Under a watchdog (4 s): failing storage is handled, not a hang.
+        let d = try DaemonProcess(fences: nil, environment: ["WATCHDOG_USEC": "4000000"])
         let client = try UDPClient(host: "127.0.0.1", port: d.port)
         let before = (1...5).map { fixLine($0, t0 + Int64($0) * 1000, lat: 48.1, lon: 11.5) }
         #expect(exchange(client, before)?.acked == [1, 2, 3, 4, 5])
@@ -33,6 +34,10 @@ import Testing
         #expect(d.process.isRunning)
         let failing = d.notify.waitFor("STORAGE FAILING", timeout: 5)
         #expect(failing != nil, "no STATUS= about failing storage; log:\n\(d.log)")
+        // Still fed while it fails, fixes waiting: the writer retries, it is not stuck.
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(d.notify.waitFor("WATCHDOG=1", timeout: 3) != nil)
+        #expect(!d.log.contains("not alive"), "\(d.log)")
 
         try fileSizeLimit(d.process.processIdentifier, "unlimited:unlimited")
         // The held batch commits on a retry; the device's next resend is acknowledged.

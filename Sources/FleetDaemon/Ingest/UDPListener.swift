@@ -13,6 +13,9 @@ final class UDPListener: @unchecked Sendable {
     /// The protocol this socket speaks (its `[listen]` key).
     var name: String { handler.format.name }
     private let stopping = Atomic<Bool>(false)
+    /// Wall-clock time of the read loop's last turn, Unix ms (for the
+    /// watchdog; the loop turns at least every 0.1 s).
+    let heartbeat = Atomic<Int64>(Int64(Date().timeIntervalSince1970 * 1000))
     private let done = DispatchSemaphore(value: 0)
     /// Datagrams per `recvmmsg`, and bytes kept for each: the largest UDP
     /// payload (65 507 bytes) is read whole.
@@ -50,7 +53,14 @@ final class UDPListener: @unchecked Sendable {
         var addrs = [UInt8](repeating: 0, count: Self.batch * Int(CBU_ADDR_SLOT))
         var addrLengths = [UInt32](repeating: 0, count: Self.batch)
         var lastFlush = Self.nowMs()
+        if FaultInjection.hang == "listener:\(name)" {
+            // FLEETD_FAULT_HANG: this thread stops turning its loop (it
+            // only waits to be stopped), as a hung one would.
+            while !stopping.load(ordering: .relaxed) { usleep(50_000) }
+            return
+        }
         while !stopping.load(ordering: .relaxed) {
+            heartbeat.store(Self.nowMs(), ordering: .relaxed)
             let n = bytes.withUnsafeMutableBufferPointer { b in
                 lengths.withUnsafeMutableBufferPointer { l in
                     addrs.withUnsafeMutableBufferPointer { a in

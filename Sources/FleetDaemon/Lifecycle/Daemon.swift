@@ -142,6 +142,12 @@ public final class Daemon: Sendable {
         } else {
             backend = nil
         }
+        status.liveness.add("the engine") { tracking.heartbeat.load(ordering: .relaxed) }
+        status.liveness.add("the writer") { commit.heartbeat.load(ordering: .relaxed) }
+        for l in listeners {
+            status.liveness.add("listener \(l.name)") { l.heartbeat.load(ordering: .relaxed) }
+        }
+        if httpOn { status.liveness.watchEventLoops() }
         let listening = listeners.map { "\($0.name) \($0.socket.local)" }
             .joined(separator: ", ")
         status.listening = listening

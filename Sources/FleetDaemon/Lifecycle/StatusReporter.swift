@@ -4,14 +4,17 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Every second: a `STATUS=` line for systemd, `WATCHDOG=1` while the engine
-/// loop is alive (when systemd asked for a watchdog), and the status file
+/// Every second: a `STATUS=` line for systemd, `WATCHDOG=1` while every
+/// part `liveness` watches shows life (when systemd asked for a watchdog),
+/// and the status file
 /// `fleetctl status` reads (`<database>.status.json`, replaced atomically).
 /// `@unchecked`: the timer is created once and only started and cancelled by
 /// the daemon thread; its handler runs on its own serial queue.
 final class StatusReporter: @unchecked Sendable {
     private let metrics: Metrics
     private let engine: TrackingStage
+    /// What must show life before each `WATCHDOG=1`.
+    let liveness = Liveness()
     private let notifier: SystemdNotifier
     private let logger: Logger
     private let timer: any DispatchSourceTimer
@@ -40,6 +43,7 @@ final class StatusReporter: @unchecked Sendable {
     func start() {
         let watchdog = notifier.watchdogIntervalMicros()
         nonisolated(unsafe) var last = metrics.snapshot()
+        nonisolated(unsafe) var starved: [String] = []
         nonisolated(unsafe) var lastTime = Date()
         timer.setEventHandler { [self] in
             let now = Date()
@@ -49,13 +53,24 @@ final class StatusReporter: @unchecked Sendable {
             last = m
             lastTime = now
             shown.withLock { $0.rate = rate }
-            notifier.status(Self.line(m, rate: rate))
-            writeFile(m, rate: rate, state: m.writerError == nil ? "running" : "storage failing")
-            if let watchdog {
-                let beat = engine.heartbeat.load(ordering: .relaxed)
-                let age = Int64(now.timeIntervalSince1970 * 1000) - beat
-                if age * 1000 < Int64(watchdog) { notifier.watchdog() }
+            let stale = liveness.stale(
+                nowMs: Int64(now.timeIntervalSince1970 * 1000),
+                limitMs: Int64((watchdog ?? 10_000_000) / 2000), fixesWaiting: m.queueFixes,
+                lastCommitMs: m.lastCommitMs, storageFailing: m.writerError != nil)
+            liveness.probe()
+            if stale != starved {
+                if !stale.isEmpty {
+                    logger.critical("not alive: \(stale.joined(separator: "; "))")
+                } else {
+                    logger.notice("every part alive again")
+                }
+                starved = stale
             }
+            notifier.status(
+                (stale.isEmpty ? "" : "NOT ALIVE: \(stale.joined(separator: "; ")); ")
+                    + Self.line(m, rate: rate))
+            writeFile(m, rate: rate, state: m.writerError == nil ? "running" : "storage failing")
+            if watchdog != nil, stale.isEmpty { notifier.watchdog() }
         }
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.resume()
