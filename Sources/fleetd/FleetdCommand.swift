@@ -45,24 +45,12 @@ struct FleetdCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "fleetd")
         if checkConfig {
-            for entry in cfg.webhooks {
-                do {
-                    _ = try entry.subscription()
-                } catch {
-                    FileHandle.standardError.write(Data("fleetd: config error: \(error)\n".utf8))
-                    throw ExitCode(2)
-                }
-            }
-            let fences: String
             do {
-                fences = try FenceFile.check(cfg)
+                print("config OK: " + (try Preflight.run(cfg)))
             } catch {
-                FileHandle.standardError.write(Data("fleetd: fences error: \(error)\n".utf8))
+                FileHandle.standardError.write(Data("fleetd: check failed: \(error)\n".utf8))
                 throw ExitCode(2)
             }
-            print(
-                "config OK: database \(cfg.storage.database), \(fences), \(cfg.webhooks.count) webhooks, listening on \(cfg.listen.addresses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
-            )
             return
         }
         do {

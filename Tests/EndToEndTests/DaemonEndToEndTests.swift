@@ -260,5 +260,31 @@ func fixLine(
         let missing = try runTool(try Binaries.path("fleetd"), ["--config", cfg, "--check-config"])
         #expect(missing.status == 2)
         #expect(missing.err.contains("\(fences): 1 problem\n  not found"), "\(missing.err)")
+
+        // A database folder that cannot be made: one line naming it, at
+        // start-up and from --check-config alike.
+        let ro = dir.appendingPathComponent("ro.toml").path
+        try
+            "[storage]\ndatabase = \"/proc/fleetd-nope/db\"\n[geofences]\nfile = \"\"\n[listen]\njson = \"127.0.0.1:0\"\nteltonika = \"\"\nnmea = \"\"\nosmand = \"\"\n[http]\nlisten = \"\"\n"
+            .write(toFile: ro, atomically: true, encoding: .utf8)
+        for args in [["--config", ro], ["--config", ro, "--check-config"]] {
+            let r = try runTool(try Binaries.path("fleetd"), args)
+            #expect(r.status == (args.count == 3 ? 2 : 1))
+            #expect(
+                r.err.contains(
+                    "cannot create the database folder /proc/fleetd-nope: No such file or directory"
+                ),
+                "\(r.err)")
+        }
+        // A listen address in use: --check-config names it.
+        let d = try DaemonProcess(fences: nil)
+        let clash = dir.appendingPathComponent("clash.toml").path
+        try
+            "[storage]\ndatabase = \"\(dir.path)/clash.db\"\n[geofences]\nfile = \"\"\n[listen]\njson = \"127.0.0.1:\(d.port)\"\nteltonika = \"\"\nnmea = \"\"\nosmand = \"\"\n[http]\nlisten = \"\"\n"
+            .write(toFile: clash, atomically: true, encoding: .utf8)
+        let c = try runTool(try Binaries.path("fleetd"), ["--config", clash, "--check-config"])
+        #expect(c.status == 2)
+        #expect(c.err.contains("cannot bind 127.0.0.1:\(d.port)"), "\(c.err)")
+        #expect(d.stop() == 0)
     }
 }

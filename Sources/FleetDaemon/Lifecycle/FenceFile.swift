@@ -3,7 +3,7 @@ import FleetGeo
 import Foundation
 
 /// Reads the configured fences file into an index.
-public enum FenceFile {
+enum FenceFile {
     /// Loads `path` (nil or "" = no fences). Throws `FenceFileError` for
     /// unreadable or invalid files.
     static func load(_ path: String) throws(FenceFileError) -> FenceIndex {
@@ -13,7 +13,7 @@ public enum FenceFile {
     /// What `fleetd --check-config` says of the configured fences file:
     /// loaded as start-up loads it (the default file may be missing).
     /// Returns a summary; throws `FenceFileError` as start-up would.
-    public static func check(_ config: DaemonConfig) throws(FenceFileError) -> String {
+    static func check(_ config: DaemonConfig) throws(FenceFileError) -> String {
         let path = config.geofences.file
         if path.isEmpty { return "no fences file" }
         if path == GeofencesConfig.defaultFile, !FileManager.default.fileExists(atPath: path) {

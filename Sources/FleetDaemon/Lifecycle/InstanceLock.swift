@@ -18,7 +18,8 @@ final class InstanceLock {
     init(database: String) throws {
         path = database + ".lock"
         let dir = (database as NSString).deletingLastPathComponent
-        if !dir.isEmpty {
+        if !dir.isEmpty, !FileManager.default.fileExists(atPath: dir) {
+            try Preflight.databaseFolder(database)
             try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         }
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
