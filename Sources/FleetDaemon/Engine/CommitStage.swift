@@ -127,7 +127,6 @@ final class CommitStage: @unchecked Sendable {
     /// Fills `batch.outbox` from the subscriptions in force.
     private func addOutbox(_ batch: inout WriteBatch) {
         guard !webhooks.isEmpty, !batch.alerts.isEmpty else { return }
-        batch.outbox.removeAll(keepingCapacity: true)
         for (k, a) in batch.alerts.enumerated() {
             for w in webhooks
             where w.matches(type: a.type.rawValue, device: a.device, fence: a.fence) {

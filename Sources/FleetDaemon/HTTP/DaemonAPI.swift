@@ -62,25 +62,13 @@ final class DaemonAPI: APIBackend {
         if commit.stopping.load(ordering: .relaxed) {
             throw APIUnavailable("fleetd is stopping")
         }
-        let result: Result<T, StoreError> = await withCheckedContinuation { c in
-            commit.schedule { store in
-                do throws(StoreError) {
-                    c.resume(returning: .success(try change(store)))
-                } catch {
-                    c.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try result.get()
+        return try await commit.perform(change)
     }
 
     func changeWebhooks<T: Sendable>(
         _ change: @escaping @Sendable (any Store) throws(StoreError) -> T
     ) async throws -> T {
-        if commit.stopping.load(ordering: .relaxed) {
-            throw APIUnavailable("fleetd is stopping")
-        }
-        return try await commit.perform { [commit] store throws(StoreError) in
+        try await self.change { [commit] store throws(StoreError) in
             let result = try change(store)
             try commit.reloadWebhooks(store)
             return result

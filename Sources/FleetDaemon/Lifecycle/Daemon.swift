@@ -335,29 +335,15 @@ public final class Daemon: Sendable {
 
     /// The fences index and the file's text (empty when there is none).
     private func loadFences() throws -> (FenceIndex, [UInt8]) {
-        let path = config.geofences.file
-        if path == GeofencesConfig.defaultFile, !FileManager.default.fileExists(atPath: path) {
-            logger.warning("default fences file \(path) not found: running with no fences")
-            return (FenceIndex(fences: []), [])
-        }
-        if path.isEmpty {
-            logger.info("no fences file configured (geofences.file = \"\"): running with no fences")
-            return (FenceIndex(fences: []), [])
-        }
-        let (index, text) = try FenceFile.loadWithText(path)
-        logger.info("loaded \(index.fences.count) fences from \(path)")
-        return (index, text)
+        let f = try FenceFile.loadConfigured(config.geofences.file)
+        if f.missingDefault { logger.warning("\(f.note)") } else { logger.info("\(f.note)") }
+        return (f.index, f.text)
     }
 
     /// Binds one listening socket; warns when the kernel caps its receive buffer.
     private func bind(_ address: ListenAddress, key: String) throws -> UDPSocket {
-        let socket: UDPSocket
-        do {
-            socket = try UDPSocket(
-                binding: address, receiveBuffer: config.listen.receiveBufferBytes)
-        } catch {
-            throw StartupError("cannot listen on \(address) (listen.\(key)): \(error)")
-        }
+        let socket = try Self.bindUDP(
+            address, key: key, receiveBuffer: config.listen.receiveBufferBytes)
         let granted = socket.receiveBufferGranted
         if granted < config.listen.receiveBufferBytes {
             // Linux reports double the usable size; below the request means capped by net.core.rmem_max.
@@ -366,6 +352,17 @@ public final class Daemon: Sendable {
             )
         }
         return socket
+    }
+
+    /// Binds `address` (`listen.KEY`); a failure is a `StartupError` naming both.
+    static func bindUDP(_ address: ListenAddress, key: String, receiveBuffer: Int) throws
+        -> UDPSocket
+    {
+        do {
+            return try UDPSocket(binding: address, receiveBuffer: receiveBuffer)
+        } catch {
+            throw StartupError("cannot listen on \(address) (listen.\(key)): \(error)")
+        }
     }
 }
 

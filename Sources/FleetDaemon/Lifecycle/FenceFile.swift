@@ -10,16 +10,26 @@ enum FenceFile {
         try loadWithText(path).0
     }
 
-    /// What `fleetd --check-config` says of the configured fences file:
-    /// loaded as start-up loads it (the default file may be missing).
-    /// Returns a summary; throws `FenceFileError` as start-up would.
-    static func check(_ config: DaemonConfig) throws(FenceFileError) -> String {
-        let path = config.geofences.file
-        if path.isEmpty { return "no fences file" }
+    /// The configured fences file loaded as start-up loads it: "" is no
+    /// fences, the default file may be missing (`missingDefault`), any
+    /// other must load. `note` says which, for the log and `--check-config`.
+    static func loadConfigured(_ path: String) throws(FenceFileError) -> (
+        index: FenceIndex, text: [UInt8], note: String, missingDefault: Bool
+    ) {
         if path == GeofencesConfig.defaultFile, !FileManager.default.fileExists(atPath: path) {
-            return "no fences (the default \(path) is missing)"
+            return (
+                FenceIndex(fences: []), [],
+                "default fences file \(path) not found: running with no fences", true
+            )
         }
-        return "\(try load(path).fences.count) fences from \(path)"
+        if path.isEmpty {
+            return (
+                FenceIndex(fences: []), [],
+                "no fences file configured (geofences.file = \"\"): running with no fences", false
+            )
+        }
+        let (index, text) = try loadWithText(path)
+        return (index, text, "loaded \(index.fences.count) fences from \(path)", false)
     }
 
     /// Loads `path` and returns its text too (empty for no file).

@@ -11,13 +11,11 @@ import Foundation
 public enum Preflight {
     /// Runs every check; returns a one-line summary.
     public static func run(_ config: DaemonConfig) throws -> String {
-        let fences = try FenceFile.check(config)
+        let fences = try FenceFile.loadConfigured(config.geofences.file).note
         let hooks = try WebhookSync.resolve(config.webhooks)
         try databaseFolder(config.storage.database)
         for (key, address) in config.listen.addresses.sorted(by: { $0.key < $1.key }) {
-            let socket = try UDPSocket(binding: address, receiveBuffer: 65_536)
-            _ = close(socket.fd)
-            _ = key
+            _ = close(try Daemon.bindUDP(address, key: key, receiveBuffer: 65_536).fd)
         }
         if let a = config.http.listen { try TCPPortCheck.ensureFree(a, key: "http.listen") }
         if let a = config.listen.osmand { try TCPPortCheck.ensureFree(a, key: "listen.osmand") }
