@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The strict JSON reader (RFC 8259) and writer helpers every JSON input and output uses.
@@ -80,6 +82,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict),
         // Credentials' cryptography: bcrypt password hashes, API token secrets.
@@ -134,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "fleetctl",
             dependencies: [
-                "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetReports",
+                "FleetAuth", "FleetDaemon", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetReports",
                 "FleetStorage", "FleetSQLite", "FleetTracking", "FleetWebhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -3,11 +3,12 @@
 # system packages libsqlite3-dev (SQLite), libsystemd-dev (sd_notify),
 # pkg-config, libjs-leaflet (the console's map library, served from
 # /usr/share/javascript/leaflet), chromium and chromium-driver (the console's
-# browser tests); and from PyPI schemathesis (the API's tests), selenium and
+# browser tests), prometheus (promtool, which checks the metrics and the
+# alerting rules); and from PyPI schemathesis (the API's tests), selenium and
 # pillow (the console's tests), standardwebhooks (the reference check of
 # webhook signatures).
 set -euo pipefail
-need=(libsqlite3-dev libsystemd-dev pkg-config libjs-leaflet chromium chromium-driver)
+need=(libsqlite3-dev libsystemd-dev pkg-config libjs-leaflet chromium chromium-driver prometheus)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

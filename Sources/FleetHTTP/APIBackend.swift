@@ -47,6 +47,19 @@ public protocol APIBackend: Sendable {
     /// answered once committed (or refused, or not taken). `peer` names
     /// the sender in logs.
     func ingest(_ fix: Fix, receivedMs: Int64, peer: String) async -> IngestOutcome
+
+    /// The daemon's metrics in the Prometheus text format (`GET
+    /// /metrics`); nil when this backend keeps none.
+    func metricsText() async -> String?
+
+    /// One request answered: `route` is its pattern (`/api/v1/devices/{id}`,
+    /// or `unmatched`), counted by the daemon for `/metrics`.
+    func served(route: String, method: String, status: Int)
+}
+
+extension APIBackend {
+    public func metricsText() async -> String? { nil }
+    public func served(route: String, method: String, status: Int) {}
 }
 
 /// What became of one position offered through HTTP.

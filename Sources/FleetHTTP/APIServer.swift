@@ -41,9 +41,11 @@ public final class APIServer: Service, Sendable {
         if let host = settings.host {
             let deps = RouteDeps(
                 backend: backend, auth: auth, hub: hub, settings: settings, logger: logger)
+            let backend = backend
             let router = APIRouter(
                 routes: Self.routes(deps) + ConsoleRoutes.make(deps), authenticator: auth,
-                logger: logger)
+                logger: logger,
+                served: { backend.served(route: $0, method: $1, status: $2) })
             services.append(
                 app(
                     "http", host, settings.port,
@@ -118,7 +120,7 @@ public final class APIServer: Service, Sendable {
         HealthRoutes.make(d) + SessionRoutes.make(d) + DeviceRoutes.make(d) + PositionRoutes.make(d)
             + AlertRoutes.make(d) + TripRoutes.make(d) + FenceRoutes.make(d) + StatusRoutes.make(d)
             + EventRoutes.make(d) + VehicleRoutes.make(d) + ReportRoutes.make(d)
-            + WebhookRoutes.make(d)
+            + WebhookRoutes.make(d) + MetricsRoutes.make(d)
             + OpenAPIDocument.make(d)
     }
 }

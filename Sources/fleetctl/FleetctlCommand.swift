@@ -1,4 +1,6 @@
 import ArgumentParser
+import FleetDaemon
+import Foundation
 
 /// `fleetctl`: the fleet managers' tool. Reads the database fleetd writes.
 @main
@@ -15,8 +17,43 @@ struct FleetctlCommand: ParsableCommand {
         ])
 }
 
-/// Options every database-reading subcommand takes.
+/// Options every database-reading subcommand takes: which database.
+///
+/// In order: `--db`; else `--config`'s `[storage] database`; else
+/// `var/fleetd.db` when it exists (a checkout's `make run`); else the
+/// installed config's (`/etc/fleetd/fleetd.toml`) when that exists; else
+/// `var/fleetd.db`.
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .long, help: "Path of fleetd's SQLite database.")
-    var db = "var/fleetd.db"
+    @Option(name: .customLong("db"), help: "Path of fleetd's SQLite database.")
+    var dbPath: String?
+
+    @Option(
+        name: .customLong("config"),
+        help: "fleetd's config file: its [storage] database is the one read.")
+    var configPath: String?
+
+    /// The installed config, used when nothing else names a database.
+    static let installedConfig = "/etc/fleetd/fleetd.toml"
+
+    func validate() throws {
+        _ = try resolved()
+    }
+
+    /// The database's path, by the rule above.
+    var db: String { (try? resolved()) ?? "var/fleetd.db" }
+
+    private func resolved() throws -> String {
+        if let dbPath { return dbPath }
+        let fm = FileManager.default
+        let config =
+            configPath
+            ?? (!fm.fileExists(atPath: "var/fleetd.db") && fm.fileExists(atPath: Self.installedConfig)
+                ? Self.installedConfig : nil)
+        guard let config else { return "var/fleetd.db" }
+        do {
+            return try DaemonConfig.load(path: config).storage.database
+        } catch {
+            throw ValidationError("config error: \(error)")
+        }
+    }
 }

@@ -26,4 +26,24 @@ import Testing
         let verify = try runTool(Self.analyze, ["verify", "--man=no", unit])
         #expect(!verify.err.contains("Unknown key"), "\(verify.err)")
     }
+
+    /// The socket unit verifies beside its service, and names the ports
+    /// fleetd's defaults listen on (it matches passed sockets by port).
+    @Test func theSocketUnitVerifies() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.analyze) else {
+            Issue.record("\(Self.analyze) is missing (Debian's systemd package)")
+            return
+        }
+        let dir = Binaries.packageRoot.appendingPathComponent("systemd")
+        let socket = dir.appendingPathComponent("fleetd.socket").path
+        let verify = try runTool(
+            Self.analyze,
+            ["verify", "--man=no", socket, dir.appendingPathComponent("fleetd.service").path])
+        #expect(!verify.err.contains("Unknown key"), "\(verify.err)")
+        #expect(!verify.err.contains("fleetd.socket:"), "\(verify.err)")
+        let text = try String(contentsOfFile: socket, encoding: .utf8)
+        for port in [5055, 5027, 10110] {
+            #expect(text.contains("ListenDatagram=127.0.0.1:\(port)"))
+        }
+    }
 }

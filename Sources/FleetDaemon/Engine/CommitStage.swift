@@ -175,7 +175,9 @@ final class CommitStage: @unchecked Sendable {
         while true {
             do {
                 let started = now()
+                let clock = ContinuousClock.now
                 let alerts = try store.commit(batch, committedMs: started)
+                metrics.commitDuration.record(ContinuousClock.now - clock)
                 let took = now() - started
                 if took >= Self.slowCommitMs {
                     logger.notice(

@@ -245,18 +245,27 @@ final class TrackingStage: @unchecked Sendable {
     }
 
     /// At most once a second: `device_silent` for every device not heard from
-    /// for `silentAfterMs` (wall clock), into `batch` with its new state.
+    /// for `silentAfterMs` (wall clock), into `batch` with its new state;
+    /// and the devices known and silent counted for the metrics.
     private func checkSilence(into batch: inout WriteBatch) {
-        guard silentAfterMs > 0 else { return }
         let t = now()
         guard t - lastSilenceCheck >= 1000 else { return }
         lastSilenceCheck = t
         var quiet: [(device: String, heard: Int64)] = []
+        var known = 0
+        var silent = 0
         for shard in shards {
-            for (device, e) in shard.devices where t - e.heardMs >= silentAfterMs {
-                if let s = e.state, !s.silent { quiet.append((device, e.heardMs)) }
+            known += shard.devices.count
+            for (device, e) in shard.devices {
+                guard let s = e.state else { continue }
+                if s.silent {
+                    silent += 1
+                } else if silentAfterMs > 0, t - e.heardMs >= silentAfterMs {
+                    quiet.append((device, e.heardMs))
+                }
             }
         }
+        metrics.devices(known: known, silent: silent + quiet.count)
         for (device, heard) in quiet.sorted(by: { $0.device < $1.device }) {
             let shard = shards[Self.shard(of: device, count: shards.count)]
             guard let state = shard.devices[device]?.state else { continue }

@@ -31,6 +31,9 @@ final class DaemonAPI: APIBackend {
     private let fenceQueue = DispatchQueue(label: "fleetd.fences")
     /// How long a phone's request waits for its commit, seconds.
     static let commitWaitS = 30.0
+    /// `GET /metrics`'s renderer, and the HTTP answers counted by "route method status".
+    private let exporter: MetricsExporter
+    private let httpServed = Mutex<[String: Int]>([:])
 
     init(
         reader: any StoreReading, commit: CommitStage, tracking: TrackingStage, door: Door,
@@ -44,11 +47,27 @@ final class DaemonAPI: APIBackend {
         self.door = door
         self.reporter = status
         self.metrics = metrics
+        self.exporter = MetricsExporter(metrics: metrics)
         self.fencesFile = fencesFile
         fences = Mutex(fencesText)
     }
 
     func status() -> DaemonStatus { reporter.current() }
+
+    func served(route: String, method: String, status: Int) {
+        httpServed.withLock { $0["\(route) \(method) \(status)", default: 0] += 1 }
+    }
+
+    func metricsText() async -> String? {
+        // The outboxes are read off the event loop (a store read).
+        let hooks = try? await Blocking.run { [reader] () throws(StoreError) in
+            try reader.webhookStatuses()
+        }
+        return exporter.render(
+            MetricsExporter.Extra(
+                webhooks: hooks, http: httpServed.withLock { $0 },
+                nowMs: Int64(Date().timeIntervalSince1970 * 1000)))
+    }
 
     func notReady() -> String? {
         if !ready.load(ordering: .relaxed) { return "starting (or stopping)" }

@@ -57,7 +57,7 @@ final class DatagramHandler {
     /// offers the decoded datagrams to the engine's queue (what does not fit
     /// is shed: reason `overload`, no reply).
     func batchComplete() {
-        door.metrics.received(datagrams: datagrams, fixes: fixes)
+        door.metrics.received(format.name, datagrams: datagrams, fixes: fixes)
         datagrams = 0
         fixes = 0
         if !immediate.isEmpty {

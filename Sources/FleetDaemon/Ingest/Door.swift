@@ -93,7 +93,7 @@ final class Door: Sendable {
     func screenOne(_ fix: Fix, proto: String, receivedMs: Int64, from peer: String)
         -> (RejectReason, String)?
     {
-        metrics.received(datagrams: 1, fixes: 1)
+        metrics.received(proto, datagrams: 1, fixes: 1)
         let r = refusal(of: fix, receivedMs: receivedMs)
         if let (reason, detail) = r {
             refuse(proto, reason, "request from \(peer): \(detail)", nil, nil)

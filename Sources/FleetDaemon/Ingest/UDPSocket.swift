@@ -28,6 +28,26 @@ final class UDPSocket: Sendable {
         self.local = local
     }
 
+    /// Takes over `fd`, a bound datagram socket passed by the service
+    /// manager (socket activation), asking for a `receiveBuffer`-byte
+    /// receive buffer as `init(binding:)` does.
+    init(adopting fd: Int32, receiveBuffer: Int) {
+        var size = Int32(clamping: receiveBuffer)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        self.fd = fd
+        self.local = Self.localAddress(fd)
+    }
+
+    /// The address `fd` is bound to (`getsockname(2)`).
+    static func localAddress(_ fd: Int32) -> PeerAddress {
+        var raw = sockaddr_in6()
+        var len = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        _ = withUnsafeMutableBytes(of: &raw) {
+            getsockname(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &len)
+        }
+        return withUnsafeBytes(of: raw) { PeerAddress(raw: $0.baseAddress!, length: Int(len)) }
+    }
+
     /// Opens and binds one socket for `info`; returns it and its local address.
     private static func open(
         _ info: UnsafePointer<addrinfo>, address: ListenAddress, receiveBuffer: Int
@@ -42,14 +62,7 @@ final class UDPSocket: Sendable {
             _ = Glibc.close(fd)
             throw StartupError("cannot bind \(address): \(reason)")
         }
-        var raw = sockaddr_in6()
-        var len = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        _ = withUnsafeMutableBytes(of: &raw) {
-            getsockname(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &len)
-        }
-        return (
-            fd, withUnsafeBytes(of: raw) { PeerAddress(raw: $0.baseAddress!, length: Int(len)) }
-        )
+        return (fd, localAddress(fd))
     }
 
     /// The receive buffer the kernel granted, bytes (as `getsockopt` reports it).

@@ -52,6 +52,9 @@ public final class Daemon: Sendable {
         // A write past the file-size limit (RLIMIT_FSIZE) must fail with EFBIG like
         // a full disk, not kill the daemon: the commit is retried until it succeeds.
         signal(SIGXFSZ, SIG_IGN)
+        // Sockets systemd passed (fleetd.socket), taken first and checked
+        // against what fleetd can serve before anything else starts.
+        let inherited = try assign(InheritedSockets.take())
         let (fences, fencesText) = try loadFences()
         let webhooks = try WebhookSync.resolve(config.webhooks)
         // Held until `run` returns (the kernel lets go of it at any exit).
@@ -72,6 +75,7 @@ public final class Daemon: Sendable {
         let registered = try reader?.registeredDevices()
 
         let metrics = Metrics()
+        MetricsBootstrap.install(metrics.registry)
         let queue = InboundQueue(
             capacity: config.engine.queueMaxFixes, maxDelayMs: Int64(config.engine.queueMaxDelayMs))
         let alertLog =
@@ -116,8 +120,8 @@ public final class Daemon: Sendable {
                         underlying: APIUnavailable("the commit stage is not running"))
                 }
                 return try await stage.perform(job)
-            }, reader: try store.makeReader(), logger: logger)
-        sinks += [delivery, metrics, ReplySink()]
+            }, reader: try store.makeReader(), logger: logger, metrics: metrics)
+        sinks += [delivery, metrics, ReplySink(metrics: metrics)]
         let commit = CommitStage(
             store: store, handoff: handoff, sinks: sinks, metrics: metrics, logger: logger)
         commitBox.withLock { $0 = commit }
@@ -129,7 +133,7 @@ public final class Daemon: Sendable {
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
             rejectLogPerSecond: config.log.rejectLogPerSecond, registered: registered)
-        let listeners = try bindListeners(door: door)
+        let listeners = try bindListeners(door: door, inherited: inherited)
         let status = StatusReporter(
             metrics: metrics, engine: tracking, notifier: notifier, logger: logger,
             database: config.storage.database)
@@ -313,18 +317,27 @@ public final class Daemon: Sendable {
         }
     }
 
-    /// One listener per configured protocol (`WireFormats.all`), bound now:
-    /// a socket that cannot be bound is a start-up error naming its address.
-    private func bindListeners(door: Door) throws -> [UDPListener] {
+    /// One listener per protocol (`WireFormats.all`): on the socket systemd
+    /// passed under the protocol's name when there is one (socket
+    /// activation; the config's address for it is then not used), else on
+    /// the configured address, bound now: a socket that cannot be bound is a
+    /// start-up error naming its address.
+    private func bindListeners(door: Door, inherited: [String: Int32]) throws -> [UDPListener] {
         var listeners: [UDPListener] = []
         do {
             for format in WireFormats.all {
-                if let address = config.listen.addresses[format.key] {
-                    listeners.append(
-                        UDPListener(
-                            socket: try bind(address, key: format.key),
-                            format: format.make(config), door: door))
+                let socket: UDPSocket
+                if let fd = inherited[format.key] {
+                    socket = UDPSocket(
+                        adopting: fd, receiveBuffer: config.listen.receiveBufferBytes)
+                    logger.info("\(format.key): using the socket systemd passed (\(socket.local))")
+                } else if let address = config.listen.addresses[format.key] {
+                    socket = try bind(address, key: format.key)
+                } else {
+                    continue
                 }
+                listeners.append(
+                    UDPListener(socket: socket, format: format.make(config), door: door))
             }
         } catch {
             for l in listeners { l.socket.close() }
@@ -338,6 +351,47 @@ public final class Daemon: Sendable {
         let f = try FenceFile.loadConfigured(config.geofences.file)
         if f.missingDefault { logger.warning("\(f.note)") } else { logger.info("\(f.note)") }
         return (f.index, f.text)
+    }
+
+    /// Which protocol each passed socket serves, by `WireFormats` key: a
+    /// socket named after a protocol (`FileDescriptorName=json`, as
+    /// `systemd-socket-activate --fdname=` sets it) serves that one; any
+    /// other name (systemd names every socket of one unit alike, by
+    /// default the unit's name) serves the protocol whose `[listen]` port
+    /// is the socket's port. Refused, naming the socket: a stream socket,
+    /// `http` and `osmand` (the HTTP library binds its own listening
+    /// sockets and cannot serve a passed one, so fleetd binds `[http]
+    /// listen` and `[listen] osmand` itself), a port no protocol is
+    /// configured on, two sockets for one protocol.
+    func assign(_ passed: InheritedSockets) throws -> [String: Int32] {
+        let keys = WireFormats.all.map(\.key)
+        var out: [String: Int32] = [:]
+        for s in passed.sockets {
+            if s.name == "http" || s.name == "osmand" {
+                throw StartupError(
+                    "systemd passed a socket named \"\(s.name)\": fleetd binds its HTTP and OsmAnd ports itself (the HTTP server cannot serve a passed socket); remove it from the socket unit"
+                )
+            }
+            let port = UDPSocket.localAddress(s.fd).port
+            guard s.isDatagram else {
+                throw StartupError(
+                    "systemd passed a stream socket (\(s.name), port \(port)): fleetd takes only ListenDatagram= sockets"
+                )
+            }
+            let key =
+                keys.contains(s.name)
+                ? s.name : keys.first { config.listen.addresses[$0]?.port == port }
+            guard let key else {
+                throw StartupError(
+                    "systemd passed a socket on port \(port) (\(s.name)) that no [listen] address names; name it json, teltonika or nmea (FileDescriptorName=) or set that port in [listen]"
+                )
+            }
+            guard out[key] == nil else {
+                throw StartupError("systemd passed two sockets for \(key)")
+            }
+            out[key] = s.fd
+        }
+        return out
     }
 
     /// Binds one listening socket; warns when the kernel caps its receive buffer.

@@ -44,10 +44,14 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
         let task: Task<Void, Never>
     }
 
+    /// Counts each attempt's outcome (`GET /metrics`).
+    private let metrics: Metrics?
+
     init(
         perform: @escaping Perform, reader: any StoreReading, logger: Logger,
-        maxInFlight: Int = 32
+        maxInFlight: Int = 32, metrics: Metrics? = nil
     ) {
+        self.metrics = metrics
         self.perform = perform
         self.reader = reader
         self.logger = logger
@@ -144,6 +148,7 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
                 continue
             }
             if Task.isCancelled { return }
+            metrics?.webhookAttempt(name, attempt, alerts: batch.count)
             switch attempt {
             case .delivered:
                 if failing { logger.notice("webhook \(name): delivering again") }

@@ -50,6 +50,18 @@ enum OpenAPIDocument {
                 }
               }
             },
+            "/metrics": {
+              "get": {
+                "operationId": "metrics", "tags": ["health"], "security": [],
+                "summary": "The daemon's metrics in the Prometheus text format (version 0.0.4). Open to clients on loopback; from any other address it needs a token or session of any role (401 without).",
+                "responses": {
+                  "200": { "description": "The metrics.", "content": { "text/plain": { "schema": { "type": "string" } } } },
+                  "400": { "$ref": "#/components/responses/BadRequest" },
+                  "401": { "$ref": "#/components/responses/Unauthorized" },
+                  "404": { "$ref": "#/components/responses/NotFound" }
+                }
+              }
+            },
             "/api/v1/openapi.json": {
               "get": {
                 "operationId": "openapi", "tags": ["health"], "security": [],

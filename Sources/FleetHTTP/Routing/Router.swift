@@ -13,24 +13,37 @@ struct APIRouter: Sendable {
     let routes: [Route]
     let authenticator: Authenticator
     let logger: Logger
+    /// Told of every answer, by route pattern (the `/metrics` counts).
+    let served: @Sendable (_ route: String, _ method: String, _ status: Int) -> Void
 
     func respond(_ request: Request, _ context: APIContext) async -> Response {
-        do {
-            return try await dispatch(request, context)
-        } catch let e as APIError {
-            return e.response
-        } catch let e as StoreError {
-            logger.error("API \(request.method) \(request.uri.path): \(e)")
-            return APIError(.serviceUnavailable, "storage unavailable", e.action).response
-        } catch {
-            logger.error("API \(request.method) \(request.uri.path): \(error)")
-            return APIError(.internalServerError, "internal error", "\(type(of: error))").response
-        }
-    }
-
-    private func dispatch(_ request: Request, _ context: APIContext) async throws -> Response {
         let segments = request.uri.path.split(separator: "/")
         let matching = routes.compactMap { r in r.match(segments).map { (r, $0) } }
+        let response: Response
+        do {
+            response = try await dispatch(request, context, matching)
+        } catch let e as APIError {
+            response = e.response
+        } catch let e as StoreError {
+            logger.error("API \(request.method) \(request.uri.path): \(e)")
+            response = APIError(.serviceUnavailable, "storage unavailable", e.action).response
+        } catch {
+            logger.error("API \(request.method) \(request.uri.path): \(error)")
+            response = APIError(.internalServerError, "internal error", "\(type(of: error))")
+                .response
+        }
+        // The pattern, not the path: one series per route, whatever the ids.
+        let method = Self.methods.contains(request.method.rawValue) ? request.method.rawValue : "other"
+        served(matching.first?.0.path ?? "unmatched", method, response.status.code)
+        return response
+    }
+
+    /// Methods counted by name (others as `other`: the label stays bounded).
+    static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+    private func dispatch(
+        _ request: Request, _ context: APIContext, _ matching: [(Route, [String: String])]
+    ) async throws -> Response {
         guard !matching.isEmpty else {
             throw APIError.notFound("no such path: \(request.uri.path.prefix(200))")
         }
