@@ -3,7 +3,13 @@ SHELL := /bin/bash
 # The Swift toolchain, when it is installed under /opt/swift and not on PATH.
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: setup build release run test bench format clean
+.PHONY: setup build release run test bench format clean install deb package-test
+
+# Where `make install` puts things (DESTDIR: a staging root).
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+DESTDIR ?=
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 
 ## setup: install missing system packages (apt-get; sudo when not root)
 setup:
@@ -13,22 +19,38 @@ setup:
 build: setup
 	swift build
 
-## release: optimised build of fleetd, fleetctl and fleetsim
+## release: optimised build of fleetd, fleetctl and fleetsim (the Swift
+## runtime linked in statically, so the programs run without the toolchain)
 release: setup
-	swift build -c release
+	swift build -c release --static-swift-stdlib
 
 ## run: build, start fleetd on its defaults, replay the bundled routes, show alerts live, stop
 run: release
-	@scripts/demo.sh "$$(swift build -c release --show-bin-path)"
+	@scripts/demo.sh "$$(swift build -c release --static-swift-stdlib --show-bin-path)"
 
-## test: build and run every test (unit, property, golden, end-to-end)
+## test: build and run every test (unit, property, golden, end-to-end), then
+## build the Debian package and install, use and purge it on this machine
 test: setup
 	swift build --build-tests
 	swift test --skip-build
+	$(MAKE) package-test
+
+## install: the programs, units, config (never overwriting an edited one) and man pages
+install: release
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" SYSCONFDIR="$(SYSCONFDIR)" UNITDIR="$(UNITDIR)" \
+	  scripts/install.sh "$$(swift build -c release --static-swift-stdlib --show-bin-path)"
+
+## deb: the Debian package (.build/deb/), checked by lintian
+deb: release
+	@scripts/deb.sh "$$(swift build -c release --static-swift-stdlib --show-bin-path)"
+
+## package-test: builds the package, installs it with dpkg, runs it, purges it
+package-test: deb
+	@scripts/package-test.sh
 
 ## bench: the benchmarks (release build), printing figures
 bench: release
-	@scripts/bench.sh "$$(swift build -c release --show-bin-path)"
+	@scripts/bench.sh "$$(swift build -c release --static-swift-stdlib --show-bin-path)"
 
 ## format: format the sources with the toolchain's swift-format
 format:

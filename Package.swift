@@ -138,7 +138,8 @@ let package = Package(
         .executableTarget(
             name: "fleetctl",
             dependencies: [
-                "FleetAuth", "FleetDaemon", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetReports",
+                "FleetAuth", "FleetDaemon", "FleetGeo", "FleetJSON", "FleetProtocols",
+                "FleetReports",
                 "FleetStorage", "FleetSQLite", "FleetTracking", "FleetWebhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -104,6 +104,19 @@ for hooks in 0 1 10; do
 done
 
 echo
+echo "== metrics: ingest while Prometheus scrapes GET /metrics every second, against none =="
+# Counting is per batch (the same counters the status line always had) and
+# a scrape reads them: the sustained rate should not move.
+for scrape in 0 1000; do
+  echo "-- scrape every ${scrape} ms (0: never)"
+  "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+    --proto teltonika --records 1 --warmup-rate 5000 \
+    --rate 40000 --rate 50000 --rate 55000 --rate 60000 --rate 65000 --rate 70000 --rate 75000 \
+    --rate 80000 --scrape-ms "$scrape" \
+    | grep -E "^highest|^at half|^metrics" || echo "bench: ingest with scrape $scrape failed" >&2
+done
+
+echo
 echo "== the C yardstick (../shared/bench/cref/run.sh 2 1 RATES), same sitting =="
 cref=../shared/bench/cref/run.sh
 if [ -x "$cref" ] || [ -f "$cref" ]; then

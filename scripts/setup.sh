@@ -4,11 +4,11 @@
 # pkg-config, libjs-leaflet (the console's map library, served from
 # /usr/share/javascript/leaflet), chromium and chromium-driver (the console's
 # browser tests), prometheus (promtool, which checks the metrics and the
-# alerting rules); and from PyPI schemathesis (the API's tests), selenium and
+# alerting rules), lintian (which checks the Debian package); and from PyPI schemathesis (the API's tests), selenium and
 # pillow (the console's tests), standardwebhooks (the reference check of
 # webhook signatures).
 set -euo pipefail
-need=(libsqlite3-dev libsystemd-dev pkg-config libjs-leaflet chromium chromium-driver prometheus)
+need=(libsqlite3-dev libsystemd-dev pkg-config libjs-leaflet chromium chromium-driver prometheus lintian)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

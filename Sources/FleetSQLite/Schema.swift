@@ -230,6 +230,13 @@ public enum Schema {
                     CREATE INDEX webhook_batches_by_done ON webhook_batches(state, done_ms);
                     """)
         }
+        m.registerMigration("v10: trips name their fences by id too") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE trips ADD COLUMN start_fence_id TEXT;
+                    ALTER TABLE trips ADD COLUMN end_fence_id TEXT;
+                    """)
+        }
         return m
     }
 }

@@ -2,7 +2,8 @@
 /// (add fields, never rename). Times RFC 3339 UTC; distances, speeds and
 /// odometers rounded to 0.1; `duration_s` and `avg_speed_kmh` derived (and
 /// not read back). `open` (added with the API) is true for a trip under way,
-/// whose `id` is null.
+/// whose `id` is null. `start_fence_id` and `end_fence_id` (added later)
+/// are the ids of the fences `start_fence` and `end_fence` name.
 extension TripRecord: Codable {
     enum CodingKeys: String, CodingKey {
         case id, device, vehicle
@@ -13,6 +14,7 @@ extension TripRecord: Codable {
         case averageSpeedKmh = "avg_speed_kmh", fixes
         case startOdometerM = "start_odometer_m", endOdometerM = "end_odometer_m"
         case open
+        case startFenceId = "start_fence_id", endFenceId = "end_fence_id"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -34,7 +36,9 @@ extension TripRecord: Codable {
             fixes: try c.decode(Int.self, forKey: .fixes),
             startOdometerM: try c.decode(Double.self, forKey: .startOdometerM),
             endOdometerM: try c.decode(Double.self, forKey: .endOdometerM),
-            open: try c.decodeIfPresent(Bool.self, forKey: .open) ?? false)
+            open: try c.decodeIfPresent(Bool.self, forKey: .open) ?? false,
+            startFenceId: try c.decodeIfPresent(String.self, forKey: .startFenceId),
+            endFenceId: try c.decodeIfPresent(String.self, forKey: .endFenceId))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -58,5 +62,7 @@ extension TripRecord: Codable {
         try c.encode(RecordCoding.tenth(startOdometerM), forKey: .startOdometerM)
         try c.encode(RecordCoding.tenth(endOdometerM), forKey: .endOdometerM)
         try c.encode(open, forKey: .open)
+        try c.encode(startFenceId, forKey: .startFenceId)
+        try c.encode(endFenceId, forKey: .endFenceId)
     }
 }

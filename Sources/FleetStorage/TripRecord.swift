@@ -14,6 +14,10 @@ public struct TripRecord: Sendable, Equatable {
     /// Names of the fences at the start and end (", " between several).
     public var startFence: String?
     public var endFence: String?
+    /// Ids of those fences (sorted, ", " between several); nil when none,
+    /// and for trips stored before ids were kept.
+    public var startFenceId: String?
+    public var endFenceId: String?
     public var distanceM: Double
     public var maxSpeedKmh: Double
     public var fixes: Int
@@ -36,8 +40,11 @@ public struct TripRecord: Sendable, Equatable {
         id: Int64, device: String, vehicle: String?, startTime: Int64, endTime: Int64,
         startLat: Double, startLon: Double, endLat: Double, endLon: Double, startFence: String?,
         endFence: String?, distanceM: Double, maxSpeedKmh: Double, fixes: Int,
-        startOdometerM: Double, endOdometerM: Double, open: Bool = false
+        startOdometerM: Double, endOdometerM: Double, open: Bool = false,
+        startFenceId: String? = nil, endFenceId: String? = nil
     ) {
+        self.startFenceId = startFenceId
+        self.endFenceId = endFenceId
         self.id = id
         self.device = device
         self.vehicle = vehicle

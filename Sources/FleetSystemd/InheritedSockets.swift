@@ -34,7 +34,8 @@ public struct InheritedSockets: Sendable {
         var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         let n = sd_listen_fds_with_names(1, &names)
         guard n >= 0 else {
-            throw Failure("the passed sockets (LISTEN_FDS) are invalid: \(String(cString: strerror(-n)))")
+            throw Failure(
+                "the passed sockets (LISTEN_FDS) are invalid: \(String(cString: strerror(-n)))")
         }
         defer {
             if let names {

@@ -11,6 +11,8 @@ public struct OpenTrip: Sendable, Equatable {
     /// Names of the fences containing the start (", " between several); nil
     /// when none, or when not looked up (`Tracker.openTrip(device:state:fences:)`).
     public var startFence: String?
+    /// Their ids (sorted, ", " between several), looked up with the names.
+    public var startFenceId: String?
 
     public init(
         device: String, start: Waypoint, last: Waypoint, maxSpeedKmh: Double, startFence: String?
@@ -35,8 +37,10 @@ extension Tracker {
     public func openTrip(device: String, state st: DeviceState, fences: Bool) -> OpenTrip? {
         guard case .driving(let start, _, let maxKmh) = st.trip, let last = st.lastWaypoint
         else { return nil }
-        return OpenTrip(
+        var trip = OpenTrip(
             device: device, start: start, last: last, maxSpeedKmh: maxKmh,
             startFence: fences ? fenceNames(lat: start.lat, lon: start.lon) : nil)
+        trip.startFenceId = fences ? fenceIds(lat: start.lat, lon: start.lon) : nil
+        return trip
     }
 }

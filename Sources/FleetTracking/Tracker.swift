@@ -212,6 +212,13 @@ public struct Tracker: Sendable {
             }
         }
         var outcome = accept(fix, state: &st, relocatedVia: via, containing: containing)
+        // A fence's alerts carry its name beside its id (`fence_name`), as
+        // trips carry both (`start_fence`, `start_fence_id`).
+        for i in outcome.alerts.indices {
+            if let id = outcome.alerts[i].fence, let name = fenceName(id: id) {
+                outcome.alerts[i].details.append(AlertDetail("fence_name", name))
+            }
+        }
         if !alerts.isEmpty { outcome.alerts = alerts + outcome.alerts }
         if let via { outcome.confirmed = via.map(\.time) }
         return outcome
@@ -230,6 +237,20 @@ public struct Tracker: Sendable {
         let hits = fences.containing(Coordinate(lat: lat, lon: lon))
         guard !hits.isEmpty else { return nil }
         return Set(hits.map { fences.fences[Int($0)].name }).sorted().joined(separator: ", ")
+    }
+
+    /// Ids of the fences containing a position, sorted, ", " between
+    /// several; nil when none.
+    public func fenceIds(lat: Double, lon: Double) -> String? {
+        let hits = fences.containing(Coordinate(lat: lat, lon: lon))
+        guard !hits.isEmpty else { return nil }
+        return Set(hits.map { fences.fences[Int($0)].id }).sorted().joined(separator: ", ")
+    }
+
+    /// The name of the fence with id `id`, if this tracker's fences have it.
+    public func fenceName(id: String) -> String? {
+        guard let r = rankById[id] else { return nil }
+        return fences.fences[Int(indexByRank[Int(r)])].name
     }
 
     /// A fix that passed the filters: moves the vehicle, runs every detector.
@@ -630,10 +651,12 @@ public struct Tracker: Sendable {
         _ device: String, start: Waypoint, end: Waypoint, maxKmh: Double, alerts: inout [Alert],
         trips: inout [Trip]
     ) {
-        let trip = Trip(
+        var trip = Trip(
             device: device, start: start, end: end,
             startFence: fenceNames(lat: start.lat, lon: start.lon),
             endFence: fenceNames(lat: end.lat, lon: end.lon), maxSpeedKmh: maxKmh)
+        trip.startFenceId = fenceIds(lat: start.lat, lon: start.lon)
+        trip.endFenceId = fenceIds(lat: end.lat, lon: end.lon)
         trips.append(trip)
         var details = [
             AlertDetail("distance_m", (trip.distanceM * 10).rounded() / 10),

@@ -9,6 +9,9 @@ public struct Trip: Sendable, Equatable {
     /// between several), nil when none.
     public var startFence: String?
     public var endFence: String?
+    /// Ids of those fences (sorted, ", " between several), nil when none.
+    public var startFenceId: String?
+    public var endFenceId: String?
     /// Highest speed seen, km/h (reported, else computed between fixes).
     public var maxSpeedKmh: Double
 

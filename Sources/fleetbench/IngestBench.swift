@@ -69,6 +69,12 @@ struct IngestBench: ParsableCommand {
     @Option(help: "A python3 with the standardwebhooks package (with --webhooks).")
     var python = "python3"
 
+    @Option(
+        help:
+            "Scrape GET /metrics every this many ms while offering (0: never), as a Prometheus would."
+    )
+    var scrapeMs = 0
+
     func run() throws {
         guard let p = LoadOptions.Proto(rawValue: proto), p != .nmea else {
             throw ValidationError("--proto must be teltonika or json")
@@ -113,6 +119,9 @@ struct IngestBench: ParsableCommand {
                     format: "warm-up: %d devices, one fix each, acknowledged in %.1f s", devices,
                     w.ackSeconds))
         }
+        let scraper =
+            scrapeMs > 0 ? MetricsScraper(port: daemon.ports["http"] ?? 0, everyMs: scrapeMs) : nil
+        defer { scraper?.stop() }
         say(LoadReport.tsvHeader)
         var best = 0.0
         for r in rate {
@@ -141,6 +150,12 @@ struct IngestBench: ParsableCommand {
                     half.sustained ? "sustained" : "NOT sustained"))
         }
         say("fleetd peak RSS: \(daemon.peakRSSKiB() / 1024) MB (VmHWM)")
+        if let scraper {
+            let (n, bytes, failed) = scraper.stop()
+            say(
+                "metrics: \(n) scrapes of GET /metrics every \(scrapeMs) ms (\(bytes) bytes the last; \(failed) failed)"
+            )
+        }
         if let hooks {
             say(
                 "webhooks: \(webhooks) subscriptions; \(hooks.alerts()) alerts delivered to the receiver"

@@ -64,36 +64,53 @@ struct AlertsCommand: ParsableCommand {
             }
         }
         var printedHeader = false
+        // Columns as wide as their widest cell so far (long device ids and
+        // fence names keep the others in line); without --follow, every
+        // alert is in one table.
+        var widths = Self.widths
+        var held: [AlertRecord] = []
         signal(SIGPIPE, SIG_DFL)
         while true {
             let batch = try reader.alerts(afterId: last, limit: 10_000, filter: filter)
-            if !json, !printedHeader, !batch.isEmpty || !follow {
-                print(
-                    Output.row(
-                        ["ID", "TIME (UTC)", "DEVICE", "TYPE", "FENCE", "LAT", "LON", "DETAILS"],
-                        Self.widths))
-                printedHeader = true
-            }
-            for a in batch {
-                print(json ? Self.jsonLine(a) : Self.tableLine(a))
-                last = a.id
+            if let l = batch.last { last = l.id }
+            if json {
+                for a in batch { print(Self.jsonLine(a)) }
+            } else if !follow {
+                held += batch
+            } else {
+                for a in batch {
+                    for (i, c) in Self.cells(a).enumerated() where i < widths.count - 1 {
+                        widths[i] = max(widths[i], c.count + 1)
+                    }
+                }
+                if !printedHeader, !batch.isEmpty {
+                    print(Output.row(Self.header, widths))
+                    printedHeader = true
+                }
+                for a in batch { print(Output.row(Self.cells(a), widths)) }
             }
             if !batch.isEmpty { fflush(nil) }
             if batch.count == 10_000 { continue }
-            guard follow else { return }
+            guard follow else { break }
             Thread.sleep(forTimeInterval: Double(pollMs) / 1000)
+        }
+        if !json {
+            for line in Output.table(Self.header, held.map(Self.cells), minimum: Self.widths) {
+                print(line)
+            }
         }
     }
 
+    static let header = ["ID", "TIME (UTC)", "DEVICE", "TYPE", "FENCE", "LAT", "LON", "DETAILS"]
+
     static let widths = [6, 24, 20, 16, 20, 11, 12, 0]
 
-    static func tableLine(_ a: AlertRecord) -> String {
-        Output.row(
-            [
-                String(a.id), RFC3339.format(millis: a.time), a.device, a.type, a.fence ?? "-",
-                a.lat.map { Output.fixed($0, 6) } ?? "-", a.lon.map { Output.fixed($0, 6) } ?? "-",
-                details(a.details),
-            ], widths)
+    static func cells(_ a: AlertRecord) -> [String] {
+        [
+            String(a.id), RFC3339.format(millis: a.time), a.device, a.type, a.fence ?? "-",
+            a.lat.map { Output.fixed($0, 6) } ?? "-", a.lon.map { Output.fixed($0, 6) } ?? "-",
+            details(a.details),
+        ]
     }
 
     /// The details object as `key=value` pairs (text unquoted), "" when none.

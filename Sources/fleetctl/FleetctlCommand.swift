@@ -47,7 +47,8 @@ struct DatabaseOptions: ParsableArguments {
         let fm = FileManager.default
         let config =
             configPath
-            ?? (!fm.fileExists(atPath: "var/fleetd.db") && fm.fileExists(atPath: Self.installedConfig)
+            ?? (!fm.fileExists(atPath: "var/fleetd.db")
+                && fm.fileExists(atPath: Self.installedConfig)
                 ? Self.installedConfig : nil)
         guard let config else { return "var/fleetd.db" }
         do {

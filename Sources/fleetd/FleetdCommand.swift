@@ -12,17 +12,51 @@ struct FleetdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetd",
         abstract:
-            "Ingest GPS fixes over UDP, check geofences, raise alerts, store everything in SQLite.")
+            "Ingest GPS fixes over UDP, check geofences, raise alerts, store everything in SQLite.",
+        discussion: """
+            fleetd receives tracker fixes (JSON, Teltonika and NMEA over UDP; OsmAnd over \
+            HTTP), screens them, checks them against geofences, raises alerts (geofence \
+            enter, exit and dwell, overspeed, silent device), computes trips and mileage, \
+            commits all of it to SQLite and acknowledges each device only after the commit. \
+            It serves an HTTP API, a live map console and Prometheus metrics (GET /metrics), \
+            and delivers alerts to webhooks. \
+            Under systemd it reports readiness, status and watchdog keep-alives (sd_notify), \
+            takes the UDP sockets of fleetd.socket when socket-activated, and reloads its \
+            fences and webhooks on SIGHUP. It exits 0 after a clean stop (SIGTERM), 1 when \
+            it cannot start, 2 for a configuration error.
+            """)
 
     @Option(
-        name: .long, help: "TOML config file (every key has a default; see config/fleetd.toml).")
+        name: .long,
+        help: "TOML config file (every key has a default; see fleetd.toml(5)).")
     var config: String?
 
-    @Flag(name: .long, help: "Check the config and the fences file, print the result, and exit.")
+    @Flag(
+        name: .long,
+        help:
+            "Check everything start-up checks (the config, the fences file, webhook secrets, the database folder, the listen addresses), print the result, and exit: 0 when start-up would succeed, 2 otherwise."
+    )
     var checkConfig = false
+
+    @Argument(
+        help: ArgumentHelp(
+            "With --check-config: the config file to check (as --config gives it).",
+            valueName: "config-file"))
+    var checkedFile: String?
+
+    func validate() throws {
+        if checkedFile != nil, !checkConfig {
+            throw ValidationError(
+                "a config file argument goes with --check-config; to run, use --config FILE")
+        }
+        if checkedFile != nil, config != nil {
+            throw ValidationError("give the config file once: --config FILE or --check-config FILE")
+        }
+    }
 
     func run() async throws {
         let cfg: DaemonConfig
+        let config = self.config ?? checkedFile
         do {
             cfg = try config.map { try DaemonConfig.load(path: $0) } ?? DaemonConfig()
         } catch {

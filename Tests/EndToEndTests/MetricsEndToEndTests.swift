@@ -38,16 +38,19 @@ import Testing
 
         let r = try await a.http.get("/metrics")
         #expect(r.status == 200)
-        #expect(r.headers.first(name: "Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(
+            r.headers.first(name: "Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
         let text = r.body
         #expect(
-            (4...5).contains(Self.value(text, #"fleetd_fixes_received_total{protocol="json"}"#) ?? 0),
+            (4...5).contains(
+                Self.value(text, #"fleetd_fixes_received_total{protocol="json"}"#) ?? 0),
             "\(text)")
         #expect(Self.value(text, "fleetd_fixes_stored_total") == 3)
         #expect(Self.value(text, "fleetd_fixes_duplicate_total") == 1)
         #expect(Self.value(text, #"fleetd_datagrams_total{protocol="json"}"#) == 5)
         #expect(
-            Self.value(text, #"fleetd_fixes_rejected_total{protocol="json",reason="lat_out_of_range"}"#)
+            Self.value(
+                text, #"fleetd_fixes_rejected_total{protocol="json",reason="lat_out_of_range"}"#)
                 == 1, "\(text)")
         #expect(Self.value(text, #"fleetd_alerts_total{type="geofence_enter"}"#) == 1)
         #expect(Self.value(text, #"fleetd_alerts_total{type="geofence_exit"}"#) == 1)
@@ -59,11 +62,15 @@ import Testing
         // Routes by pattern, never by id: one series for both devices.
         #expect(
             Self.value(
-                text, #"fleetd_http_requests_total{route="/api/v1/devices/{id}",method="GET",status="200"}"#)
+                text,
+                #"fleetd_http_requests_total{route="/api/v1/devices/{id}",method="GET",status="200"}"#
+            )
                 == 1, "\(text)")
         #expect(
             Self.value(
-                text, #"fleetd_http_requests_total{route="/api/v1/devices/{id}",method="GET",status="404"}"#)
+                text,
+                #"fleetd_http_requests_total{route="/api/v1/devices/{id}",method="GET",status="404"}"#
+            )
                 == 1)
         #expect(!text.contains("truck-1"))
         // The devices gauge is set once a second.

@@ -32,7 +32,8 @@ import Testing
     /// systemd-socket-activate closes every descriptor but the sockets
     /// before it runs fleetd (Foundation would then block reaping every
     /// other child, `fleetctl` among them, until fleetd exits).
-    static func spawn(_ argv: [String], environment: [String: String], log: String) throws -> pid_t {
+    static func spawn(_ argv: [String], environment: [String: String], log: String) throws -> pid_t
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -55,7 +56,9 @@ import Testing
         defer { for p in cArgs + cEnv { free(p) } }
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, argv[0], &actions, &attr, cArgs, cEnv)
-        guard rc == 0 else { throw E2EError("posix_spawn \(argv[0]): \(String(cString: strerror(rc)))") }
+        guard rc == 0 else {
+            throw E2EError("posix_spawn \(argv[0]): \(String(cString: strerror(rc)))")
+        }
         runningDaemons.withLock { _ = $0.insert(pid) }
         return pid
     }
@@ -116,7 +119,11 @@ import Testing
                 try Binaries.path("fleetd"), "--config", config,
             ],
             environment: ["NOTIFY_SOCKET": notify.path, "PATH": "/usr/bin:/bin"], log: log)
-        defer { if Self.reap(pid, timeout: 0) == nil { kill(pid, SIGKILL); _ = Self.reap(pid, timeout: 5) } }
+        defer {
+            if Self.reap(pid, timeout: 0) == nil {
+                kill(pid, SIGKILL); _ = Self.reap(pid, timeout: 5)
+            }
+        }
         func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         // Nothing runs fleetd until a datagram arrives.
         let deadline = Date().addingTimeInterval(10)
@@ -128,14 +135,17 @@ import Testing
         let jsonClient = try UDPClient(host: "127.0.0.1", port: json)
         jsonClient.send(Array(fixLine(1, now, lat: 47.95, lon: 11.05, device: "sa-1").utf8))
         let ready = try #require(notify.waitFor("READY=1", timeout: 20), "\(logText())")
-        #expect(ready.contains("json 127.0.0.1:\(json)") && ready.contains("teltonika 127.0.0.1:\(teltonika)"))
+        #expect(
+            ready.contains("json 127.0.0.1:\(json)")
+                && ready.contains("teltonika 127.0.0.1:\(teltonika)"))
         #expect(ready.contains("nmea 127.0.0.1:\(nmea)"), "\(ready)")
         #expect(logText().contains("json: using the socket systemd passed (127.0.0.1:\(json))"))
         // The datagram that started it waited in the kernel and is acknowledged.
         let reply = jsonClient.receive(timeoutMs: 5000).flatMap(JSONReply.parse)
         #expect(reply?.acked == [1], "\(String(describing: reply))")
         #expect(
-            exchange(jsonClient, [fixLine(2, now + 10_000, lat: 48.05, lon: 11.05, device: "sa-1")])?
+            exchange(
+                jsonClient, [fixLine(2, now + 10_000, lat: 48.05, lon: 11.05, device: "sa-1")])?
                 .acked == [2])
 
         let tc = try UDPClient(host: "127.0.0.1", port: teltonika)
@@ -195,7 +205,11 @@ import Testing
                 Self.activate, "--listen=127.0.0.1:\(port)", "--fdname=http", fleetd, "--config",
                 config,
             ], environment: ["PATH": "/usr/bin:/bin"], log: log)
-        defer { if Self.reap(pid, timeout: 0) == nil { kill(pid, SIGKILL); _ = Self.reap(pid, timeout: 5) } }
+        defer {
+            if Self.reap(pid, timeout: 0) == nil {
+                kill(pid, SIGKILL); _ = Self.reap(pid, timeout: 5)
+            }
+        }
         func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         let listening = Date().addingTimeInterval(10)
         while !logText().contains("Listening on"), Date() < listening {

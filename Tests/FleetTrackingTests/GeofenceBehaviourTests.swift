@@ -141,7 +141,7 @@ struct Gaussian {
         #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
         #expect(alerts.allSatisfy { $0.crossed })
         #expect(alerts.map(\.time) == [60_000, 60_000])
-        #expect(alerts[0].detailsJSON == #"{"crossed":true}"#)
+        #expect(alerts[0].detailsJSON == #"{"crossed":true,"fence_name":"Yard"}"#)
         // A segment passing beside it raises nothing.
         let c = (t: Int64(240), lat: 48.0 + 260 * mLat, lon: 11.0 + 400 * mLon)
         #expect(run([yard()], [b, c]).isEmpty)

@@ -55,6 +55,37 @@ func fix(_ t: Int64, _ lon: Double, _ lat: Double = 0.5, valid: Bool = true) -> 
         #expect(state?.fences == [])
     }
 
+    /// Alerts and trips both name a fence by id and by name.
+    @Test func alertsAndTripsCarryFenceIdsAndNames() {
+        let fences = FenceIndex(fences: [
+            Fence(id: "dep-1", name: "North depot", shape: .polygons([box(0, 0, 1, 1)])),
+            Fence(id: "yard", name: "Yard", shape: .polygons([box(0.5, 0, 2, 1)])),
+        ])
+        var settings = TrackerSettings(exitConfirmFixes: 1, jumpSpeedKmh: 0)
+        settings.tripStopDurationS = 60
+        var tracker = Tracker(fences: fences, settings: settings)
+        var st: DeviceState?
+        var alerts: [Alert] = []
+        var trips: [Trip] = []
+        // Parked in both fences, drives east out of them, parks.
+        var fixes = (0..<3).map { fix(Int64($0) * 10, 0.7) }
+        fixes += (1...8).map { fix(30 + Int64($0) * 60, 0.7 + Double($0) * 0.01) }
+        fixes += (1...5).map { fix(600 + Int64($0) * 30, 4) }
+        fixes.insert(fix(560, 4), at: 11)
+        for f in fixes {
+            let o = tracker.process(f, state: st)
+            st = o.state
+            alerts += o.alerts
+            trips += o.trips
+        }
+        let enter = alerts.first { $0.type == .geofenceEnter && $0.fence == "dep-1" }
+        #expect(enter?.details.contains(AlertDetail("fence_name", "North depot")) == true)
+        let trip = trips.first
+        #expect(trip?.startFence == "North depot, Yard", "\(trips)")
+        #expect(trip?.startFenceId == "dep-1, yard")
+        #expect(trip?.endFence == nil && trip?.endFenceId == nil)
+    }
+
     @Test func firstFixInsideEnters() {
         let (alerts, _, _) = run([fix(1, 0.7)])
         #expect(alerts == ["geofence_enter A @1", "geofence_enter B @1"])

@@ -37,6 +37,7 @@ final class TripBoard: CommitSink {
                 // Updates after the first carry no fences: keep the ones found then.
                 if trip.startFence == nil, let old = board[device], old.start == trip.start {
                     trip.startFence = old.startFence
+                    trip.startFenceId = old.startFenceId
                 }
                 board[device] = trip
             }
@@ -65,7 +66,7 @@ final class TripBoard: CommitSink {
                     endLat: t.last.lat, endLon: t.last.lon, startFence: t.startFence,
                     endFence: nil, distanceM: t.distanceM, maxSpeedKmh: t.maxSpeedKmh,
                     fixes: Int(t.fixes), startOdometerM: t.start.odometerM,
-                    endOdometerM: t.last.odometerM, open: true)
+                    endOdometerM: t.last.odometerM, open: true, startFenceId: t.startFenceId)
             }
     }
 }

@@ -60,13 +60,21 @@ public final class Metrics: Sendable {
             .seconds(10),
         ]
         commitDuration = registry.makeDurationHistogram(
-            name: "fleetd_commit_duration_seconds", buckets: buckets,
-            help: "Time one commit transaction took (fixes, states, alerts and outbox of one batch).")
+            descriptor: Self.name(
+                "fleetd_commit_duration_seconds",
+                "Time one commit transaction took (fixes, states, alerts and outbox of one batch)."),
+            buckets: buckets)
         ackLatency = registry.makeDurationHistogram(
-            name: "fleetd_ack_latency_seconds", buckets: buckets,
-            help:
+            descriptor: Self.name(
+                "fleetd_ack_latency_seconds",
                 "Time from the oldest datagram of an acknowledged batch being read to its acknowledgements being sent (after the commit)."
-        )
+            ), buckets: buckets)
+    }
+
+    /// A metric's full name (Prometheus's conventions: prefix, base unit,
+    /// `_total` for counters) and its help text.
+    static func name(_ full: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: full, unitName: "", helpText: help)
     }
 
     public func snapshot() -> Snapshot { state.withLock { $0 } }

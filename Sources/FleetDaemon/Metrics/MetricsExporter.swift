@@ -78,7 +78,8 @@ public final class MetricsExporter: Sendable {
                 count(
                     "fleetd_webhook_requests_total",
                     [("webhook", parts[0]), ("outcome", parts.count > 1 ? parts[1] : "")], n,
-                    "Webhook requests, by subscription and outcome (delivered, failed, refused, gone).")
+                    "Webhook requests, by subscription and outcome (delivered, failed, refused, gone)."
+                )
             }
             for (name, n) in m.webhookAlertsDelivered {
                 count(
@@ -122,7 +123,8 @@ public final class MetricsExporter: Sendable {
                         "Age of the oldest alert waiting for a subscription (0: none waiting).")
                     gauge(
                         "fleetd_webhook_dead_alerts", [("webhook", name)], Double(w.dead),
-                        "Alerts dead-lettered for a subscription (fleetctl webhooks retry re-queues them).")
+                        "Alerts dead-lettered for a subscription (fleetctl webhooks retry re-queues them)."
+                    )
                     gauge(
                         "fleetd_webhook_enabled", [("webhook", name)],
                         w.subscription.disabled == nil ? 1 : 0,
@@ -137,7 +139,7 @@ public final class MetricsExporter: Sendable {
     /// Brings the counter series up to `value` (it only ever grows).
     private func count(_ name: String, _ labels: [(String, String)], _ value: Int, _ help: String) {
         let key = name + labels.map { "|\($0.0)=\($0.1)" }.joined()
-        let counter = registry.makeCounter(name: name, labels: labels, help: help)
+        let counter = registry.makeCounter(descriptor: Metrics.name(name, help), labels: labels)
         let before = synced.withLock { s in
             defer { s[key] = value }
             return s[key] ?? 0
@@ -146,12 +148,12 @@ public final class MetricsExporter: Sendable {
     }
 
     func gauge(_ name: String, _ labels: [(String, String)], _ value: Double, _ help: String) {
-        registry.makeGauge(name: name, labels: labels, help: help).set(to: value)
+        registry.makeGauge(descriptor: Metrics.name(name, help), labels: labels).set(to: value)
     }
 
     func counterSet(_ name: String, _ value: Double, _ help: String) {
         // A counter the kernel keeps (CPU time): set to its reading.
-        let c = registry.makeCounter(name: name, labels: [], help: help)
+        let c = registry.makeCounter(descriptor: Metrics.name(name, help), labels: [])
         c.reset()
         c.increment(by: value)
     }

@@ -40,8 +40,11 @@ struct ProcessMetrics {
     }
 
     func set(in e: MetricsExporter) {
-        e.counterSet("process_cpu_seconds_total", cpuSeconds, "Total user and system CPU time spent in seconds.")
-        e.gauge("process_resident_memory_bytes", [], residentBytes, "Resident memory size in bytes.")
+        e.counterSet(
+            "process_cpu_seconds_total", cpuSeconds,
+            "Total user and system CPU time spent in seconds.")
+        e.gauge(
+            "process_resident_memory_bytes", [], residentBytes, "Resident memory size in bytes.")
         e.gauge("process_virtual_memory_bytes", [], virtualBytes, "Virtual memory size in bytes.")
         e.gauge("process_open_fds", [], openFds, "Number of open file descriptors.")
         e.gauge("process_max_fds", [], maxFds, "Maximum number of open file descriptors.")

@@ -29,11 +29,13 @@ struct APIRouter: Sendable {
             response = APIError(.serviceUnavailable, "storage unavailable", e.action).response
         } catch {
             logger.error("API \(request.method) \(request.uri.path): \(error)")
-            response = APIError(.internalServerError, "internal error", "\(type(of: error))")
+            response =
+                APIError(.internalServerError, "internal error", "\(type(of: error))")
                 .response
         }
         // The pattern, not the path: one series per route, whatever the ids.
-        let method = Self.methods.contains(request.method.rawValue) ? request.method.rawValue : "other"
+        let method =
+            Self.methods.contains(request.method.rawValue) ? request.method.rawValue : "other"
         served(matching.first?.0.path ?? "unmatched", method, response.status.code)
         return response
     }

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The Debian package as an operator meets it: installed with dpkg -i on
+# this machine, its config checked by the installed fleetd, the installed
+# fleetctl run, the man pages found, then purged and checked gone. Needs
+# root (dpkg); run by `make test` after `make deb`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=$(cat VERSION)
+deb=.build/deb/fleetd_${version}_$(dpkg --print-architecture).deb
+[ -f "$deb" ] || { echo "package-test: $deb is missing (make deb)" >&2; exit 1; }
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+fail() { echo "package-test: FAILED: $*" >&2; exit 1; }
+
+if dpkg-query -W -f='${Status}' fleetd 2>/dev/null | grep -q "install ok installed"; then
+  fail "a fleetd package is already installed here; remove it first (dpkg --purge fleetd)"
+fi
+cleanup() { "${sudo[@]}" dpkg --purge fleetd > /dev/null 2>&1 || true; }
+trap cleanup EXIT
+
+"${sudo[@]}" dpkg -i "$deb" > /dev/null || fail "dpkg -i $deb"
+for f in /usr/bin/fleetd /usr/bin/fleetctl /usr/bin/fleetsim /lib/systemd/system/fleetd.service \
+  /lib/systemd/system/fleetd.socket /etc/fleetd/fleetd.toml /etc/fleetd/geofences.geojson \
+  /usr/share/man/man8/fleetd.8.gz /usr/share/man/man1/fleetctl.1.gz \
+  /usr/share/man/man1/fleetsim.1.gz /usr/share/man/man5/fleetd.toml.5.gz; do
+  [ -e "$f" ] || fail "$f was not installed"
+done
+grep -q '^ExecStart=/usr/bin/fleetd --config /etc/fleetd/fleetd.toml' /lib/systemd/system/fleetd.service \
+  || fail "fleetd.service does not run /usr/bin/fleetd"
+# The programs run without the toolchain (the Swift runtime is linked in).
+if ldd /usr/bin/fleetd | grep -q /opt/swift; then fail "fleetd links the toolchain's runtime"; fi
+
+out=$(/usr/bin/fleetd --check-config /etc/fleetd/fleetd.toml 2>&1) || fail "fleetd --check-config: $out"
+echo "package-test: fleetd --check-config /etc/fleetd/fleetd.toml: $out"
+echo "$out" | grep -q "config OK" || fail "check-config said: $out"
+
+# The installed fleetctl finds the installed config's database on its own
+# (run from a folder with no var/fleetd.db, which would come first).
+state=$(mktemp -d)
+cd "$state"
+"${sudo[@]}" mkdir -p /var/lib/fleetd
+out=$(/usr/bin/fleetctl users add operator --role admin --password-stdin <<< "package-test-password" 2>&1) \
+  || fail "fleetctl users add: $out"
+[ -e /var/lib/fleetd/fleetd.db ] || fail "fleetctl did not use /var/lib/fleetd/fleetd.db"
+out=$(/usr/bin/fleetctl users 2>&1) || fail "fleetctl users: $out"
+echo "$out" | grep -q operator || fail "fleetctl users shows: $out"
+out=$(/usr/bin/fleetctl status 2>&1) || true
+echo "package-test: fleetctl status: $out"
+man -w fleetd > /dev/null 2>&1 || [ ! -x /usr/bin/man ] || fail "man fleetd finds no page"
+cd - > /dev/null
+rm -rf "$state"
+
+"${sudo[@]}" dpkg --purge fleetd > /dev/null || fail "dpkg --purge fleetd"
+for f in /usr/bin/fleetd /etc/fleetd/fleetd.toml /lib/systemd/system/fleetd.service /var/lib/fleetd; do
+  [ ! -e "$f" ] || fail "$f is still there after purge"
+done
+trap - EXIT
+echo "package-test: $deb installed, checked, used and purged"
