@@ -460,10 +460,19 @@ public struct Tracker: Sendable {
                     lon: fix.lon, durationS: duration.map { Double($0) / 1000 }))
         }
         var k = 0  // into `ranks`
-        // Fences newly containing the device, with ranks below `limit`.
+        // The accuracy gate's radius for this fix (0: not gated).
+        let uncertain = uncertainty(fix)
+        // Fences newly containing the device, with ranks below `limit`
+        // (none whose boundary lies within the fix's uncertainty).
         func enter(below limit: Int32) {
             while k < ranks.count && ranks[k] < limit {
                 let r = Int(ranks[k])
+                if uncertain > 0,
+                    fences.fences[Int(indexByRank[r])].boundary(within: uncertain, of: p)
+                {
+                    k += 1
+                    continue
+                }
                 let id = idByRank[r]
                 var m = FenceMembership(fence: id, phase: .entering(since: fix.time))
                 m.rank = RankHint(UInt32(bitPattern: ranks[k]))
@@ -488,6 +497,13 @@ public struct Tracker: Sendable {
                 inside = k > 0 && ranks[k - 1] == r
             }
             let index = Int(indexByRank[Int(r)])
+            // The accuracy gate: a fix that may be on either side of this
+            // fence's boundary changes nothing about it (no exit, no step
+            // towards one, no return from one, no end of a dwell).
+            if uncertain > 0, fences.fences[index].boundary(within: uncertain, of: p) {
+                next.append(m)
+                continue
+            }
             let dwell = facts[index].dwellMs
             switch m.phase {
             case .entering(let since):
@@ -694,5 +710,15 @@ public struct Tracker: Sendable {
     private func beyondMargin(_ fence: Fence, _ p: Coordinate) -> Bool {
         let m = margin(fence)
         return m <= 0 || !fence.boundary(within: m, of: p)
+    }
+
+    /// The radius, metres, within which `fix` may really be, for the
+    /// accuracy gate: its accuracy, else its HDOP × `hdopAccuracyM`; 0 when
+    /// it reports neither or the gate is off.
+    func uncertainty(_ fix: Fix) -> Double {
+        guard settings.accuracyGate else { return 0 }
+        if let a = fix.accuracyM, a > 0, a.isFinite { return a }
+        if let h = fix.extra?.hdop, h > 0, h.isFinite { return h * settings.hdopAccuracyM }
+        return 0
     }
 }

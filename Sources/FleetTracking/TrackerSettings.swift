@@ -46,6 +46,14 @@ public struct TrackerSettings: Sendable, Equatable {
     /// fix this long (s) is parked again, and what its scatter added since that
     /// fix is taken back.
     public var stillTimeS: Double = 30
+    /// Accuracy gate: a fix whose reported uncertainty (its accuracy radius,
+    /// metres) reaches a fence's boundary cannot change its membership on
+    /// its own: it neither enters the fence nor counts towards leaving it.
+    /// Fixes that report no uncertainty are not gated.
+    public var accuracyGate: Bool = true
+    /// A fix that reports HDOP but no accuracy is taken as accurate to
+    /// HDOP × this many metres (a typical user-equivalent range error).
+    public var hdopAccuracyM: Double = 5
 
     public init(
         marginM: Double = 20, dwellS: Double = 0, exitConfirmFixes: Int = 3,

@@ -31,6 +31,9 @@ public struct TrackingConfig: Sendable, Equatable {
                 "must be at least jump_confirm_fixes (\(t.jumpConfirmFixes)), found \(t.jumpWindowFixes)"
             )
         }
+        t.accuracyGate = try tr.bool("accuracy_gate", default: t.accuracyGate)
+        t.hdopAccuracyM = try tr.double(
+            "hdop_accuracy_m", default: t.hdopAccuracyM, range: 0.1...1000)
         silentAfterS = try tr.double("silent_after_s", default: silentAfterS, range: 0...31_536_000)
         t.speedLimitKmh = try os.double("limit_kmh", default: t.speedLimitKmh, range: 0...1000)
         t.overspeedMinS = try os.double(
