@@ -181,7 +181,7 @@ let package = Package(
         .testTarget(
             name: "FleetHTTPTests",
             dependencies: [
-                "FleetHTTP", "FleetStorage", "FleetGeo", "FleetProtocols",
+                "FleetHTTP", "FleetStorage", "FleetGeo", "FleetProtocols", "FleetTracking",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -1,5 +1,6 @@
 import FleetProtocols
 import FleetStorage
+import FleetTracking
 import Foundation
 import GRDB
 
@@ -286,6 +287,18 @@ public final class SQLiteReader: Sendable {
                     fixes: $0[13], startOdometerM: $0[14], endOdometerM: $0[15],
                     startFenceId: $0[16], endFenceId: $0[17])
             }
+        }
+    }
+
+    /// Each device's tracking state as last checkpointed (only `device`'s
+    /// when given); empty for a database written before states were kept
+    /// whole (schema v7).
+    public func deviceStates(device: String?) throws(StoreError) -> [String: DeviceState] {
+        try read("cannot read device state") { db in
+            guard try db.tableExists("device_state"),
+                try db.columns(in: "device_state").contains(where: { $0.name == "state" })
+            else { return [:] }
+            return try DeviceStateRows.read(db, device: device)
         }
     }
 

@@ -56,35 +56,7 @@ public final class SQLiteStore {
     /// Every device's persisted tracking state, by device ident.
     public func loadStates() throws(StoreError) -> [String: DeviceState] {
         do {
-            return try queue.read { db in
-                var states: [String: DeviceState] = [:]
-                let rows = try Row.fetchCursor(
-                    db,
-                    sql: """
-                        SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.fences, s.position_time_ms,
-                               s.odometer_m, s.silent, s.tracking, s.state
-                        FROM device_state s JOIN devices d ON d.id = s.device_id
-                        """)
-                while let row = try rows.next() {
-                    let last: Int64 = row[1]
-                    let blob: Data? = row[9]
-                    if let blob {
-                        // The binary form (v7 on). One that cannot be read
-                        // restarts the device's tracking at its stored position.
-                        states[row[0]] =
-                            blob.withUnsafeBytes { DeviceStateCodec.decode($0) }
-                            ?? DeviceState(
-                                lastTime: last, lat: row[2] ?? .nan, lon: row[3] ?? .nan,
-                                positionTime: row[5] ?? last, fences: [])
-                        continue
-                    }
-                    states[row[0]] = DeviceStateText.restore(
-                        lastTime: last, lat: row[2] ?? .nan, lon: row[3] ?? .nan,
-                        positionTime: row[5] ?? last, fencesText: row[4], tracking: row[8],
-                        odometerM: row[6], silent: row[7])
-                }
-                return states
-            }
+            return try queue.read { db in try DeviceStateRows.read(db, device: nil) }
         } catch {
             throw StoreError(path: path, action: "cannot read device state", underlying: error)
         }

@@ -1,3 +1,5 @@
+import FleetTracking
+
 /// Read-only queries over a store, for `fleetctl`, the daemon's registry
 /// check and (next) the HTTP API. Implementations read consistent
 /// snapshots and never block the writer. Thread-safe.
@@ -79,6 +81,11 @@ public protocol StoreReading: Sendable {
 
     /// Every subscription with how its deliveries stand at `nowMs`, by name.
     func webhookStatuses() throws(StoreError) -> [WebhookStatus]
+
+    /// Each device's tracking state as last checkpointed (only `device`'s
+    /// when given), by device id: what `fleetctl trips --open` reads the
+    /// trips under way from.
+    func deviceStates(device: String?) throws(StoreError) -> [String: DeviceState]
 }
 
 extension StoreReading {

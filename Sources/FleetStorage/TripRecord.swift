@@ -1,3 +1,5 @@
+import FleetTracking
+
 /// A stored trip, as readers see it.
 public struct TripRecord: Sendable, Equatable {
     public var id: Int64
@@ -62,5 +64,19 @@ public struct TripRecord: Sendable, Equatable {
         self.startOdometerM = startOdometerM
         self.endOdometerM = endOdometerM
         self.open = open
+    }
+}
+
+extension TripRecord {
+    /// A trip under way as a record: `open` set, no id (0, `null` in JSON),
+    /// no end fence; the end is its newest accepted position.
+    public init(open t: OpenTrip, vehicle: String? = nil) {
+        self.init(
+            id: 0, device: t.device, vehicle: vehicle, startTime: t.start.time,
+            endTime: t.last.time, startLat: t.start.lat, startLon: t.start.lon,
+            endLat: t.last.lat, endLon: t.last.lon, startFence: t.startFence, endFence: nil,
+            distanceM: t.distanceM, maxSpeedKmh: t.maxSpeedKmh, fixes: Int(t.fixes),
+            startOdometerM: t.start.odometerM, endOdometerM: t.last.odometerM, open: true,
+            startFenceId: t.startFenceId)
     }
 }

@@ -42,14 +42,19 @@ struct DatabaseOptions: ParsableArguments {
     /// The database's path, by the rule above.
     var db: String { (try? resolved()) ?? "var/fleetd.db" }
 
-    private func resolved() throws -> String {
-        if let dbPath { return dbPath }
+    /// The config file the database comes from (`--config`, or the
+    /// installed one when it is used), nil when `--db` names the database.
+    var config: String? {
+        if dbPath != nil { return nil }
         let fm = FileManager.default
-        let config =
-            configPath
+        return configPath
             ?? (!fm.fileExists(atPath: "var/fleetd.db")
                 && fm.fileExists(atPath: Self.installedConfig)
                 ? Self.installedConfig : nil)
+    }
+
+    private func resolved() throws -> String {
+        if let dbPath { return dbPath }
         guard let config else { return "var/fleetd.db" }
         do {
             return try DaemonConfig.load(path: config).storage.database

@@ -1,9 +1,14 @@
 import ArgumentParser
+import FleetDaemon
+import FleetGeo
 import FleetProtocols
 import FleetSQLite
 import FleetStorage
+import FleetTracking
+import Foundation
 
-/// `fleetctl trips [--device ID] [--from T] [--to T] [--json]`: finished trips.
+/// `fleetctl trips [--device ID] [--from T] [--to T] [--open] [--json]`:
+/// finished trips, or those under way.
 struct TripsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trips",
@@ -25,6 +30,15 @@ struct TripsCommand: ParsableCommand {
     @Flag(name: .long, help: "One JSON object per line.")
     var json = false
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "List the trips under way instead (\"open\": true in JSON), from each device's last checkpointed state.",
+            discussion:
+                "A running fleetd checkpoints a device's state about state_checkpoint_s after it changes, at once when idle; the API's /trips has them as of the last commit. Start fences are named when the config (--config, or the installed one) names a fences file."
+        ))
+    var open = false
+
     func validate() throws {
         for (flag, value) in [("--from", from), ("--to", to)] {
             if let value, RFC3339.parse(Array(value.utf8)) == nil {
@@ -35,12 +49,36 @@ struct TripsCommand: ParsableCommand {
         }
     }
 
+    /// The trips under way that `filter` selects, by start time then device.
+    func underWay(_ reader: any StoreReading, _ filter: TripFilter) throws -> [TripRecord] {
+        let states = try reader.deviceStates(device: filter.device)
+        var fences = FenceIndex(fences: [])
+        if let config = database.config,
+            let file = try? DaemonConfig.load(path: config).geofences.file, !file.isEmpty,
+            FileManager.default.fileExists(atPath: file)
+        {
+            fences = FenceIndex(fences: try loadFences(file))
+        }
+        let tracker = Tracker(fences: fences)
+        let names = (try? reader.deviceNames()) ?? [:]
+        return states.compactMap { device, state in
+            tracker.openTrip(device: device, state: state, fences: true).map {
+                TripRecord(open: $0, vehicle: names[device])
+            }
+        }
+        .filter { t in
+            (filter.fromMs.map { t.endTime >= $0 } ?? true)
+                && (filter.toMs.map { t.startTime < $0 } ?? true)
+        }
+        .sorted { ($0.startTime, $0.device) < ($1.startTime, $1.device) }
+    }
+
     func run() throws {
         let reader = try Output.open(database.db, waitForIt: false)
         let filter = TripFilter(
             device: device, fromMs: from.flatMap { RFC3339.parse(Array($0.utf8)) },
             toMs: to.flatMap { RFC3339.parse(Array($0.utf8)) })
-        let trips = try reader.trips(filter: filter)
+        let trips = open ? try underWay(reader, filter) : try reader.trips(filter: filter)
         if json {
             for t in trips { print(t.jsonLine) }
             return
@@ -48,7 +86,8 @@ struct TripsCommand: ParsableCommand {
         let rows = trips.map { t in
             [
                 t.vehicle.map { "\(t.device) (\($0))" } ?? t.device, Self.time(t.startTime),
-                Self.time(t.endTime), "\(t.startFence ?? "-") → \(t.endFence ?? "-")",
+                Self.time(t.endTime),
+                "\(t.startFence ?? "-") → \(t.open ? "(under way)" : t.endFence ?? "-")",
                 Output.fixed(t.distanceM / 1000, 2), Self.duration(t.durationS),
                 Output.fixed(t.maxSpeedKmh, 0),
             ]

@@ -112,6 +112,27 @@ import Testing
         #expect(abs(odometer - distance) < 1)
     }
 
+    /// `fleetctl trips --open`: the trip under way, from the checkpointed
+    /// state, as the API lists it (`open`, no id, no end fence).
+    @Test func theTripUnderWayIsListedByFleetctl() throws {
+        let lines = try Self.t01Lines()
+        let d = try DaemonProcess(fences: try Self.zones, tracking: "", trip: "")
+        try Self.send(lines[..<400], to: d)
+        #expect(d.stop() == 0)  // a clean stop writes every state
+        let open = try d.fleetctl("trips", ["--open"])
+        #expect(open.count == 1, "\(open)")
+        let t = try #require(open.first)
+        #expect(t["open"] as? Bool == true && t["id"] is NSNull && t["end_fence"] is NSNull)
+        #expect(t["device"] as? String == "car-7")
+        #expect(t["start_time"] as? String == "2014-09-10T04:54:13.000Z")
+        #expect((t["distance_m"] as? Double ?? 0) > 1000)
+        #expect(try d.fleetctl("trips").isEmpty)  // none finished yet
+        #expect(try d.fleetctl("trips", ["--open", "--device", "nobody"]).isEmpty)
+        let human = try runTool(
+            try Binaries.path("fleetctl"), ["trips", "--open", "--db", d.database])
+        #expect(human.status == 0 && human.out.contains("(under way)"), "\(human.out)")
+    }
+
     @Test func aSilentDeviceIsReportedAndItsReturnToo() throws {
         let d = try DaemonProcess(fences: nil, tracking: "silent_after_s = 1")
         let client = try UDPClient(host: "127.0.0.1", port: d.port)

@@ -2,6 +2,7 @@ import FleetGeo
 import FleetHTTP
 import FleetProtocols
 import FleetStorage
+import FleetTracking
 
 /// A daemon with nothing in it, for tests that build the routes but call
 /// none of them through a store: every read finds nothing, every change fails.
@@ -38,6 +39,7 @@ struct EmptyReader: StoreReading {
         -> [PositionRecord]
     { [] }
     func alert(id: Int64) throws(StoreError) -> AlertRecord? { nil }
+    func deviceStates(device: String?) throws(StoreError) -> [String: DeviceState] { [:] }
     func device(_ ident: String) throws(StoreError) -> DeviceRecord? { nil }
     func user(named name: String) throws(StoreError) -> UserRecord? { nil }
     func users() throws(StoreError) -> [UserRecord] { [] }

@@ -1,4 +1,5 @@
 import FleetStorage
+import FleetTracking
 import Synchronization
 
 /// Several store readers (each its own connection) handed out in turn, so
@@ -31,6 +32,9 @@ final class ReaderPool: StoreReading {
     func device(_ ident: String) throws(StoreError) -> DeviceRecord? { try one.device(ident) }
     func user(named name: String) throws(StoreError) -> UserRecord? { try one.user(named: name) }
     func users() throws(StoreError) -> [UserRecord] { try one.users() }
+    func deviceStates(device: String?) throws(StoreError) -> [String: DeviceState] {
+        try one.deviceStates(device: device)
+    }
     func token(secretHash: String) throws(StoreError) -> TokenRecord? {
         try one.token(secretHash: secretHash)
     }

@@ -59,14 +59,6 @@ final class TripBoard: CommitSink {
                     && (filter.toMs.map { t.start.time < $0 } ?? true)
             }
             .sorted { ($0.start.time, $0.device) < ($1.start.time, $1.device) }
-            .map { t in
-                TripRecord(
-                    id: 0, device: t.device, vehicle: nil, startTime: t.start.time,
-                    endTime: t.last.time, startLat: t.start.lat, startLon: t.start.lon,
-                    endLat: t.last.lat, endLon: t.last.lon, startFence: t.startFence,
-                    endFence: nil, distanceM: t.distanceM, maxSpeedKmh: t.maxSpeedKmh,
-                    fixes: Int(t.fixes), startOdometerM: t.start.odometerM,
-                    endOdometerM: t.last.odometerM, open: true, startFenceId: t.startFenceId)
-            }
+            .map { TripRecord(open: $0) }
     }
 }
