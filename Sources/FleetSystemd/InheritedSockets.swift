@@ -20,7 +20,6 @@ public struct InheritedSockets: Sendable {
         public let type: Int32
 
         public var isDatagram: Bool { type == Int32(SOCK_DGRAM.rawValue) }
-        public var isStream: Bool { type == Int32(SOCK_STREAM.rawValue) }
     }
 
     public let sockets: [Socket]
@@ -55,9 +54,6 @@ public struct InheritedSockets: Sendable {
         }
         return InheritedSockets(sockets: out)
     }
-
-    /// The socket named `name`, if one was passed.
-    public func named(_ name: String) -> Socket? { sockets.first { $0.name == name } }
 
     /// Why the passed sockets could not be read.
     public struct Failure: Error, CustomStringConvertible {
