@@ -157,12 +157,12 @@ let package = Package(
         .target(name: "CBatchUDP"),
         // The simulator: route files, the replaying device, the load generator, the UDP client.
         .target(
-            name: "FleetSimCore", dependencies: ["FleetProtocols", "CBatchUDP"],
+            name: "FleetSimCore", dependencies: ["FleetProtocols", "FleetGeo", "CBatchUDP"],
             path: "Simulator/Sources/FleetSimCore", swiftSettings: strict),
         .executableTarget(
             name: "fleetsim",
             dependencies: [
-                "FleetSimCore",
+                "FleetSimCore", "FleetGeo", "FleetProtocols", "FleetSQLite", "FleetStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Simulator/Sources/fleetsim", swiftSettings: strict),

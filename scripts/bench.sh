@@ -184,3 +184,10 @@ echo "== the console with 10 000 live vehicles (headless chromium) =="
 # frame that drew it. Three sittings.
 scripts/console_bench.sh "$bin"
 
+
+echo
+echo "== accuracy: the standard simulated fleet scored against its truth =="
+# 60 vehicles for 24 h through noise, outliers, tunnels, coverage gaps,
+# duplicate and reordered datagrams (see the script); fleetd's defaults, then
+# the same with the accuracy gate off.
+scripts/accuracy.sh "$bin"

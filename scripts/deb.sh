@@ -49,6 +49,13 @@ fleetd
 
 Copyright 2025-2026 the fleetd authors.
 The terms are those of the fleetd project (its README names them).
+
+Files: usr/share/fleetd/routes/*
+ Recorded routes, as bundled in the source (Simulator/routes/README.md):
+ t01_munich_car_1hz.csv from bmwcarit/barefoot (Apache-2.0);
+ t02_visnjan_car.csv from tkrajina/gpxpy (Apache-2.0);
+ t03_limerick_bus304.csv from movingpandas/movingpandas (data: "usage
+ restrictions: none"; repository BSD-3-Clause).
 COPYRIGHT
 date=$(git log -1 --format=%aD 2>/dev/null || date -R)
 printf 'fleetd (%s) unstable; urgency=medium\n\n  * Release %s.\n\n -- fleetd maintainers <maintainers@fleetd.invalid>  %s\n' \

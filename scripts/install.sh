@@ -65,6 +65,10 @@ share="$destdir$prefix/share/fleetd"
 install -d "$share/examples"
 install -m 0644 config/geofences.geojson "$share/examples/geofences.geojson"
 install -m 0644 config/fleetd.rules.yml "$share/examples/fleetd.rules.yml"
+# The bundled routes, which `fleetsim fleet` drives by default (it looks in
+# ../share/fleetd/routes beside its program).
+install -d "$share/routes"
+install -m 0644 Simulator/routes/*.csv "$share/routes/"
 
 # Man pages: the programs' from their own argument parsers (swift-argument-
 # parser's generate-manual), fleetd.toml(5) written by hand.

@@ -13,7 +13,7 @@ public struct FixExtra: Sendable, Equatable {
     public var odometerM: Int?
     /// Teltonika IO 69 "GNSS status" (0 off, 1 on with fix, 2 on without fix, 3 sleep, …).
     public var gnssStatus: Int?
-    /// NMEA GGA fix quality, HDOP.
+    /// NMEA GGA fix quality; HDOP (GGA, or Teltonika IO 182 in tenths).
     public var fixQuality: Int?
     public var hdop: Double?
     /// Every Teltonika IO element as sent: the record's raw IO section and its

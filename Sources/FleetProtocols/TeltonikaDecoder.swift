@@ -120,6 +120,8 @@ public enum TeltonikaDecoder {
                 case 66: extra.externalVoltageMv = Int(clamping: value)
                 case 16: extra.odometerM = Int(clamping: value)
                 case 69: extra.gnssStatus = Int(clamping: value)
+                case 182: extra.hdop = Double(value) / 10  // GNSS HDOP, tenths
+
                 default: break
                 }
             })

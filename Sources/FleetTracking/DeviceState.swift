@@ -32,6 +32,8 @@ public struct DeviceState: Sendable, Equatable {
     public var overspeed: OverspeedEpisode?
     /// `device_silent` raised and no fix since.
     public var silent: Bool = false
+    /// The span a trip's maximum speed is being measured over (`SpeedWindow`).
+    public var window: SpeedWindow?
     /// The tracker generation whose fence ranks `fences` carry (0: none).
     var ranksEpoch = RankHint()
 

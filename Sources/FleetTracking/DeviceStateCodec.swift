@@ -3,25 +3,30 @@
 /// state, so it is built with no allocation beyond its buffer and read back
 /// bit-identical.
 ///
-/// Layout, version 1: the byte `1`, then fields in a fixed order. Integers
+/// Layout, version 2: the byte `2`, then fields in a fixed order. Integers
 /// are LEB128 varints (signed ones zigzag-encoded, times as differences
 /// from `lastTime`, which is small for recent times); doubles are their 8
 /// IEEE 754 bytes, little-endian (exact). Optional parts start with a tag
 /// byte (0: absent).
 ///
 ///     version lastTime positionTime lat lon odometerM accepted seq silent
-///     motion(0 | 1 still: lat lon weight rest pending? | 2 moving: rest dLat dLon count)
+///     motion(0 | 1 still: lat lon weight rest pending? |
+///       2 moving: rest dLat dLon count recentLat recentLon)
 ///     trip(0 | 1 parked: anchor near | 2 driving: start candidate maxKmh)
 ///     suspects: count, each time lat lon seq
 ///     overspeed(0 | 1: since maxKmh limitKmh announced underSince?)
 ///     fences: count, each id (length, UTF-8) phase(0 entering: since |
 ///       1 inside: since | 2 exiting: enteredAt since fixes)
+///     window(0 | 1: since odometerM reportedKmhMs reportedMs)
+///
+/// Version 1 (without `recentLat recentLon` and `window`) is still read: a
+/// stay's recent point is then its mean, and the speed span starts afresh.
 ///
 /// A waypoint is time lat lon odometerM fixNo. `decode` returns nil for a
 /// value it cannot read (truncated, another version): the caller restarts
 /// that device's tracking from its stored position.
 public enum DeviceStateCodec {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     /// Appends the encoding of `s` to `out`.
     public static func encode(_ s: DeviceState, into out: inout [UInt8]) {
@@ -56,6 +61,8 @@ public enum DeviceStateCodec {
             w.double(stay.dLat)
             w.double(stay.dLon)
             w.int(Int64(stay.count))
+            w.double(stay.recentLat)
+            w.double(stay.recentLon)
         }
         switch s.trip {
         case nil: w.byte(0)
@@ -112,6 +119,15 @@ public enum DeviceStateCodec {
                 w.int(Int64(fixes))
             }
         }
+        if let x = s.window {
+            w.byte(1)
+            w.time(x.since)
+            w.double(x.odometerM)
+            w.double(x.reportedKmhMs)
+            w.int(x.reportedMs)
+        } else {
+            w.byte(0)
+        }
         out = w.out
     }
 
@@ -125,7 +141,7 @@ public enum DeviceStateCodec {
     /// The state `encode` wrote, or nil when `bytes` is not such a value.
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> DeviceState? {
         var r = Reader(bytes: bytes)
-        guard r.byte() == version, let last = r.int() else { return nil }
+        guard let v = r.byte(), v == 1 || v == version, let last = r.int() else { return nil }
         r.base = last
         guard let posTime = r.time(), let lat = r.double(), let lon = r.double(),
             let odo = r.double(), let accepted = r.int(), let seq = r.int(),
@@ -152,7 +168,14 @@ public enum DeviceStateCodec {
             guard let rest = r.waypoint(), let a = r.double(), let b = r.double(),
                 let n = r.int()
             else { return nil }
-            s.motion = .moving(rest: rest, stay: Motion.Stay(dLat: a, dLon: b, count: Int(n)))
+            var stay = Motion.Stay(dLat: a, dLon: b, count: Int(n))
+            if v >= 2 {
+                guard let c = r.double(), let d = r.double() else { return nil }
+                (stay.recentLat, stay.recentLon) = (c, d)
+            } else if n > 0 {
+                (stay.recentLat, stay.recentLon) = (a / Double(n), b / Double(n))
+            }
+            s.motion = .moving(rest: rest, stay: stay)
         default: return nil
         }
         switch r.byte() {
@@ -208,6 +231,16 @@ public enum DeviceStateCodec {
             default: return nil
             }
             s.fences.append(FenceMembership(fence: id, phase: phase))
+        }
+        if v >= 2 {
+            switch r.byte() {
+            case 0: break
+            case 1:
+                guard let t = r.time(), let o = r.double(), let k = r.double(), let ms = r.int()
+                else { return nil }
+                s.window = SpeedWindow(since: t, odometerM: o, reportedKmhMs: k, reportedMs: ms)
+            default: return nil
+            }
         }
         return r.atEnd ? s : nil
     }

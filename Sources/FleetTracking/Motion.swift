@@ -8,10 +8,12 @@ import FleetGeo
 /// `stillRadiusM` of it is held (`pending`), a second one in a row starts moving and counts
 /// the distance from where the vehicle came to rest through both. Moving,
 /// every segment counts; once the vehicle has stayed within `stillRadiusM` of
-/// one fix (`rest`) for `stillTimeS`, it is parked again at the mean of the
-/// stay, and the odometer becomes its value at `rest` plus the distance from
-/// `rest` to that mean: the scatter of a stop adds nothing, the approach to
-/// it is kept.
+/// one fix (`rest`) for `stillTimeS`, it is parked again where the stay
+/// ended (the stay's offsets from `rest` averaged with weights halving at
+/// each older fix, so the last metres of a slow approach count and a fix's
+/// scatter is averaged over the last few), and the odometer becomes its
+/// value at `rest` plus the distance from `rest` to there: the scatter of a
+/// stop adds nothing, the approach to it is kept.
 public enum Motion: Sendable, Equatable {
     /// Parked around (`lat`, `lon`), the mean of the last `weight` (≤ 100)
     /// fixes; `rest` is where and when it came to rest.
@@ -21,16 +23,36 @@ public enum Motion: Sendable, Equatable {
     /// fixes since then from it, and counts them.
     case moving(rest: Waypoint, stay: Stay)
 
-    /// Offsets of a stay's fixes from its first one.
+    /// Offsets of a stay's fixes from its first one: their sums and count,
+    /// and their average with weights halving at each older fix
+    /// (`recentLat`, `recentLon`: where the stay ends).
     public struct Stay: Sendable, Equatable {
         public var dLat = 0.0
         public var dLon = 0.0
         public var count = 0
+        public var recentLat = 0.0
+        public var recentLon = 0.0
 
-        public init(dLat: Double = 0, dLon: Double = 0, count: Int = 0) {
+        public init(
+            dLat: Double = 0, dLon: Double = 0, count: Int = 0, recentLat: Double = 0,
+            recentLon: Double = 0
+        ) {
             self.dLat = dLat
             self.dLon = dLon
             self.count = count
+            self.recentLat = recentLat
+            self.recentLon = recentLon
+        }
+
+        /// Adds a fix's offset from the stay's first fix.
+        mutating func add(dLat a: Double, dLon b: Double) {
+            dLat += a
+            dLon += b
+            count += 1
+            // The first fix's weight is 1 (the offset itself); later ones halve the past.
+            let w = count == 1 ? 1.0 : 0.5
+            recentLat += (a - recentLat) * w
+            recentLon += (b - recentLon) * w
         }
     }
 
@@ -60,7 +82,7 @@ public enum Motion: Sendable, Equatable {
         var odometer = p.odometerM
         switch self {
         case .still(let lat, let lon, let weight, let rest, let pending):
-            let d = Haversine.distance(lat1: lat, lon1: lon, lat2: p.lat, lon2: p.lon)
+            let d = Geodesic.distance(lat1: lat, lon1: lon, lat2: p.lat, lon2: p.lon)
             if d <= settings.stillRadiusM / 2 {
                 let w = min(weight + 1, 100)
                 self = .still(
@@ -79,15 +101,13 @@ public enum Motion: Sendable, Equatable {
                 self = .still(lat: lat, lon: lon, weight: weight, rest: rest, pending: p)
             }
         case .moving(let rest, var stay):
-            odometer += Haversine.distance(lat1: last.lat, lon1: last.lon, lat2: p.lat, lon2: p.lon)
+            odometer += Geodesic.distance(lat1: last.lat, lon1: last.lon, lat2: p.lat, lon2: p.lon)
             if rest.distance(lat: p.lat, lon: p.lon) <= settings.stillRadiusM {
-                stay.dLat += p.lat - rest.lat
-                stay.dLon += p.lon - rest.lon
-                stay.count += 1
+                stay.add(dLat: p.lat - rest.lat, dLon: p.lon - rest.lon)
                 if Double(p.time - rest.time) >= settings.stillTimeS * 1000, stay.count >= 2 {
                     var at = rest
-                    at.lat += stay.dLat / Double(stay.count)
-                    at.lon += stay.dLon / Double(stay.count)
+                    at.lat += stay.recentLat
+                    at.lon += stay.recentLon
                     odometer = rest.odometerM + rest.distance(lat: at.lat, lon: at.lon)
                     at.odometerM = odometer
                     self = .still(

@@ -23,7 +23,9 @@ import Synchronization
 /// first of them and says how long the device was inside. When two consecutive
 /// fixes are both outside a fence but the straight segment between them
 /// passes through it, an enter and an exit are raised, flagged `crossed`
-/// (fences with a dwell are exempt: a pass-through cannot satisfy it).
+/// (fences with a dwell are exempt: a pass-through cannot satisfy it), when
+/// the segment goes deeper inside than the fence's margin (grazing an edge
+/// is scatter or a chord across a bend, not a pass).
 ///
 /// Overspeed against the lowest `speed_limit_kmh` of the fences containing the
 /// fix (else `speedLimitKmh`), debounced by `overspeedMinS` both ways. Speed
@@ -227,7 +229,7 @@ public struct Tracker: Sendable {
     /// Speed implied by moving from (`t`, `lat`, `lon`) to `fix`, km/h, after
     /// forgiving `jumpAllowanceM` of position error.
     private func impliedKmh(_ t: Int64, _ lat: Double, _ lon: Double, _ fix: Fix) -> Double {
-        let d = Haversine.distance(lat1: lat, lon1: lon, lat2: fix.lat, lon2: fix.lon)
+        let d = Geodesic.distance(lat1: lat, lon1: lon, lat2: fix.lat, lon2: fix.lon)
         let dt = Double(max(1, fix.time - t)) / 1000
         return max(0, d - settings.jumpAllowanceM) / dt * 3.6
     }
@@ -259,6 +261,7 @@ public struct Tracker: Sendable {
         containing: UnsafeBufferPointer<Int32>?
     ) -> Outcome {
         let prev = st.lastWaypoint
+        let wasStill = st.motion?.isStill ?? true
         st.accepted += 1
         let gap = prev.map { Double(fix.time - $0.time) > settings.tripGapS * 1000 } ?? false
         var here = Waypoint(
@@ -269,7 +272,7 @@ public struct Tracker: Sendable {
             var path = via.map { (t: $0.time, lat: $0.lat, lon: $0.lon) }
             path.append((t: fix.time, lat: fix.lat, lon: fix.lon))
             for k in path.indices.dropFirst() {
-                here.odometerM += Haversine.distance(
+                here.odometerM += Geodesic.distance(
                     lat1: path[k - 1].lat, lon1: path[k - 1].lon, lat2: path[k].lat,
                     lon2: path[k].lon)
             }
@@ -289,7 +292,7 @@ public struct Tracker: Sendable {
             speed = s
         } else if let from, st.motion?.isStill == false, fix.time > from.t {
             speed =
-                Haversine.distance(lat1: from.lat, lon1: from.lon, lat2: fix.lat, lon2: fix.lon)
+                Geodesic.distance(lat1: from.lat, lon1: from.lon, lat2: fix.lat, lon2: fix.lon)
                 / (Double(fix.time - from.t) / 1000) * 3.6
         }
 
@@ -357,11 +360,38 @@ public struct Tracker: Sendable {
         st.lon = fix.lon
         st.positionTime = fix.time
         overspeed(fix, speed: speed, limit: limit, state: &st, alerts: &alerts)
+        // A trip's maximum speed is measured over spans (`SpeedWindow`), not per fix.
+        var spanKmh = 0.0
+        let windowMs = Int64((settings.maxSpeedWindowS * 1000).rounded())
+        if windowMs <= 0 {
+            spanKmh = speed
+        } else if let prev, !gap, via == nil, !wasStill, var w = st.window {
+            spanKmh =
+                w.add(
+                    time: fix.time, odometerM: here.odometerM, reportedKmh: fix.speedKmh,
+                    stepMs: fix.time - prev.time, windowMs: windowMs) ?? 0
+            st.window = w
+        } else {
+            st.window = SpeedWindow(since: fix.time, odometerM: here.odometerM)
+        }
         var trips: [Trip] = []
         advanceTrip(
-            fix, here: here, prev: prev, gap: gap, speed: speed, state: &st, alerts: &alerts,
+            fix, here: here, prev: prev, gap: gap, speed: spanKmh, state: &st, alerts: &alerts,
             trips: &trips)
         return Outcome(disposition: .accepted, alerts: alerts, state: nil, trips: trips)
+    }
+
+    /// True when one of 15 evenly spaced points of the segment is inside
+    /// `fence` and more than `margin` metres from its boundary.
+    private static func passesDeep(
+        _ fence: Fence, from a: Coordinate, to b: Coordinate, margin: Double
+    ) -> Bool {
+        for k in 1..<16 {
+            let f = Double(k) / 16
+            let q = Coordinate(lat: a.lat + (b.lat - a.lat) * f, lon: a.lon + (b.lon - a.lon) * f)
+            if fence.contains(q), !fence.boundary(within: margin, of: q) { return true }
+        }
+        return false
     }
 
     private static func sortedContains(_ a: [Int32], _ v: Int32) -> Bool {
@@ -390,6 +420,12 @@ public struct Tracker: Sendable {
         }
         for i in cut {
             let fence = fences.fences[Int(i)]
+            // A segment that only grazes the fence is scatter around its
+            // edge or a chord across a bend, not a pass: some point of it
+            // (of 15 evenly spaced) must lie inside farther than the fence's
+            // margin from the boundary.
+            let m = margin(fence)
+            if m > 0, !Self.passesDeep(fence, from: from, to: p, margin: m) { continue }
             alerts.append(
                 Alert(
                     type: .geofenceEnter, device: fix.device, time: mid, fence: fence.id,
@@ -476,7 +512,7 @@ public struct Tracker: Sendable {
                 let id = idByRank[r]
                 var m = FenceMembership(fence: id, phase: .entering(since: fix.time))
                 m.rank = RankHint(UInt32(bitPattern: ranks[k]))
-                if facts[Int(indexByRank[r])].dwellMs == 0 {
+                if facts[Int(indexByRank[r])].dwellMs == 0, settings.enterConfirmFixes <= 1 {
                     alert(.geofenceEnter, id, at: fix.time)
                     m.phase = .inside(since: fix.time)
                 }
@@ -601,7 +637,8 @@ public struct Tracker: Sendable {
         }
     }
 
-    /// Trip detection by displacement (see `TripPhase`).
+    /// Trip detection by displacement (see `TripPhase`); `speed` is the
+    /// span's average when a `SpeedWindow` span ended at this fix, else 0.
     private func advanceTrip(
         _ fix: Fix, here: Waypoint, prev: Waypoint?, gap: Bool, speed: Double,
         state st: inout DeviceState, alerts: inout [Alert], trips: inout [Trip]
@@ -614,7 +651,11 @@ public struct Tracker: Sendable {
         case .parked(let anchor, let near):
             if gap || ignitionOff {
                 st.trip = .parked(anchor: here, lastNear: here)
-            } else if anchor.distance(lat: here.lat, lon: here.lon) > startM {
+            } else if anchor.distance(lat: here.lat, lon: here.lon) > startM,
+                st.motion?.isStill != true
+            {
+                // Far enough, and the odometer gate agrees it is moving (one
+                // fix scattered 200 m away, an outlier, starts no trip).
                 let start = Waypoint(
                     time: near.time, lat: anchor.lat, lon: anchor.lon, odometerM: anchor.odometerM,
                     fixNo: near.fixNo)
@@ -671,13 +712,18 @@ public struct Tracker: Sendable {
             device: device, start: start, end: end,
             startFence: fenceNames(lat: start.lat, lon: start.lon),
             endFence: fenceNames(lat: end.lat, lon: end.lon), maxSpeedKmh: maxKmh)
+        // The average is never above the maximum (a trip shorter than one
+        // span, or speeds reported low).
+        if trip.durationS > 0 {
+            trip.maxSpeedKmh = max(trip.maxSpeedKmh, trip.distanceM / trip.durationS * 3.6)
+        }
         trip.startFenceId = fenceIds(lat: start.lat, lon: start.lon)
         trip.endFenceId = fenceIds(lat: end.lat, lon: end.lon)
         trips.append(trip)
         var details = [
             AlertDetail("distance_m", (trip.distanceM * 10).rounded() / 10),
             AlertDetail("duration_s", trip.durationS),
-            AlertDetail("max_speed_kmh", (maxKmh * 10).rounded() / 10),
+            AlertDetail("max_speed_kmh", (trip.maxSpeedKmh * 10).rounded() / 10),
         ]
         if let f = trip.startFence { details.append(AlertDetail("start_fence", f)) }
         if let f = trip.endFence { details.append(AlertDetail("end_fence", f)) }
@@ -713,12 +759,15 @@ public struct Tracker: Sendable {
     }
 
     /// The radius, metres, within which `fix` may really be, for the
-    /// accuracy gate: its accuracy, else its HDOP × `hdopAccuracyM`; 0 when
+    /// accuracy gate: its accuracy, else its HDOP × `hdopAccuracyM`, times
+    /// `accuracyGateFactor`; 0 when
     /// it reports neither or the gate is off.
     func uncertainty(_ fix: Fix) -> Double {
         guard settings.accuracyGate else { return 0 }
-        if let a = fix.accuracyM, a > 0, a.isFinite { return a }
-        if let h = fix.extra?.hdop, h > 0, h.isFinite { return h * settings.hdopAccuracyM }
+        if let a = fix.accuracyM, a > 0, a.isFinite { return a * settings.accuracyGateFactor }
+        if let h = fix.extra?.hdop, h > 0, h.isFinite {
+            return h * settings.hdopAccuracyM * settings.accuracyGateFactor
+        }
         return 0
     }
 }

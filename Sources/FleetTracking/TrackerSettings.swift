@@ -10,6 +10,12 @@ public struct TrackerSettings: Sendable, Equatable {
     /// one does). Against GNSS scatter around a fence line: with 10 m σ and the
     /// 20 m margin one fix in 40 lands beyond, three in a row one in 80 000.
     public var exitConfirmFixes: Int = 3
+    /// Consecutive fixes inside that confirm an entry, 1 or 2 (1 = the first
+    /// one does). With 2, one fix scattered into a fence (a multipath
+    /// outlier, a vehicle parked by its edge) enters nothing; the entry is
+    /// dated from the first of the two. Fences with a dwell are confirmed by
+    /// their dwell.
+    public var enterConfirmFixes: Int = 1
 
     /// Jump filter: a fix implying more than this speed (km/h) from the last
     /// accepted one is held as a suspect (0 turns the filter off). The implied
@@ -39,6 +45,10 @@ public struct TrackerSettings: Sendable, Equatable {
     /// When a device reports ignition off, the trip ends there (and none starts).
     public var ignitionEndsTrip: Bool = false
 
+    /// A trip's maximum speed is the highest average over consecutive spans
+    /// of at least this many seconds (`SpeedWindow`); 0: every fix's speed.
+    public var maxSpeedWindowS: Double = 10
+
     /// Odometer gate: a parked vehicle's fixes scatter within this radius (m)
     /// of their mean and add no distance.
     public var stillRadiusM: Double = 50
@@ -51,6 +61,12 @@ public struct TrackerSettings: Sendable, Equatable {
     /// its own: it neither enters the fence nor counts towards leaving it.
     /// Fixes that report no uncertainty are not gated.
     public var accuracyGate: Bool = true
+    /// The gate's radius is the reported uncertainty times this. Phones and
+    /// trackers report the radius of 68 % confidence (Android's
+    /// `Location.getAccuracy`; HDOP × a range error likewise); for a circular
+    /// Gaussian error twice that radius holds 99 %: a vehicle parked 3 m
+    /// outside a fence does not enter it once an hour.
+    public var accuracyGateFactor: Double = 2
     /// A fix that reports HDOP but no accuracy is taken as accurate to
     /// HDOP × this many metres (a typical user-equivalent range error).
     public var hdopAccuracyM: Double = 5

@@ -20,8 +20,8 @@ public struct Waypoint: Sendable, Equatable {
         self.fixNo = fixNo
     }
 
-    /// Metres from this waypoint to a position (haversine).
+    /// Metres from this waypoint to a position (WGS 84 geodesic).
     func distance(lat: Double, lon: Double) -> Double {
-        Haversine.distance(lat1: self.lat, lon1: self.lon, lat2: lat, lon2: lon)
+        Geodesic.distance(lat1: self.lat, lon1: self.lon, lat2: lat, lon2: lon)
     }
 }

@@ -37,7 +37,11 @@ import Testing
             underSince: 1_717_999_990_000)
         a.silent = true
         var b = DeviceState(lastTime: -5, lat: .nan, lon: .nan, fences: [])
-        b.motion = .moving(rest: wp(-10, 5), stay: Motion.Stay(dLat: 1e-7, dLon: -3e-7, count: 7))
+        b.motion = .moving(
+            rest: wp(-10, 5),
+            stay: Motion.Stay(dLat: 1e-7, dLon: -3e-7, count: 7, recentLat: 2e-8, recentLon: -1e-9))
+        b.window = SpeedWindow(
+            since: -9_000, odometerM: 1234.5, reportedKmhMs: 456_789.25, reportedMs: 9_000)
         b.trip = .driving(start: wp(-100, 6), candidate: wp(-7, 7), maxSpeedKmh: 88.8)
         b.overspeed = OverspeedEpisode(since: -6, maxKmh: 100, limitKmh: 50)
         let c = DeviceState(lastTime: .max, lat: -90, lon: 180, positionTime: .min, fences: [])
@@ -86,7 +90,7 @@ import Testing
 
     @Test func anotherVersionOrDamageIsRefusedWithoutCrashing() {
         var bytes = DeviceStateCodec.encode(Self.samples[0])
-        bytes[0] = 2
+        bytes[0] = 3
         #expect(bytes.withUnsafeBytes { DeviceStateCodec.decode($0) } == nil)
         // Every single-byte corruption either decodes to some state or is
         // refused; none traps or asks for a huge allocation.
@@ -98,6 +102,54 @@ import Testing
                 _ = b.withUnsafeBytes { DeviceStateCodec.decode($0) }
             }
         }
+    }
+
+    /// Version 1 (before the stay's recent point and the speed span) is still
+    /// read: a state written by fleetd 0.2 goes on after an upgrade.
+    @Test func versionOneIsStillRead() throws {
+        let a = Self.samples[0]  // parked, no speed span: v1 is v2 without the last byte
+        #expect(a.window == nil)
+        let v2 = DeviceStateCodec.encode(a)
+        #expect(v2.first == 2 && v2.last == 0)
+        let v1 = [UInt8(1)] + v2.dropFirst().dropLast()
+        let back = try #require(v1.withUnsafeBytes { DeviceStateCodec.decode($0) })
+        #expect(Self.same(back, a))
+        // A moving state of version 1: the stay's recent point is its mean.
+        var b = Self.samples[1]
+        b.window = nil
+        b.motion = .moving(
+            rest: b.motion!.rest, stay: Motion.Stay(dLat: 7e-7, dLon: -14e-7, count: 7))
+        var bytes = DeviceStateCodec.encode(b)
+        bytes[0] = 1
+        // Drop recentLat, recentLon (the 16 bytes ending the stay) and the window tag.
+        let stayEnd = bytes.count - 1 - Self.tailAfterStay(b)
+        bytes.removeSubrange((stayEnd - 16)..<stayEnd)
+        bytes.removeLast()
+        let old = try #require(bytes.withUnsafeBytes { DeviceStateCodec.decode($0) })
+        guard case .moving(_, let stay) = old.motion else {
+            Issue.record("not moving")
+            return
+        }
+        #expect(abs(stay.recentLat - 1e-7) < 1e-15 && abs(stay.recentLon + 2e-7) < 1e-15)
+    }
+
+    /// Bytes after the motion part of `s`'s encoding, the window tag left
+    /// out (`s` has no window): the encoding of `s` without motion, less its
+    /// fixed fields, its motion tag and its window tag.
+    static func tailAfterStay(_ s: DeviceState) -> Int {
+        var none = s
+        none.motion = nil
+        var head = DeviceState(
+            lastTime: s.lastTime, lat: s.lat, lon: s.lon, positionTime: s.positionTime,
+            fences: [])
+        head.odometerM = s.odometerM
+        head.accepted = s.accepted
+        head.seq = s.seq
+        head.silent = s.silent
+        // An empty state: its fixed fields, then six one-byte tags or counts
+        // (motion, trip, suspects, overspeed, fences, window).
+        let fixed = DeviceStateCodec.encode(head).count - 6
+        return DeviceStateCodec.encode(none).count - fixed - 1 - 1
     }
 
     @Test func aStateIsSmallerThanItsTextForm() {

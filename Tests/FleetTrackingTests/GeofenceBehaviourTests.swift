@@ -133,10 +133,11 @@ struct Gaussian {
     }
 
     @Test func aSparseTrackCuttingACornerRaisesACrossedPair() {
-        // One fix per 2 minutes; the segment between two fixes cuts the yard's south-east corner.
-        // In through the south edge 180 m east of the corner, out through the east edge 13 m north of it.
-        let a = (t: Int64(0), lat: 48.0 - 40 * mLat, lon: 11.0 + 120 * mLon)
-        let b = (t: Int64(120), lat: 48.0 + 40 * mLat, lon: 11.0 + 240 * mLon)
+        // One fix per 2 minutes; the segment between two fixes cuts the yard's south-east corner:
+        // in through the south edge 80 m west of the corner, out through the east edge 80 m north
+        // of it, 40 m deep at its deepest (more than the 20 m margin).
+        let a = (t: Int64(0), lat: 48.0 - 60 * mLat, lon: 11.0 + 60 * mLon)
+        let b = (t: Int64(120), lat: 48.0 + 140 * mLat, lon: 11.0 + 260 * mLon)
         let alerts = run([yard()], [a, b])
         #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
         #expect(alerts.allSatisfy { $0.crossed })
@@ -145,6 +146,11 @@ struct Gaussian {
         // A segment passing beside it raises nothing.
         let c = (t: Int64(240), lat: 48.0 + 260 * mLat, lon: 11.0 + 400 * mLon)
         #expect(run([yard()], [b, c]).isEmpty)
+        // Nor one grazing the corner, never more than the margin inside
+        // (in 180 m east of the corner's west side, out 13 m north of it).
+        let d = (t: Int64(0), lat: 48.0 - 40 * mLat, lon: 11.0 + 120 * mLon)
+        let e = (t: Int64(120), lat: 48.0 + 40 * mLat, lon: 11.0 + 240 * mLon)
+        #expect(run([yard()], [d, e]).isEmpty)
     }
 
     @Test func membershipsSurviveTheirTextForm() {

@@ -58,6 +58,26 @@ import Testing
         #expect(abs((replay.states["t01"]?.odometerM ?? 0) - trip.end.odometerM) < 1)
     }
 
+    /// Every bundled route's mileage (its trips' distances, and the
+    /// odometer) close to its WGS 84 geodesic length: within 0.5 % for t01
+    /// (a 1 Hz car), 2.5 % for t02 (a car at 10 s) and t03 (a bus at 2 s),
+    /// whose slow manoeuvres within the odometer gate's 50 m count as the
+    /// straight line out of it.
+    @Test(arguments: RouteData.routes)
+    func mileageIsTheGeodesicLengthWithinHalfAPercent(route: String) throws {
+        let reference = try #require(try Self.geodesicLengths()[route])
+        var replay = Replay(fences: FenceIndex(fences: []))
+        replay.feed(try RouteData.fixesParkedAfter(route, device: "m"))
+        let odometer = try #require(replay.states["m"]?.odometerM)
+        let error = (odometer - reference) / reference
+        #expect(
+            abs(error) < (route.hasPrefix("t01") ? 0.005 : 0.025),
+            "\(route): odometer \(odometer) m against geodesic \(reference) m")
+        let trips = replay.trips.reduce(0) { $0 + $1.distanceM }
+        #expect(trips <= odometer + 1)
+        #expect(trips >= odometer * 0.99, "\(route): trips \(trips) m, odometer \(odometer) m")
+    }
+
     @Test(arguments: RouteData.routes)
     func aRestartInTheMiddleChangesNothing(route: String) throws {
         let fixes = try RouteData.fixesParkedAfter(route, device: "r")

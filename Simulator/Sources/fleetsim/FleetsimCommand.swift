@@ -7,7 +7,9 @@ import Foundation
 struct FleetsimCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetsim", abstract: "Simulate vehicles sending fixes to fleetd.",
-        subcommands: [ReplayCommand.self, LoadCommand.self])
+        subcommands: [
+            ReplayCommand.self, LoadCommand.self, FleetCommand.self, ScoreCommand.self,
+        ])
 }
 
 /// `fleetsim replay FILE...`: each route file is one vehicle.

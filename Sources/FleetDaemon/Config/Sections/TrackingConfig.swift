@@ -19,6 +19,8 @@ public struct TrackingConfig: Sendable, Equatable {
         t.dwellS = try tr.double("dwell_s", default: t.dwellS, range: 0...604_800)
         t.exitConfirmFixes = try tr.int(
             "exit_confirm_fixes", default: t.exitConfirmFixes, range: 1...100)
+        t.enterConfirmFixes = try tr.int(
+            "enter_confirm_fixes", default: t.enterConfirmFixes, range: 1...2)
         t.jumpSpeedKmh = try tr.double(
             "jump_speed_kmh", default: t.jumpSpeedKmh, range: 0...100_000)
         t.jumpConfirmFixes = try tr.int(
@@ -32,6 +34,8 @@ public struct TrackingConfig: Sendable, Equatable {
             )
         }
         t.accuracyGate = try tr.bool("accuracy_gate", default: t.accuracyGate)
+        t.accuracyGateFactor = try tr.double(
+            "accuracy_gate_factor", default: t.accuracyGateFactor, range: 0.5...10)
         t.hdopAccuracyM = try tr.double(
             "hdop_accuracy_m", default: t.hdopAccuracyM, range: 0.1...1000)
         silentAfterS = try tr.double("silent_after_s", default: silentAfterS, range: 0...31_536_000)
@@ -44,6 +48,8 @@ public struct TrackingConfig: Sendable, Equatable {
             "stop_duration_s", default: t.tripStopDurationS, range: 1...604_800)
         t.tripGapS = try tp.double("gap_s", default: t.tripGapS, range: 1...31_536_000)
         t.ignitionEndsTrip = try tp.bool("ignition_ends_trip", default: t.ignitionEndsTrip)
+        t.maxSpeedWindowS = try tp.double(
+            "max_speed_window_s", default: t.maxSpeedWindowS, range: 0...3600)
         settings = t
     }
 }

@@ -1,0 +1,210 @@
+import FleetGeo
+import Foundation
+import Testing
+
+@testable import FleetSimCore
+
+/// The simulated fleet: deterministic, its truth consistent with itself,
+/// its devices sending what they recorded.
+@Suite struct FleetWorldTests {
+    static let routeDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../routes")
+
+    static func routes() throws -> [Route] {
+        try ["t01_munich_car_1hz", "t02_visnjan_car", "t03_limerick_bus304"].map {
+            try RouteFile.load(routeDir.appendingPathComponent("\($0).csv").path)
+        }
+    }
+
+    static func scenario(vehicles: Int = 6, hours: Double = 24, seed: UInt64 = 7) -> FleetScenario {
+        var s = FleetScenario()
+        s.vehicles = vehicles
+        s.hours = hours
+        s.seed = seed
+        return s
+    }
+
+    @Test func theSameSeedGivesTheSameWorld() throws {
+        let routes = try Self.routes()
+        let a = FleetWorld(scenario: Self.scenario(), routes: routes, fences: [])
+        let b = FleetWorld(scenario: Self.scenario(), routes: routes, fences: [])
+        #expect(a.truth == b.truth)
+        #expect(a.devices.map(\.packets) == b.devices.map(\.packets))
+        let c = FleetWorld(scenario: Self.scenario(seed: 8), routes: routes, fences: [])
+        #expect(c.truth != a.truth)
+    }
+
+    @Test func theTruthIsConsistent() throws {
+        let w = FleetWorld(scenario: Self.scenario(), routes: try Self.routes(), fences: [])
+        let t = w.truth
+        #expect(t.vehicles.count == 6)
+        #expect(w.fences.count == 12)  // two yards a vehicle
+        #expect(!t.trips.isEmpty && !t.fenceEvents.isEmpty && !t.overspeed.isEmpty)
+        for trip in t.trips {
+            #expect(trip.startMs < trip.endMs && trip.endMs < t.scenario.endMs - 900_000)
+            #expect(trip.distanceM > 1000)
+        }
+        // A device's trips do not overlap.
+        for v in t.vehicles {
+            let trips = t.trips.filter { $0.device == v.device }
+            for (x, y) in zip(trips, trips.dropFirst()) { #expect(x.endMs < y.startMs) }
+            #expect(abs(trips.reduce(0) { $0 + $1.distanceM } - v.distanceM) < 1)
+        }
+        // Per device and fence, entries and exits alternate, entry first.
+        var byKey: [String: [FleetTruth.FenceEvent]] = [:]
+        for e in t.fenceEvents { byKey[e.device + " " + e.fence, default: []].append(e) }
+        for (key, events) in byKey {
+            let sorted = events.sorted { ($0.timeMs, $0.type) < ($1.timeMs, $1.type) }
+            for (k, e) in sorted.enumerated() {
+                #expect(e.type == (k % 2 == 0 ? "enter" : "exit"), "\(key) event \(k)")
+            }
+        }
+        // Vehicles park outside one of their yards or inside: never both at one end.
+        #expect(t.vehicles.allSatisfy { $0.parkedOnEdgeS > 0 })
+        for o in t.overspeed {
+            #expect(o.maxSpeedKmh > t.scenario.speedLimitKmh)
+            #expect(Double(o.endMs - o.startMs) >= t.scenario.overspeedMinS * 1000)
+        }
+    }
+
+    @Test func devicesSendEveryRecordedFixInOrder() throws {
+        let w = FleetWorld(scenario: Self.scenario(), routes: try Self.routes(), fences: [])
+        for (d, v) in zip(w.devices, w.truth.vehicles) {
+            let fixes = d.packets.flatMap(\.fixes)
+            #expect(fixes.count == v.fixes, "\(d.device)")
+            #expect(d.packets.filter(\.backlog).reduce(0) { $0 + $1.fixes.count } == v.backlogged)
+            // Fix times strictly increase through the packets (backlogs are
+            // sent oldest first, before the live fixes after the gap).
+            for (x, y) in zip(fixes, fixes.dropFirst()) { #expect(x.time < y.time) }
+            // A packet is sent once its newest fix is recorded.
+            for p in d.packets { #expect(p.dueMs >= p.fixes.last!.time) }
+            for (x, y) in zip(d.packets, d.packets.dropFirst()) { #expect(x.dueMs <= y.dueMs) }
+        }
+    }
+
+    @Test func noiseIsWhatWasAskedFor() throws {
+        var s = Self.scenario(vehicles: 3, hours: 12)
+        s.outlierRate = 0
+        s.noiseM = 5
+        let noisy = FleetWorld(scenario: s, routes: try Self.routes(), fences: [])
+        s.noiseM = 0
+        let clean = FleetWorld(scenario: s, routes: try Self.routes(), fences: [])
+        // The same fixes, displaced by about 5 m per axis.
+        var squares = 0.0
+        var n = 0
+        for (a, b) in zip(noisy.devices, clean.devices) {
+            for (x, y) in zip(a.packets.flatMap(\.fixes), b.packets.flatMap(\.fixes)) {
+                #expect(x.time == y.time)
+                let north = (x.lat - y.lat) * 111_132.954
+                squares += north * north
+                n += 1
+            }
+        }
+        let sd = (squares / Double(n)).squareRoot()
+        #expect(sd > 3.5 && sd < 6.5, "north error sd \(sd) m")
+    }
+
+    @Test func coursesKeepTheirLength() throws {
+        for r in try Self.routes() {
+            let c = Course(route: r)
+            let length = c.lengthM
+            #expect(abs(c.reversed().lengthM - length) < 0.01)
+            #expect(abs(c.shifted(east: 200, north: -150).lengthM - length) / length < 1e-4)
+            let trimmed = c.trimmedEnd(metres: 40)
+            #expect(length - trimmed.lengthM >= 40 && length - trimmed.lengthM < 80)
+        }
+    }
+
+    @Test func badScenariosAreNamed() {
+        var s = FleetScenario()
+        s.vehicles = 0
+        #expect(s.problem?.contains("--vehicles") == true)
+        s = FleetScenario()
+        s.proto = "osmand"
+        #expect(s.problem?.contains("\"osmand\"") == true)
+        s = FleetScenario()
+        s.gapRate = 1.5
+        #expect(s.problem?.contains("--gaps") == true)
+        #expect(FleetScenario().problem == nil)
+    }
+}
+
+/// `fleetsim score` against hand-made answers.
+@Suite struct FleetScoreTests {
+    static func truth() -> FleetTruth {
+        var t = FleetTruth(
+            scenario: FleetTruth.Scenario(
+                vehicles: 1, hours: 24, seed: 1, proto: "json", startMs: 0, endMs: 86_400_000,
+                noiseM: 5, outlierRate: 0, speedLimitKmh: 80, overspeedMinS: 30, marginM: 20,
+                fences: 2))
+        t.vehicles = [FleetTruth.Vehicle(device: "v", proto: "json", intervalS: 10)]
+        t.vehicles[0].parkedOnEdgeS = 43_200
+        t.fenceEvents = [
+            .init(device: "v", fence: "f", type: "enter", timeMs: 1_000_000),
+            .init(device: "v", fence: "f", type: "exit", timeMs: 2_000_000),
+            .init(device: "v", fence: "g", type: "enter", timeMs: 3_000_000),
+        ]
+        t.trips = [
+            .init(
+                device: "v", startMs: 1_000_000, endMs: 2_000_000, distanceM: 10_000,
+                maxSpeedKmh: 60)
+        ]
+        t.overspeed = [.init(device: "v", startMs: 1_500_000, endMs: 1_560_000, maxSpeedKmh: 90)]
+        return t
+    }
+
+    @Test func aPerfectAnswerScoresFull() {
+        let s = FleetScore(
+            truth: Self.truth(),
+            alerts: [
+                .init(device: "v", type: "geofence_enter", fence: "f", timeMs: 1_010_000),
+                .init(device: "v", type: "geofence_exit", fence: "f", timeMs: 1_990_000),
+                .init(device: "v", type: "geofence_enter", fence: "g", timeMs: 3_000_000),
+                .init(device: "v", type: "overspeed_start", fence: nil, timeMs: 1_500_000),
+                .init(device: "other", type: "geofence_enter", fence: "f", timeMs: 5),
+            ],
+            trips: [
+                .init(
+                    device: "v", startMs: 1_000_000, endMs: 2_000_000, distanceM: 10_050,
+                    maxSpeedKmh: 55)
+            ])
+        #expect(s.enter.recall == 1 && s.enter.precision == 1)
+        #expect(s.exit.recall == 1 && s.exit.precision == 1)
+        #expect(s.phantoms == 0)
+        #expect(s.trips.matched == 1 && s.trips.reported == 1)
+        #expect(abs(s.tripMileageErrorMedian - 0.005) < 1e-9)
+        #expect(abs(s.vehicleMileageBias - 0.005) < 1e-9)
+        #expect(s.overspeed.recall == 1)
+        #expect(s.tripsAverageAboveMax == 0)  // 36.2 km/h average, 55 max
+    }
+
+    @Test func missesLateAlertsAndPhantomsCount() {
+        let s = FleetScore(
+            truth: Self.truth(),
+            alerts: [
+                // 81 s late: beyond 60 s + 2 × 10 s.
+                .init(device: "v", type: "geofence_enter", fence: "f", timeMs: 1_081_000),
+                .init(device: "v", type: "geofence_exit", fence: "f", timeMs: 2_079_000),
+                .init(device: "v", type: "geofence_enter", fence: "yard-x", timeMs: 10),
+                .init(device: "v", type: "geofence_exit", fence: "yard-x", timeMs: 20),
+            ],
+            trips: [
+                .init(
+                    device: "v", startMs: 1_000_000, endMs: 1_400_000, distanceM: 4000,
+                    maxSpeedKmh: 30),
+                .init(
+                    device: "v", startMs: 1_400_000, endMs: 2_000_000, distanceM: 6000,
+                    maxSpeedKmh: 30),
+            ])
+        #expect(s.enter.matched == 0 && s.enter.truth == 2 && s.enter.reported == 2)
+        #expect(s.exit.matched == 1 && s.exit.truth == 1)
+        #expect(s.phantoms == 3 && s.yardPhantoms == 2)
+        #expect(abs(s.yardPhantomsPerParkedDay - 4) < 1e-9)  // 2 over half a day
+        // The true trip is found as two: neither covers half of it... the
+        // second does (600 of 1 000 s), and the per-vehicle sum is exact.
+        #expect(s.trips.reported == 2 && s.trips.matched == 1)
+        #expect(s.vehicleMileageErrorMean == 0)
+        #expect(s.tripsAverageAboveMax == 1)  // 36 km/h average over a 30 km/h max
+        #expect(s.overspeed.recall == 0)
+    }
+}
