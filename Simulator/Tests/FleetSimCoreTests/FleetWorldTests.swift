@@ -38,7 +38,8 @@ import Testing
         let w = FleetWorld(scenario: Self.scenario(), routes: try Self.routes(), fences: [])
         let t = w.truth
         #expect(t.vehicles.count == 6)
-        #expect(w.fences.count == 12)  // two yards a vehicle
+        // Two yards a vehicle, one for the two on t02 (a loop: its ends meet).
+        #expect(w.fences.count == 10)
         #expect(!t.trips.isEmpty && !t.fenceEvents.isEmpty && !t.overspeed.isEmpty)
         for trip in t.trips {
             #expect(trip.startMs < trip.endMs && trip.endMs < t.scenario.endMs - 900_000)
@@ -185,8 +186,8 @@ import Testing
                 // 81 s late: beyond 60 s + 2 × 10 s.
                 .init(device: "v", type: "geofence_enter", fence: "f", timeMs: 1_081_000),
                 .init(device: "v", type: "geofence_exit", fence: "f", timeMs: 2_079_000),
-                .init(device: "v", type: "geofence_enter", fence: "yard-x", timeMs: 10),
-                .init(device: "v", type: "geofence_exit", fence: "yard-x", timeMs: 20),
+                .init(device: "v", type: "geofence_enter", fence: "yard-v-a", timeMs: 10),
+                .init(device: "v", type: "geofence_exit", fence: "yard-v-a", timeMs: 20),
             ],
             trips: [
                 .init(

@@ -38,7 +38,7 @@ public struct FleetScenario: Sendable, Equatable {
     /// path is this far outside (fleetd's `tracking.margin_m`).
     public var marginM: Double = 20
     /// Each vehicle parks at both ends of its course by the edge of a yard
-    /// fence of its own (drawn for each end): having driven 115 m through
+    /// fence of its own (drawn for each end): having driven 75 m through
     /// it, `yardInsideM` short of its far edge, or `yardEdgeM` outside it.
     /// Inside, fixes scatter across the edge and must raise no exit;
     /// outside, they scatter into the yard and must raise no entry.

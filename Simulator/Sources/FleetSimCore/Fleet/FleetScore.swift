@@ -47,8 +47,8 @@ public struct FleetScore: Sendable, Equatable {
     public var enter = Tally()
     public var exit = Tally()
     public var overspeed = Tally()
-    /// Fence alerts matching no true event, per vehicle-day; those on the
-    /// yards vehicles park on the edge of, per vehicle-day parked there.
+    /// Fence alerts matching no true event, per vehicle-day; those on a
+    /// vehicle's own yards (it parks by their edges), per vehicle-day parked there.
     public var phantomsPerVehicleDay = 0.0
     public var yardPhantomsPerParkedDay = 0.0
     public var phantoms = 0
@@ -114,7 +114,8 @@ public struct FleetScore: Sendable, Equatable {
                 exit.matched += m
             }
             phantoms += g.count - m
-            if key.fence.hasPrefix("yard-") { yardPhantoms += g.count - m }
+            // A vehicle's own yards: the ones it parks by.
+            if key.fence.hasPrefix("yard-\(key.device)-") { yardPhantoms += g.count - m }
         }
         phantomsPerVehicleDay = vehicleDays > 0 ? Double(phantoms) / vehicleDays : 0
         let parkedDays = truth.vehicles.reduce(0) { $0 + $1.parkedOnEdgeS } / 86_400
@@ -285,7 +286,7 @@ public struct FleetScore: Sendable, Equatable {
             tally("exit", exit),
             String(
                 format:
-                    "phantom fence alerts: %d (%.3f per vehicle-day); on yard edges: %d (%.3f per vehicle-day parked there)",
+                    "phantom fence alerts: %d (%.3f per vehicle-day); on the yards vehicles park by: %d (%.3f per vehicle-day parked there)",
                 phantoms, phantomsPerVehicleDay, yardPhantoms, yardPhantomsPerParkedDay),
             "trips: \(trips.reported) found for \(trips.truth) true (\(pct(trips.truth == 0 ? 0 : Double(trips.reported - trips.truth) / Double(trips.truth))) off), \(trips.matched) matched",
             "trip mileage error: median \(pct(tripMileageErrorMedian)), p95 \(pct(tripMileageErrorP95))",

@@ -6,7 +6,7 @@ import Foundation
 /// routes and fences give the same world.
 ///
 /// Vehicles: vehicle k drives the bundled route k mod R, moved by up to
-/// 250 m in a direction of its own, back and forth (sometimes three legs
+/// 1.5 km in a direction of its own, back and forth (sometimes three legs
 /// without a stop), each journey at 0.85–1.2 times the recorded pace, with
 /// the recording's stops at lights (at most 60 s each, 150 m apart at least). Between journeys it
 /// parks 10–60 min by day; after 19:00 until the next morning (06:00–08:30,
@@ -34,7 +34,7 @@ public struct FleetWorld: Sendable {
         for k in 0..<scenario.vehicles {
             var rng = SplitMix64(seed: scenario.seed &* 0x9E37_79B9 &+ UInt64(k) &* 0x85EB_CA6B)
             let angle = rng.uniform() * 2 * Double.pi
-            let r = rng.uniform(0...250)
+            let r = rng.uniform(0...1500)
             let course = courses[k % courses.count].shifted(
                 east: r * cos(angle), north: r * sin(angle))
             let proto = scenario.proto(of: k)
@@ -44,7 +44,11 @@ public struct FleetWorld: Sendable {
                 : "sim-" + String(format: "%05d", k)
             let interval = [1, 5, 5, 10, 10, 30][Int(rng.next() % 6)]
             if scenario.yards {
-                for end in 0..<2 {
+                // Both ends, or one when the route ends where it began (t02
+                // is a loop: two yards would overlap).
+                let n = course.count
+                let apart = hypot(course.x[n - 1] - course.x[0], course.y[n - 1] - course.y[0])
+                for end in 0..<(apart < 200 ? 1 : 2) {
                     let inside = rng.chance(0.5)
                     fences.append(
                         Self.yard(
@@ -90,7 +94,7 @@ public struct FleetWorld: Sendable {
         var rng: SplitMix64
     }
 
-    /// A 120 m square by which the vehicle parks at one end of its course,
+    /// An 80 m square by which the vehicle parks at one end of its course,
     /// square to its approach: inside, the vehicle drives in through it and
     /// parks `edgeM` short of its far edge; outside, the square begins
     /// `edgeM` beyond where it parks.
@@ -114,8 +118,8 @@ public struct FleetWorld: Sendable {
         // edge (inside) or beyond it (outside).
         let cx = c.x[p] + ux * edgeM
         let cy = c.y[p] + uy * edgeM
-        let depth = inside ? -120.0 : 120
-        let corners = [(-60.0, 0.0), (60, 0), (60, depth), (-60, depth), (-60, 0)].map { (s, t) in
+        let depth = inside ? -80.0 : 80
+        let corners = [(-40.0, 0.0), (40, 0), (40, depth), (-40, depth), (-40, 0)].map { (s, t) in
             let e = cx + nx * s + ux * t
             let north = cy + ny * s + uy * t
             let at = c.position(east: e, north: north)

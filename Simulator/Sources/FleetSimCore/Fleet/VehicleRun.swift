@@ -161,10 +161,12 @@ struct VehicleRun {
             segStart = end
         }
         let last = c.vertex(c.count - 1)
-        out.append(
-            Sample(
-                time: from + Int64(segStart * 1000), lat: last.lat, lon: last.lon, speedKmh: 0,
-                courseDeg: out.last?.courseDeg ?? 0))
+        let end = Sample(
+            time: from + Int64(segStart * 1000), lat: last.lat, lon: last.lon, speedKmh: 0,
+            courseDeg: out.last?.courseDeg ?? 0)
+        // Within a millisecond of the last whole second: that sample is the end.
+        if let t = out.last?.time, t >= end.time { out.removeLast() }
+        out.append(end)
         return out
     }
 
