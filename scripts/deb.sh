@@ -57,8 +57,7 @@ Files: usr/share/fleetd/routes/*
  t03_limerick_bus304.csv from movingpandas/movingpandas (data: "usage
  restrictions: none"; repository BSD-3-Clause).
  On Debian systems, the full text of the Apache License, Version 2.0 is in
- /usr/share/common-licenses/Apache-2.0, and that of the BSD 3-clause licence
- in /usr/share/common-licenses/BSD.
+ /usr/share/common-licenses/Apache-2.0.
 COPYRIGHT
 date=$(git log -1 --format=%aD 2>/dev/null || date -R)
 printf 'fleetd (%s) unstable; urgency=medium\n\n  * Release %s.\n\n -- fleetd maintainers <maintainers@fleetd.invalid>  %s\n' \
