@@ -62,6 +62,7 @@ public struct FleetWorld: Sendable {
         }
         self.fences = fences
         let index = FenceIndex(fences: fences)
+        let byId = Dictionary(fences.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         let endMs = scenario.startMs + Int64(scenario.hours * 3_600_000)
         var truth = FleetTruth(
             scenario: FleetTruth.Scenario(
@@ -73,7 +74,7 @@ public struct FleetWorld: Sendable {
         var devices: [SimDevice] = []
         for plan in plans {
             var v = VehicleRun(
-                plan: plan, scenario: scenario, index: index, endMs: endMs)
+                plan: plan, scenario: scenario, index: index, fenceById: byId, endMs: endMs)
             v.run()
             truth.vehicles.append(v.vehicle)
             truth.fenceEvents += v.events

@@ -8,6 +8,8 @@ struct VehicleRun {
     let plan: FleetWorld.Plan
     let s: FleetScenario
     let index: FenceIndex
+    /// The fences by id (the world's, built once for every vehicle).
+    let fenceById: [String: Fence]
     let endMs: Int64
     var rng: SplitMix64
 
@@ -44,8 +46,12 @@ struct VehicleRun {
     private var backlog: [SimFix] = []
     private var live: [SimFix] = []
 
-    init(plan: FleetWorld.Plan, scenario: FleetScenario, index: FenceIndex, endMs: Int64) {
+    init(
+        plan: FleetWorld.Plan, scenario: FleetScenario, index: FenceIndex,
+        fenceById: [String: Fence], endMs: Int64
+    ) {
         self.plan = plan
+        self.fenceById = fenceById
         self.s = scenario
         self.index = index
         self.endMs = endMs
@@ -204,7 +210,7 @@ struct VehicleRun {
         var now = Set<String>()
         for i in scratch { now.insert(index.fences[Int(i)].id) }
         for id in now {
-            let fence = index.fences[Int(indexOf(id))]
+            let fence = fenceById[id]!
             let deep = !fence.boundary(within: s.marginM, of: here)
             if var v = visits[id] {
                 v.leftAt = nil  // back before going beyond the margin
@@ -217,7 +223,7 @@ struct VehicleRun {
         for (id, var v) in visits where !now.contains(id) {
             let left = v.leftAt ?? p.time
             v.leftAt = left
-            let fence = index.fences[Int(indexOf(id))]
+            let fence = fenceById[id]!
             if fence.boundary(within: s.marginM, of: here) {
                 visits[id] = v
                 continue
@@ -244,14 +250,6 @@ struct VehicleRun {
         } else if let e = episode, p.time - e.lastOver > Int64(s.overspeedMinS * 1000) {
             closeEpisode()
         }
-    }
-
-    private var ids: [String: Int32] = [:]
-    private mutating func indexOf(_ id: String) -> Int32 {
-        if ids.isEmpty {
-            for (i, f) in index.fences.enumerated() { ids[f.id] = Int32(i) }
-        }
-        return ids[id] ?? 0
     }
 
     private mutating func closeEpisode() {
