@@ -60,7 +60,7 @@ import Testing
         let http = a.http
         // Every device's position in `positions` events (arrays), none one by one.
         async let batched = http.events(
-            "/api/v1/events?positions=batch", headers: auth, timeout: 30
+            "/api/v1/events?positions=batch", headers: auth, timeout: 60
         ) { seen in
             let got = Set(
                 seen.filter { $0.event == "positions" }.flatMap(Self.decode).compactMap {
@@ -71,7 +71,7 @@ import Testing
         }
         // With a device filter, batch gives that device's `position` events as before.
         async let one = http.events(
-            "/api/v1/events?positions=batch&device=truck-2", headers: auth, timeout: 30
+            "/api/v1/events?positions=batch&device=truck-2", headers: auth, timeout: 60
         ) { seen in
             let done = seen.contains { $0.event == "position" }
             if done { finish() }
@@ -80,7 +80,7 @@ import Testing
         // Fixes keep coming (a fleet does) until both streams have what they wait for,
         // so the test does not depend on when the streams subscribed.
         var round: Int64 = 0
-        while finished.withLock({ $0 }) < 2, round < 100 {
+        while finished.withLock({ $0 }) < 2, round < 200 {  // up to 60 s: the suite loads the cores
             let lines = devices.enumerated().map { k, d in
                 fixLine(
                     Int(round) * 3 + k + 1, t0 + round * 1000, lat: 47.5 + Double(k) * 0.01,
