@@ -32,15 +32,17 @@ fi
 # Python tools for the tests, in a virtual environment of the project's own
 # (.build/pytools): schemathesis, which checks the API against its OpenAPI
 # document; selenium and pillow, which drive the browser and read its
-# screenshots; standardwebhooks, which verifies webhook signatures. Pinned,
+# screenshots; standardwebhooks, which verifies webhook signatures; shapely
+# (GEOS), which places points beside real boundaries as fleetd must. Pinned,
 # so that a run is repeatable.
 pytools=.build/pytools
 schemathesis_version=4.32.5
 selenium_version=4.51.0
 pillow_version=13.0.0
 standardwebhooks_version=1.1.0
+shapely_version=2.2.0
 wanted="schemathesis==$schemathesis_version selenium==$selenium_version pillow==$pillow_version"
-wanted="$wanted standardwebhooks==$standardwebhooks_version"
+wanted="$wanted standardwebhooks==$standardwebhooks_version shapely==$shapely_version"
 if ! [ "$(cat "$pytools/installed" 2>/dev/null)" = "$wanted" ]; then
   echo "setup: installing $wanted in $pytools"
   if ! command -v python3 >/dev/null || ! python3 -c "import venv, ensurepip" 2>/dev/null; then

@@ -1,5 +1,5 @@
 /// Planar predicates the index uses on edges stored in its cell runs
-/// (coordinates as `Double` bit patterns).
+/// (coordinates as `Double` bit patterns), exact (`Orientation`).
 enum EdgeParity {
     /// Whether (x, y) is inside, given the edges that cross its cell
     /// (`n` edges as x1, y1, x2, y2 from `start`) and whether the cell's
@@ -21,26 +21,22 @@ enum EdgeParity {
             let x2 = Double(bitPattern: e[b + 2])
             let y2 = Double(bitPattern: e[b + 3])
             b += 4
-            // Where the point lies against the edge's line; near the line, on the edge counts as inside.
-            let d4 = Segment.orient(x1, y1, x2, y2, x, y)
-            if abs(d4) <= Segment.tolerance * max(abs(x2 - x1), abs(y2 - y1), 1),
-                Segment.contains(x: x, y: y, x1: x1, y1: y1, x2: x2, y2: y2)
-            {
-                return true
-            }
-            let d1 = Segment.orient(cx, cy, x, y, x1, y1)
-            let d2 = Segment.orient(cx, cy, x, y, x2, y2)
+            // Where the point lies against the edge's line; exactly on the edge counts as inside.
+            let d4 = Orientation.sign(x1, y1, x2, y2, x, y)
+            if d4 == 0, Segment.within(x, y, x1, y1, x2, y2) { return true }
+            let d1 = Orientation.sign(cx, cy, x, y, x1, y1)
+            let d2 = Orientation.sign(cx, cy, x, y, x2, y2)
             if d1 == 0 || d2 == 0 {
                 if Segment.intersects(cx, cy, x, y, x1, y1, x2, y2) { degenerate = true }
                 continue
             }
-            if (d1 > 0) == (d2 > 0) { continue }
-            let d3 = Segment.orient(x1, y1, x2, y2, cx, cy)
+            if d1 == d2 { continue }
+            let d3 = Orientation.sign(x1, y1, x2, y2, cx, cy)
             if d3 == 0 || d4 == 0 {
                 degenerate = true
                 continue
             }
-            if (d3 > 0) != (d4 > 0) { odd.toggle() }
+            if d3 != d4 { odd.toggle() }
         }
         return degenerate ? nil : refInside != odd
     }
@@ -48,8 +44,8 @@ enum EdgeParity {
     /// Whether (x, y) is inside, for a cell crossed by one edge only (at `start`,
     /// as x1, y1, x2, y2): the edge's chord splits the cell, so the side of
     /// its line decides — one orientation test. `leftInside`: points left
-    /// of the edge (counter-clockwise turn) are inside. Nil within the
-    /// on-edge tolerance of the line: the caller then uses `decide`.
+    /// of the edge (counter-clockwise turn) are inside. Nil exactly on the
+    /// line: the caller then uses `decide`.
     @inline(__always)
     static func side(
         _ x: Double, _ y: Double, _ e: UnsafeBufferPointer<UInt64>, _ start: Int,
@@ -59,8 +55,8 @@ enum EdgeParity {
         let y1 = Double(bitPattern: e[start + 1])
         let x2 = Double(bitPattern: e[start + 2])
         let y2 = Double(bitPattern: e[start + 3])
-        let d = Segment.orient(x1, y1, x2, y2, x, y)
-        guard abs(d) > Segment.tolerance * max(abs(x2 - x1), abs(y2 - y1), 1) else { return nil }
+        let d = Orientation.sign(x1, y1, x2, y2, x, y)
+        guard d != 0 else { return nil }
         return (d > 0) == leftInside
     }
 
@@ -78,10 +74,10 @@ enum EdgeParity {
         if x2 >= rx0 && x2 <= rx1 && y2 >= ry0 && y2 <= ry1 { return true }
         // The boxes overlap: the segment misses the rectangle only if all four
         // corners lie strictly on one side of its line.
-        let a = Segment.orient(x1, y1, x2, y2, rx0, ry0)
-        let b = Segment.orient(x1, y1, x2, y2, rx1, ry0)
-        let c = Segment.orient(x1, y1, x2, y2, rx1, ry1)
-        let d = Segment.orient(x1, y1, x2, y2, rx0, ry1)
+        let a = Orientation.sign(x1, y1, x2, y2, rx0, ry0)
+        let b = Orientation.sign(x1, y1, x2, y2, rx1, ry0)
+        let c = Orientation.sign(x1, y1, x2, y2, rx1, ry1)
+        let d = Orientation.sign(x1, y1, x2, y2, rx0, ry1)
         if a > 0 && b > 0 && c > 0 && d > 0 { return false }
         if a < 0 && b < 0 && c < 0 && d < 0 { return false }
         return true

@@ -224,7 +224,19 @@ struct IndexBuilder {
             for ix in xr {
                 let xc = -180 + (Double(ix) + 0.5) * c
                 while k < xs.count && xs[k] <= xc { k += 1 }
-                let inside = (xs.count - k) % 2 == 1
+                var inside = (xs.count - k) % 2 == 1
+                // A centre within rounding of a crossing: counted exactly
+                // (the crossings above are divided out, a few ulps off).
+                if (k > 0 && xc - xs[k - 1] <= 1e-9) || (k < xs.count && xs[k] - xc <= 1e-9) {
+                    inside = false
+                    for e in ex1.indices
+                    where (ey1[e] > yc) != (ey2[e] > yc)
+                        && (ey2[e] > ey1[e])
+                            == (Orientation.sign(ex1[e], ey1[e], ex2[e], ey2[e], xc, yc) > 0)
+                    {
+                        inside.toggle()
+                    }
+                }
                 let here = (iy - yr.lowerBound) * width + (ix - xr.lowerBound)
                 edges.removeAll(keepingCapacity: true)
                 while t < touched.count && touched[t].cell == here {
@@ -246,7 +258,7 @@ struct IndexBuilder {
                         // outside the cell (a vertex inside would bring its other
                         // edge too): its chord is the whole boundary in the cell.
                         let e = edges[0]
-                        let d = Segment.orient(ex1[e], ey1[e], ex2[e], ey2[e], xc, yc)
+                        let d = Orientation.sign(ex1[e], ey1[e], ex2[e], ey2[e], xc, yc)
                         if d != 0 {
                             flags |= IndexBuilder.oneSide
                             sideCount += 1

@@ -22,11 +22,13 @@ public struct Ring: Sendable {
     public var edgeCount: Int { xs.count - 1 }
 
     /// Where `(x, y)` lies relative to the ring: crossing-number parity, with a
-    /// point on an edge or vertex reported as `.boundary`.
+    /// point on an edge or vertex reported as `.boundary`. Exact for the
+    /// doubles given: every comparison is either of coordinates or the
+    /// sign of an orientation determinant (`Orientation`), so a point a
+    /// hair's breadth outside an edge is outside, as GEOS places it.
     public func locate(x: Double, y: Double) -> PointLocation {
         var inside = false
         var onEdge = false
-        let t = Segment.tolerance
         xs.withUnsafeBufferPointer { xp in
             ys.withUnsafeBufferPointer { yp in
                 var i = 0
@@ -36,18 +38,19 @@ public struct Ring: Sendable {
                     let y1 = yp[i]
                     let x2 = xp[i + 1]
                     let y2 = yp[i + 1]
-                    if (y1 > y) != (y2 > y) {
-                        let xi = x1 + (y - y1) * (x2 - x1) / (y2 - y1)
-                        if x < xi { inside.toggle() }
-                    }
-                    // On-edge only matters within the edge's box (plus the tolerance).
-                    if y >= min(y1, y2) - t, y <= max(y1, y2) + t, x >= min(x1, x2) - t,
-                        x <= max(x1, x2) + t,
-                        Segment.contains(x: x, y: y, x1: x1, y1: y1, x2: x2, y2: y2)
-                    {
-                        onEdge = true
-                    }
                     i += 1
+                    // Only an edge whose box reaches the ray going east from the
+                    // point can cross it or hold the point.
+                    if (y1 < y && y2 < y) || (y1 > y && y2 > y) || (x1 < x && x2 < x) { continue }
+                    let d = Orientation.sign(x1, y1, x2, y2, x, y)
+                    if d == 0, Segment.within(x, y, x1, y1, x2, y2) {
+                        onEdge = true
+                        return
+                    }
+                    // The ray crosses an edge that straddles y (half-open: an end
+                    // exactly at y counts on the upper side) with the point left
+                    // of it going up, or right of it going down.
+                    if (y1 > y) != (y2 > y), (y2 > y1) == (d > 0) { inside.toggle() }
                 }
             }
         }
@@ -55,7 +58,7 @@ public struct Ring: Sendable {
         return inside ? .inside : .outside
     }
 
-    /// True when `(x, y)` lies on an edge (within 1e-12° of it, about 0.1 µm).
+    /// True when `(x, y)` lies exactly on an edge.
     public func onEdge(x: Double, y: Double) -> Bool {
         guard bounds.contains(x: x, y: y) else { return false }
         for i in 0..<edgeCount {

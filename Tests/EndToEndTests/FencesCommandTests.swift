@@ -55,4 +55,15 @@ import Testing
         #expect(bad.status == 1)
         #expect(bad.err.contains(":2: expected id,lon,lat"))
     }
+
+    /// Points a hair's breadth (1e-12° … 1e-6°) from the countries' edges and
+    /// on their vertices: `fleetctl fences locate` places every one as GEOS
+    /// does (shapely's `covers`, from PyPI; `make setup` installs it).
+    @Test func locateAgreesWithGEOSBesideRealBoundaries() throws {
+        let python = Binaries.packageRoot.appendingPathComponent(".build/pytools/bin/python3").path
+        let script = Binaries.packageRoot.appendingPathComponent("scripts/geos_check.py").path
+        let r = try runTool(python, [script, try Binaries.path("fleetctl"), countries, "20000"])
+        #expect(r.status == 0, "\(r.out)\(r.err)")
+        #expect(r.out.contains("fleetd inside where GEOS outside: 0, outside where GEOS inside: 0"))
+    }
 }

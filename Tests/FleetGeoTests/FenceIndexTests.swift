@@ -18,7 +18,7 @@ func randomFences(count: Int, around c: Coordinate, spreadDeg: Double, rng: inou
             var pts = (0..<n).map { k -> Coordinate in
                 let a = Double(k) / Double(n) * 2 * Double.pi
                 let rr = r * Double.random(in: 0.3...1, using: &rng)
-                return Coordinate(lat: cy + rr * sin(a), lon: cx + rr * cos(a))
+                return Oracle.snap(Coordinate(lat: cy + rr * sin(a), lon: cx + rr * cos(a)))
             }
             pts.append(pts[0])
             var holes: [Ring] = []
@@ -27,7 +27,7 @@ func randomFences(count: Int, around c: Coordinate, spreadDeg: Double, rng: inou
                 holes.append(
                     Ring(
                         [(-h, -h), (h, -h), (h, h), (-h, h), (-h, -h)].map {
-                            Coordinate(lat: cy + $0.1, lon: cx + $0.0)
+                            Oracle.snap(Coordinate(lat: cy + $0.1, lon: cx + $0.0))
                         }))
             }
             return Fence(

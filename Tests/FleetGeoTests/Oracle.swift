@@ -5,7 +5,51 @@ import Foundation
 /// The brute-force oracle: every fence, a plain crossing-number test written
 /// here independently of the library (edges straight in lon/lat; a point on
 /// an edge is inside; rings may run past ±180°).
+///
+/// Polygons are decided exactly: their coordinates and the point's must lie
+/// on a grid of 2⁻⁴⁰° (about 0.1 µm; `snap`), so each is an integer times
+/// 2⁻⁴⁰ and the crossing test runs in `Int128` with no rounding at all.
 enum Oracle {
+    static let scale = 0x1p40
+
+    /// `v` moved onto the 2⁻⁴⁰° grid (exact in a `Double` for |v| < 2¹²).
+    static func snap(_ v: Double) -> Double { (v * scale).rounded() / scale }
+    static func snap(_ p: Coordinate) -> Coordinate {
+        Coordinate(lat: snap(p.lat), lon: snap(p.lon))
+    }
+
+    /// `v` in units of 2⁻⁴⁰°; stops the test if `v` is off the grid.
+    static func grid(_ v: Double) -> Int128 {
+        let s = v * scale
+        precondition(s == s.rounded(), "the exact oracle needs coordinates on the 2^-40 grid: \(v)")
+        return Int128(s)
+    }
+
+    /// Exactly inside the polygon or on its boundary.
+    static func exactlyInside(_ poly: Polygon, _ x: Double, _ y: Double) -> Bool {
+        let px = grid(x)
+        let py = grid(y)
+        var inside = false
+        for ring in [poly.shell] + poly.holes {
+            for i in 0..<(ring.xs.count - 1) {
+                let x1 = grid(ring.xs[i])
+                let y1 = grid(ring.ys[i])
+                let x2 = grid(ring.xs[i + 1])
+                let y2 = grid(ring.ys[i + 1])
+                let cross = (x2 - x1) * (py - y1) - (y2 - y1) * (px - x1)
+                if cross == 0, px >= min(x1, x2), px <= max(x1, x2), py >= min(y1, y2),
+                    py <= max(y1, y2)
+                {
+                    return true  // on an edge
+                }
+                // The ray east from the point crosses an edge straddling its
+                // latitude with the point left of it going up, right going down.
+                if (y1 > py) != (y2 > py), (y2 > y1) == (cross > 0) { inside.toggle() }
+            }
+        }
+        return inside
+    }
+
     static func containing(_ fences: [Fence], _ p: Coordinate) -> [Int32] {
         fences.indices.filter { contains(fences[$0], p) }.map { Int32($0) }
     }
@@ -14,24 +58,7 @@ enum Oracle {
         switch f.shape {
         case .polygons(let polygons):
             for x in [p.lon, p.lon - 360, p.lon + 360] {
-                for poly in polygons {
-                    var inside = false
-                    var edge = false
-                    for ring in [poly.shell] + poly.holes {
-                        for i in 0..<(ring.xs.count - 1) {
-                            let (x1, y1, x2, y2) = (
-                                ring.xs[i], ring.ys[i], ring.xs[i + 1], ring.ys[i + 1]
-                            )
-                            if (y1 > p.lat) != (y2 > p.lat),
-                                x < x1 + (p.lat - y1) * (x2 - x1) / (y2 - y1)
-                            {
-                                inside.toggle()
-                            }
-                            if onSegment(x, p.lat, x1, y1, x2, y2) { edge = true }
-                        }
-                    }
-                    if inside || edge { return true }
-                }
+                for poly in polygons where exactlyInside(poly, x, p.lat) { return true }
             }
             return false
         case .circle(let c, let r):
@@ -61,18 +88,6 @@ enum Oracle {
             }
             return false
         }
-    }
-
-    static func onSegment(
-        _ x: Double, _ y: Double, _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double
-    ) -> Bool {
-        let t = 1e-12
-        guard x >= min(x1, x2) - t, x <= max(x1, x2) + t, y >= min(y1, y2) - t, y <= max(y1, y2) + t
-        else {
-            return false
-        }
-        return abs((x2 - x1) * (y - y1) - (y2 - y1) * (x - x1)) <= t
-            * max(abs(x2 - x1), abs(y2 - y1), 1)
     }
 
     static func haversine(_ a: Coordinate, _ b: Coordinate) -> Double {

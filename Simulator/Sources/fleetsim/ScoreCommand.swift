@@ -20,6 +20,8 @@ struct ScoreCommand: ParsableCommand {
     @Option(help: "fleetd's SQLite database.") var db: String
     @Option(help: "Matching tolerance, seconds (plus two fix intervals).") var tolerance = 60.0
     @Flag(help: "Print the scores as one JSON object.") var json = false
+    @Flag(help: "Also list every missed true fence event and every phantom fence alert.")
+    var misses = false
 
     func run() throws {
         guard let data = FileManager.default.contents(atPath: truth) else {
@@ -45,6 +47,9 @@ struct ScoreCommand: ParsableCommand {
             print(String(decoding: try enc.encode(score.summary), as: UTF8.self))
         } else {
             print(score.text)
+        }
+        if misses {
+            for line in score.misses { print(line) }
         }
     }
 

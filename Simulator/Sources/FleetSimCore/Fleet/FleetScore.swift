@@ -68,6 +68,10 @@ public struct FleetScore: Sendable, Equatable {
     public var tripsAverageAboveMax = 0
     public var vehicleDays = 0.0
     public var toleranceS = 0.0
+    /// Every true fence event no alert matched ("missed") and every fence
+    /// alert matching no true event ("phantom"), one line each, by device
+    /// and time: what `fleetsim score --misses` prints.
+    public var misses: [String] = []
 
     /// Scores `alerts` and `trips` against `truth`; an event matches a true
     /// one of the same device, fence and kind within `toleranceS` plus two
@@ -103,7 +107,13 @@ public struct FleetScore: Sendable, Equatable {
         for key in Set(want.keys).union(got.keys) {
             let w = (want[key] ?? []).sorted()
             let g = (got[key] ?? []).sorted()
-            let m = Self.match(w, g, tolerance: tolMs(key.device))
+            let (m, wantHit, gotHit) = Self.match(w, g, tolerance: tolMs(key.device))
+            for (k, t) in w.enumerated() where !wantHit[k] {
+                misses.append("\(key.device) \(t) missed \(key.type) \(key.fence)")
+            }
+            for (k, t) in g.enumerated() where !gotHit[k] {
+                misses.append("\(key.device) \(t) phantom \(key.type) \(key.fence)")
+            }
             if key.type == "enter" {
                 enter.truth += w.count
                 enter.reported += g.count
@@ -192,23 +202,31 @@ public struct FleetScore: Sendable, Equatable {
             vehicleMileageErrorMax = vehicleErrors.max() ?? 0
             vehicleMileageBias = bias / Double(vehicleErrors.count)
         }
+        misses.sort { a, b in
+            let x = a.split(separator: " ", maxSplits: 2)
+            let y = b.split(separator: " ", maxSplits: 2)
+            return x[0] != y[0] ? x[0] < y[0] : (Int64(x[1]) ?? 0) < (Int64(y[1]) ?? 0)
+        }
     }
 
-    /// Greedy one-to-one matching of sorted times within `tolerance`.
-    static func match(_ want: [Int64], _ got: [Int64], tolerance: Int64) -> Int {
+    /// Greedy one-to-one matching of sorted times within `tolerance`: the
+    /// number matched, and which of `want` and of `got` were.
+    static func match(_ want: [Int64], _ got: [Int64], tolerance: Int64) -> (Int, [Bool], [Bool]) {
         var used = [Bool](repeating: false, count: got.count)
+        var hit = [Bool](repeating: false, count: want.count)
         var n = 0
-        for w in want {
+        for (i, w) in want.enumerated() {
             var best: Int?
             for (k, g) in got.enumerated() where !used[k] && abs(g - w) <= tolerance {
                 if best == nil || abs(g - w) < abs(got[best!] - w) { best = k }
             }
             if let b = best {
                 used[b] = true
+                hit[i] = true
                 n += 1
             }
         }
-        return n
+        return (n, hit, used)
     }
 
     /// The scores as a JSON contract (`fleetsim score --json`): fields are
