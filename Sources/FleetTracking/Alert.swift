@@ -14,6 +14,11 @@ public struct Alert: Sendable, Equatable {
     public var durationS: Double?
     /// Enter and exit both inferred from a segment that cut the fence between two fixes.
     public var crossed: Bool
+    /// Raised by a fix from a device's backlog: one received long after its
+    /// fix time (`TrackerSettings.backlogAfterS`), or one older than fixes
+    /// already tracked and put back in its place (`Tracker.Rewind`). Its time
+    /// is still the true one.
+    public var backlog = false
     /// Further details by alert type (speeds, distances, fence names).
     public var details: [AlertDetail]
 
@@ -37,6 +42,7 @@ public struct Alert: Sendable, Equatable {
         var parts: [String] = []
         if let d = durationS { parts.append(AlertDetail("duration_s", d).json) }
         if crossed { parts.append("\"crossed\":true") }
+        if backlog { parts.append("\"backlog\":true") }
         for d in details { parts.append(d.json) }
         return parts.isEmpty ? nil : "{" + parts.joined(separator: ",") + "}"
     }

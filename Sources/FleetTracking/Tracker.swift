@@ -145,6 +145,13 @@ public struct Tracker: Sendable {
 
     private func margin(_ f: Fence) -> Double { f.marginM ?? settings.marginM }
 
+    /// A parked vehicle's mean position is as uncertain as one fix divided
+    /// by the square root of the number of independent fixes in it: its
+    /// fixes, but at most one per this many milliseconds parked (GNSS error
+    /// is correlated over about a minute, so sixty fixes of one minute are
+    /// not sixty independent ones).
+    static let parkedErrorCorrelationMs = 60_000.0
+
     /// Processes `fix` for a device whose state is `state` (nil: never seen)
     /// and returns what it produced with the state after it (`Outcome.state`).
     public mutating func process(_ fix: Fix, state: DeviceState?) -> Outcome {
@@ -296,8 +303,25 @@ public struct Tracker: Sendable {
                 / (Double(fix.time - from.t) / 1000) * 3.6
         }
 
-        let p = Coordinate(lat: fix.lat, lon: fix.lon)
-        if let containing {
+        // Where the fences are judged: the fix, or, while the vehicle is
+        // parked (no fix of a departure pending), the mean of its parked
+        // fixes (`Motion.still`), whose
+        // uncertainty shrinks with their number: a parked vehicle's scatter
+        // and its unreported outliers change no membership, and one parked
+        // within a fence's margin outside it stays where the path left it.
+        // A fence entered on the mean is entered since the vehicle came to
+        // rest there (`restTime`).
+        var p = Coordinate(lat: fix.lat, lon: fix.lon)
+        var uncertain = uncertainty(fix)
+        var restTime: Int64?
+        if case .still(let lat, let lon, let weight, let rest, nil)? = st.motion, weight >= 2 {
+            p = Coordinate(lat: lat, lon: lon)
+            let spans = 1 + Double(fix.time - rest.time) / Self.parkedErrorCorrelationMs
+            uncertain /= min(Double(weight), spans).squareRoot()
+            restTime = rest.time
+        }
+        let parked = restTime != nil
+        if let containing, !parked {
             scratch.removeAll(keepingCapacity: true)
             scratch.append(contentsOf: containing)
         } else {
@@ -345,16 +369,23 @@ public struct Tracker: Sendable {
             st.ranksEpoch = RankHint(epoch)
         }
         if steady {
-            if let prev, via == nil {
+            if let prev, via == nil, !parked {
                 let ranks = self.ranks
                 let facts = self.facts
-                crossings(
+                let held = crossings(
                     from: prev, to: p, fix: fix,
                     member: { i in Self.sortedContains(ranks, facts[Int(i)].rank) },
                     alerts: &alerts)
+                if !held.isEmpty {
+                    st.fences += held
+                    st.fences.sort { $0.rank.value < $1.rank.value }
+                    st.ranksEpoch = RankHint(epoch)
+                }
             }
         } else {
-            memberships(fix, at: p, prev: prev, via: via, state: &st, alerts: &alerts)
+            memberships(
+                fix, at: p, uncertain: uncertain, enteredAt: restTime ?? fix.time,
+                prev: restTime != nil ? nil : prev, via: via, state: &st, alerts: &alerts)
         }
         st.lat = fix.lat
         st.lon = fix.lon
@@ -408,10 +439,15 @@ public struct Tracker: Sendable {
     /// from the last position to this fix passes through while both ends are
     /// outside. Fences the device is in or tracked in (`member`), and fences
     /// with a dwell, cannot be crossed: they are skipped before the exact test.
+    /// When the segment ends within a fence's margin outside it, only the
+    /// enter is raised: the device is inside by the hysteresis, as if a fix
+    /// had been taken inside, and leaves by the usual rule; its membership
+    /// is returned for the caller to keep.
     private func crossings(
         from prev: Waypoint, to p: Coordinate, fix: Fix, member: (Int32) -> Bool,
         alerts: inout [Alert]
-    ) {
+    ) -> [FenceMembership] {
+        var kept: [FenceMembership] = []
         let from = Coordinate(lat: prev.lat, lon: prev.lon)
         let mid = prev.time + (fix.time - prev.time) / 2
         // Every fence containing `p` is a member, so the index need not find the ends'.
@@ -430,19 +466,26 @@ public struct Tracker: Sendable {
                 Alert(
                     type: .geofenceEnter, device: fix.device, time: mid, fence: fence.id,
                     lat: fix.lat, lon: fix.lon, crossed: true))
+            if m > 0, fence.boundary(within: m, of: p) {
+                var held = FenceMembership(fence: fence.id, phase: .inside(since: mid))
+                held.rank = RankHint(UInt32(bitPattern: facts[Int(i)].rank))
+                kept.append(held)
+                continue
+            }
             alerts.append(
                 Alert(
                     type: .geofenceExit, device: fix.device, time: mid, fence: fence.id,
                     lat: fix.lat, lon: fix.lon,
                     durationS: 0, crossed: true))
         }
+        return kept
     }
 
     /// The general case of the fence detectors: every membership advanced
     /// (dwell, hysteresis, exit confirmation), new fences entered, crossings.
     private mutating func memberships(
-        _ fix: Fix, at p: Coordinate, prev: Waypoint?, via: [Suspect]?, state st: inout DeviceState,
-        alerts: inout [Alert]
+        _ fix: Fix, at p: Coordinate, uncertain: Double, enteredAt: Int64, prev: Waypoint?,
+        via: [Suspect]?, state st: inout DeviceState, alerts: inout [Alert]
     ) {
         // `ranks`: the containing fences' id ranks, ascending and distinct.
         // Memberships are kept in id order, which is rank order: one merge
@@ -497,7 +540,6 @@ public struct Tracker: Sendable {
         }
         var k = 0  // into `ranks`
         // The accuracy gate's radius for this fix (0: not gated).
-        let uncertain = uncertainty(fix)
         // Fences newly containing the device, with ranks below `limit`
         // (none whose boundary lies within the fix's uncertainty).
         func enter(below limit: Int32) {
@@ -510,11 +552,11 @@ public struct Tracker: Sendable {
                     continue
                 }
                 let id = idByRank[r]
-                var m = FenceMembership(fence: id, phase: .entering(since: fix.time))
+                var m = FenceMembership(fence: id, phase: .entering(since: enteredAt))
                 m.rank = RankHint(UInt32(bitPattern: ranks[k]))
                 if facts[Int(indexByRank[r])].dwellMs == 0, settings.enterConfirmFixes <= 1 {
-                    alert(.geofenceEnter, id, at: fix.time)
-                    m.phase = .inside(since: fix.time)
+                    alert(.geofenceEnter, id, at: enteredAt)
+                    m.phase = .inside(since: enteredAt)
                 }
                 next.append(m)
                 k += 1
@@ -575,12 +617,16 @@ public struct Tracker: Sendable {
         if let prev, via == nil {
             let held = heldRanks
             let facts = self.facts
-            crossings(
+            let kept = crossings(
                 from: prev, to: p, fix: fix,
                 member: { i in
                     let r = facts[Int(i)].rank
                     return Self.sortedContains(ranks, r) || Self.sortedContains(held, r)
                 }, alerts: &alerts)
+            if !kept.isEmpty {
+                next += kept
+                next.sort { $0.rank.value < $1.rank.value }
+            }
         }
         // In place: the state's own array storage is reused.
         st.fences.removeAll(keepingCapacity: true)

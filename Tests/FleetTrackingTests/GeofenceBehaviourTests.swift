@@ -108,9 +108,11 @@ struct Gaussian {
         let alerts = run([yard()], points)
         #expect(alerts.filter { $0.type == .geofenceExit }.isEmpty)
         #expect(alerts.filter { $0.type == .geofenceEnter }.count <= 1)
-        // Either defence alone is not enough for this scatter.
+        // Without the margin it flaps (the parked mean sits on the edge);
+        // with it, the parked mean alone holds it in, even without the
+        // three-fix confirmation.
         #expect(run([yard(margin: 0)], points).count > 100)
-        #expect(run([yard()], points, settings: .init(exitConfirmFixes: 1)).count > 100)
+        #expect(run([yard()], points, settings: .init(exitConfirmFixes: 1)).count <= 1)
     }
 
     @Test func dwellHoldsTheAlertAndDatesItFromTheStart() {

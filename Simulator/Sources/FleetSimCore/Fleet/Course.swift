@@ -128,6 +128,18 @@ public struct Course: Sendable {
         reversed().trimmedEnd(metres: metres).reversed()
     }
 
+    /// The course with its first vertex repeated at the end, driven at
+    /// 8 m/s from the last one: a loop that ends where it began.
+    public func closed() -> Course {
+        let d = hypot(x[count - 1] - x[0], y[count - 1] - y[0])
+        guard d > 0 else { return self }
+        var c = self
+        c.x.append(x[0])
+        c.y.append(y[0])
+        c.dt.append(max(1, d / 8))
+        return c
+    }
+
     /// Length along the WGS 84 geodesic through every vertex, metres.
     public var lengthM: Double {
         var s = 0.0

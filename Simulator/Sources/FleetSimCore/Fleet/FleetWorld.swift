@@ -35,8 +35,16 @@ public struct FleetWorld: Sendable {
             var rng = SplitMix64(seed: scenario.seed &* 0x9E37_79B9 &+ UInt64(k) &* 0x85EB_CA6B)
             let angle = rng.uniform() * 2 * Double.pi
             let r = rng.uniform(0...1500)
-            let course = courses[k % courses.count].shifted(
+            var course = courses[k % courses.count].shifted(
                 east: r * cos(angle), north: r * sin(angle))
+            // A route that ends near where it began (t02 is a loop) is closed,
+            // so the vehicle parks at one place, by one yard.
+            if hypot(
+                course.x[course.count - 1] - course.x[0], course.y[course.count - 1] - course.y[0])
+                < 200
+            {
+                course = course.closed()
+            }
             let proto = scenario.proto(of: k)
             let device =
                 proto == "teltonika"
@@ -54,6 +62,7 @@ public struct FleetWorld: Sendable {
                         Self.yard(
                             course: course, atEnd: end == 1, inside: inside,
                             edgeM: inside ? scenario.yardInsideM : scenario.yardEdgeM,
+                            clearM: scenario.marginM + 10,
                             id: "yard-\(device)-\(end == 0 ? "a" : "b")"))
                 }
             }
@@ -98,10 +107,17 @@ public struct FleetWorld: Sendable {
     /// An 80 m square by which the vehicle parks at one end of its course,
     /// square to its approach: inside, the vehicle drives in through it and
     /// parks `edgeM` short of its far edge; outside, the square begins
-    /// `edgeM` beyond where it parks.
-    static func yard(course c: Course, atEnd: Bool, inside: Bool, edgeM: Double, id: String)
-        -> Fence
-    {
+    /// `edgeM` beyond where it parks. Of the four ways the square can face
+    /// (ahead along the approach first, then to either side, then behind),
+    /// the first that the course's own path does not cut otherwise is
+    /// taken: going back along the path from the end, it leaves the square
+    /// once (inside; outside, it is never in it), and 30 m later it stays
+    /// more than `clearM` from it (a route whose end bends would otherwise
+    /// clip its yard and park by it, which is a different test). If none is
+    /// clear, the first.
+    static func yard(
+        course c: Course, atEnd: Bool, inside: Bool, edgeM: Double, clearM: Double, id: String
+    ) -> Fence {
         let n = c.count
         let p = atEnd ? n - 1 : 0
         // Approach: from a vertex about 30 m back along the course.
@@ -114,19 +130,59 @@ public struct FleetWorld: Sendable {
         let len = max(1e-9, hypot(ux, uy))
         ux /= len
         uy /= len
-        let (nx, ny) = (-uy, ux)
-        // The edge it parks by, `edgeM` ahead of it; the square behind that
-        // edge (inside) or beyond it (outside).
-        let cx = c.x[p] + ux * edgeM
-        let cy = c.y[p] + uy * edgeM
-        let depth = inside ? -80.0 : 80
-        let corners = [(-40.0, 0.0), (40, 0), (40, depth), (-40, depth), (-40, 0)].map { (s, t) in
-            let e = cx + nx * s + ux * t
-            let north = cy + ny * s + uy * t
-            let at = c.position(east: e, north: north)
-            return Coordinate(lat: at.lat, lon: at.lon)
+        // The path from the end backwards, as points every few metres.
+        var path: [(lat: Double, lon: Double, along: Double)] = []
+        var along = 0.0
+        var k = p
+        while atEnd ? k > 0 : k < n - 1 {
+            let j = atEnd ? k - 1 : k + 1
+            let seg = hypot(c.x[j] - c.x[k], c.y[j] - c.y[k])
+            let steps = max(1, Int(seg / 4))
+            for s in 0..<steps {
+                let f = Double(s) / Double(steps)
+                let at = c.position(
+                    east: c.x[k] + (c.x[j] - c.x[k]) * f, north: c.y[k] + (c.y[j] - c.y[k]) * f)
+                path.append((at.lat, at.lon, along + seg * f))
+            }
+            along += seg
+            k = j
         }
-        return Fence(
-            id: id, name: id, shape: .polygons([Polygon(shell: Ring(corners), holes: [])]))
+        func square(_ ux: Double, _ uy: Double) -> Fence {
+            let (nx, ny) = (-uy, ux)
+            // The edge it parks by, `edgeM` ahead of it; the square behind that
+            // edge (inside) or beyond it (outside).
+            let cx = c.x[p] + ux * edgeM
+            let cy = c.y[p] + uy * edgeM
+            let depth = inside ? -80.0 : 80
+            let corners = [(-40.0, 0.0), (40, 0), (40, depth), (-40, depth), (-40, 0)].map {
+                (s, t) in
+                let at = c.position(east: cx + nx * s + ux * t, north: cy + ny * s + uy * t)
+                return Coordinate(lat: at.lat, lon: at.lon)
+            }
+            return Fence(
+                id: id, name: id, shape: .polygons([Polygon(shell: Ring(corners), holes: [])]))
+        }
+        func clear(_ f: Fence) -> Bool {
+            // Where (along the path) it is last inside: the end, for an
+            // outside yard (which the path must never enter).
+            var leftAt: Double? = inside ? nil : 0
+            for pt in path {
+                let at = Coordinate(lat: pt.lat, lon: pt.lon)
+                let isIn = f.contains(at)
+                guard let l = leftAt else {
+                    if !isIn { leftAt = pt.along }
+                    continue
+                }
+                if isIn { return false }  // back into it
+                if pt.along > l + 30, f.boundary(within: clearM, of: at) { return false }
+            }
+            return true
+        }
+        let ways = [(ux, uy), (-uy, ux), (uy, -ux), (-ux, -uy)]
+        for (wx, wy) in ways {
+            let f = square(wx, wy)
+            if clear(f) { return f }
+        }
+        return square(ux, uy)
     }
 }

@@ -314,7 +314,9 @@ struct VehicleRun {
             vehicle.parkedOnEdgeS += Double(to - from) / 1000
         }
         let step = Int64(s.parkedIntervalS) * 1000
-        var t = from + step
+        // A device reports as the scenario begins (it is switched on), then
+        // every `parkedIntervalS` while parked.
+        var t = from == s.startMs ? from : from + step
         while t < to {
             var q = p
             q.time = t

@@ -1,0 +1,94 @@
+import FleetGeo
+import FleetProtocols
+import Foundation
+import Testing
+
+@testable import FleetTracking
+
+/// While a vehicle is parked, fences are judged on the mean of its parked
+/// fixes, with the uncertainty of a mean; a crossing that ends within a
+/// fence's margin outside it leaves the vehicle inside by the hysteresis.
+@Suite struct ParkedMembershipTests {
+    /// Runs fixes (seconds, lat, lon, reported accuracy) through a tracker.
+    func run(_ fences: [Fence], _ fixes: [(t: Int64, lat: Double, lon: Double, acc: Double?)])
+        -> [Alert]
+    {
+        var tracker = Tracker(fences: FenceIndex(fences: fences))
+        var state: DeviceState?
+        var alerts: [Alert] = []
+        for f in fixes {
+            let o = tracker.process(
+                Fix(device: "v", time: f.t * 1000, lat: f.lat, lon: f.lon, accuracyM: f.acc),
+                state: state)
+            state = o.state
+            alerts += o.alerts.filter { $0.type == .geofenceEnter || $0.type == .geofenceExit }
+        }
+        return alerts
+    }
+
+    /// Twelve hours parked 3 m west of the yard's west edge, a fix a minute
+    /// with 5 m σ of scatter and an honest accuracy (7.5 m), and every hour
+    /// an outlier 30 m inside that reports 7.5 m too: nothing is entered.
+    /// Judged fix by fix, the outliers alone would enter it twelve times.
+    @Test func parkedJustOutsideEntersNothingEvenThroughOutliers() {
+        var g = Gaussian(state: 21)
+        var fixes: [(t: Int64, lat: Double, lon: Double, acc: Double?)] = []
+        let lat = 48.0 + 100 * mLat
+        let lon = 11.0 - 3 * mLon
+        for k in 0..<(12 * 60) {
+            var e = 5 * g.next()
+            let n = 5 * g.next()
+            if k % 60 == 30 { e = 33 }  // 30 m inside the yard
+            fixes.append((Int64(k * 60), lat + n * mLat, lon + e * mLon, 7.5))
+        }
+        #expect(run([yard()], fixes).isEmpty)
+        // The same outlier seen by a vehicle on the move is entered.
+        let moving: [(t: Int64, lat: Double, lon: Double, acc: Double?)] = [
+            (0, lat - 900 * mLat, lon, 7.5), (30, lat - 450 * mLat, lon, 7.5),
+            (60, lat, lon + 33 * mLon, 7.5),
+        ]
+        #expect(run([yard()], moving).map(\.type) == [.geofenceEnter])
+    }
+
+    /// Parked 5 m inside the yard's east edge from the first fix (a device
+    /// switched on in its depot) with a 7.5 m accuracy: each fix alone may be
+    /// on either side, but the mean of the parked fixes soon is not; the
+    /// entry is dated from when the vehicle came to rest.
+    @Test func parkedJustInsideIsEnteredOnTheMeanDatedFromRest() {
+        var g = Gaussian(state: 5)
+        var fixes: [(t: Int64, lat: Double, lon: Double, acc: Double?)] = []
+        for k in 0..<120 {
+            fixes.append(
+                (
+                    Int64(k * 60), 48.0 + 100 * mLat + 5 * g.next() * mLat,
+                    11.0 + 195 * mLon + 5 * g.next() * mLon, 7.5
+                ))
+        }
+        let alerts = run([yard()], fixes)
+        #expect(alerts.map(\.type) == [.geofenceEnter])
+        #expect(alerts.first?.time == 0)
+    }
+
+    /// A drive through the yard whose fixes, 30 s apart, fall both outside
+    /// it, the second 10 m beyond its east edge, where the vehicle parks for
+    /// an hour: the pass is an entry (crossed) and no exit, since the vehicle
+    /// never got beyond the 20 m margin; driving off, it exits.
+    @Test func aCrossingThatStopsWithinTheMarginStaysInside() {
+        let lat = 48.0 + 100 * mLat
+        var fixes: [(t: Int64, lat: Double, lon: Double, acc: Double?)] = [
+            (0, lat, 11.0 - 600 * mLon, nil),
+            (30, lat, 11.0 - 300 * mLon, nil),
+            (60, lat, 11.0 - 30 * mLon, nil),
+            (90, lat, 11.0 + 210 * mLon, nil),  // through the yard, 10 m beyond its east edge
+        ]
+        for k in 1...60 { fixes.append((Int64(90 + k * 60), lat, 11.0 + 210 * mLon, nil)) }
+        for k in 1...4 {
+            fixes.append((Int64(3690 + k * 20), lat, 11.0 + (210 + 150 * Double(k)) * mLon, nil))
+        }
+        let alerts = run([yard()], fixes)
+        #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit], "\(alerts)")
+        #expect(alerts.first?.crossed == true)
+        #expect(alerts.first?.time == 75_000)
+        #expect(alerts.last?.time == 3_710_000)  // the first fix beyond the margin
+    }
+}
