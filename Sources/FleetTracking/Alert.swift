@@ -15,9 +15,8 @@ public struct Alert: Sendable, Equatable {
     /// Enter and exit both inferred from a segment that cut the fence between two fixes.
     public var crossed: Bool
     /// Raised by a fix from a device's backlog: one received long after its
-    /// fix time (`TrackerSettings.backlogAfterS`), or one older than fixes
-    /// already tracked and put back in its place (`Tracker.Rewind`). Its time
-    /// is still the true one.
+    /// fix time (`TrackerSettings.backlogAfterS`). Its time is still the
+    /// true one.
     public var backlog = false
     /// Further details by alert type (speeds, distances, fence names).
     public var details: [AlertDetail]

@@ -70,16 +70,11 @@ public struct TrackerSettings: Sendable, Equatable {
     /// A fix that reports HDOP but no accuracy is taken as accurate to
     /// HDOP × this many metres (a typical user-equivalent range error).
     public var hdopAccuracyM: Double = 5
-    /// Backlogs, seconds: a fix received this long after its fix time
-    /// raises its alerts flagged `backlog`; and a fix arriving this long
-    /// (in fix time) after the device's last one opens a `Tracker.Rewind`,
-    /// so that the backlog of the gap, sent after it, is tracked in its
-    /// place (0: no rewinds).
+    /// A fix received more than this many seconds after its fix time comes
+    /// from a device's backlog (buffered while out of coverage): the engine
+    /// flags its alerts `backlog` (0: never). Read by the engine, which
+    /// knows receive times; the tracker itself sees only fix times.
     public var backlogAfterS: Double = 60
-    /// A fix older than the newest one tracked by at most this many seconds
-    /// is put back in its place (when the device's `Tracker.Rewind` reaches
-    /// back that far); older ones, outside a backlog's gap, are late.
-    public var reorderWindowS: Double = 5
 
     public init(
         marginM: Double = 20, dwellS: Double = 0, exitConfirmFixes: Int = 3,

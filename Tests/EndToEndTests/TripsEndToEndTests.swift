@@ -133,6 +133,42 @@ import Testing
         #expect(human.status == 0 && human.out.contains("(under way)"), "\(human.out)")
     }
 
+    /// A device's backlog (fixes received long after their time) is
+    /// tracked, its alerts dated at the fixes' times and flagged
+    /// `backlog`; the same drive sent as it happens raises them unflagged.
+    @Test func aBacklogsAlertsKeepTheirTimesAndSaySo() throws {
+        let lines = try Self.t01Lines()
+        // Ten minutes of 1 Hz fixes sent at once: the oldest is 600 s old.
+        let d = try DaemonProcess(
+            fences: try Self.zones, tracking: "backlog_after_s = 900", trip: "")
+        try Self.send(lines[..<600], to: d)  // recorded in 2014
+        // The same fixes as if sent live: moved to end a second ago.
+        let route = try RouteFile.load(
+            Binaries.packageRoot.appendingPathComponent("Simulator/routes/t01_munich_car_1hz.csv")
+                .path, device: "car-8")
+        let shift = Int64(Date().timeIntervalSince1970 * 1000) - 1000 - route.points[599].time
+        let live = route.points[..<600].enumerated().map { i, p in
+            var q = p
+            q.time += shift
+            return FixEncoder.json(device: "car-8", point: q, seq: Int64(i + 1))
+        }
+        try Self.send(live[...], to: d)
+        let alerts = try d.fleetctl("alerts").filter {
+            ($0["type"] as? String)?.hasPrefix("geofence") == true
+        }
+        let old = alerts.filter { $0["device"] as? String == "car-7" }
+        let now = alerts.filter { $0["device"] as? String == "car-8" }
+        #expect(!old.isEmpty && old.count == now.count, "\(alerts)")
+        #expect(old.allSatisfy { $0["backlog"] as? Bool == true }, "\(old)")
+        #expect(now.allSatisfy { $0["backlog"] == nil }, "\(now)")
+        // Dated at the fixes' own times (2014), the same alerts as live.
+        #expect(old.allSatisfy { ($0["time"] as? String)?.hasPrefix("2014-09-10T") == true })
+        #expect(
+            old.map { "\($0["type"] ?? "") \($0["fence"] ?? "")" }
+                == now.map { "\($0["type"] ?? "") \($0["fence"] ?? "")" })
+        #expect(d.stop() == 0)
+    }
+
     @Test func aSilentDeviceIsReportedAndItsReturnToo() throws {
         let d = try DaemonProcess(fences: nil, tracking: "silent_after_s = 1")
         let client = try UDPClient(host: "127.0.0.1", port: d.port)

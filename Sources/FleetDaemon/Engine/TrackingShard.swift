@@ -86,6 +86,13 @@ final class TrackingShard: @unchecked Sendable {
         let wasDriving = entry.state?.trip?.isDriving ?? false
         var result = Result(
             outcome: tracker.process(fix, state: &entry.state, containing: containing))
+        // A fix received long after its time comes from the device's
+        // backlog: its alerts keep their true times and say so.
+        if !result.outcome.alerts.isEmpty, tracker.settings.backlogAfterS > 0,
+            Double(received - fix.time) > tracker.settings.backlogAfterS * 1000
+        {
+            for k in result.outcome.alerts.indices { result.outcome.alerts[k].backlog = true }
+        }
         if result.outcome.changesState {
             if let st = entry.state,
                 let open = tracker.openTrip(device: fix.device, state: st, fences: !wasDriving)

@@ -38,6 +38,8 @@ public struct TrackingConfig: Sendable, Equatable {
             "accuracy_gate_factor", default: t.accuracyGateFactor, range: 0.5...10)
         t.hdopAccuracyM = try tr.double(
             "hdop_accuracy_m", default: t.hdopAccuracyM, range: 0.1...1000)
+        t.backlogAfterS = try tr.double(
+            "backlog_after_s", default: t.backlogAfterS, range: 0...86_400)
         silentAfterS = try tr.double("silent_after_s", default: silentAfterS, range: 0...31_536_000)
         t.speedLimitKmh = try os.double("limit_kmh", default: t.speedLimitKmh, range: 0...1000)
         t.overspeedMinS = try os.double(
