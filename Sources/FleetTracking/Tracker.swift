@@ -305,19 +305,19 @@ public struct Tracker: Sendable {
 
         // Where the fences are judged: the fix, or, while the vehicle is
         // parked (no fix of a departure pending), the mean of its parked
-        // fixes (`Motion.still`), whose
-        // uncertainty shrinks with their number: a parked vehicle's scatter
-        // and its unreported outliers change no membership, and one parked
-        // within a fence's margin outside it stays where the path left it.
-        // A fence entered on the mean is entered since the vehicle came to
-        // rest there (`restTime`).
+        // fixes (`Motion.still`), whose uncertainty shrinks with the number
+        // of independent fixes in it (`independent`): a parked vehicle's
+        // scatter and its unreported outliers change no membership, and one
+        // parked within a fence's margin outside it stays where the path
+        // left it. A fence entered on the mean is entered since the vehicle
+        // came to rest there (`restTime`).
         var p = Coordinate(lat: fix.lat, lon: fix.lon)
-        var uncertain = uncertainty(fix)
+        var independent = 1.0
         var restTime: Int64?
         if case .still(let lat, let lon, let weight, let rest, nil)? = st.motion, weight >= 2 {
             p = Coordinate(lat: lat, lon: lon)
             let spans = 1 + Double(fix.time - rest.time) / Self.parkedErrorCorrelationMs
-            uncertain /= min(Double(weight), spans).squareRoot()
+            independent = min(Double(weight), spans)
             restTime = rest.time
         }
         let parked = restTime != nil
@@ -384,8 +384,9 @@ public struct Tracker: Sendable {
             }
         } else {
             memberships(
-                fix, at: p, uncertain: uncertain, enteredAt: restTime ?? fix.time,
-                prev: restTime != nil ? nil : prev, via: via, state: &st, alerts: &alerts)
+                fix, at: p, uncertain: uncertainty(fix) / independent.squareRoot(),
+                enteredAt: restTime ?? fix.time, prev: parked ? nil : prev, via: via, state: &st,
+                alerts: &alerts)
         }
         st.lat = fix.lat
         st.lon = fix.lon
@@ -483,6 +484,9 @@ public struct Tracker: Sendable {
 
     /// The general case of the fence detectors: every membership advanced
     /// (dwell, hysteresis, exit confirmation), new fences entered, crossings.
+    /// `p` is where the fences are judged, `uncertain` the accuracy gate's
+    /// radius there (0: not gated), `enteredAt` the time a fence entered now
+    /// is entered since; `prev` nil skips the crossings.
     private mutating func memberships(
         _ fix: Fix, at p: Coordinate, uncertain: Double, enteredAt: Int64, prev: Waypoint?,
         via: [Suspect]?, state st: inout DeviceState, alerts: inout [Alert]
@@ -539,7 +543,6 @@ public struct Tracker: Sendable {
                     lon: fix.lon, durationS: duration.map { Double($0) / 1000 }))
         }
         var k = 0  // into `ranks`
-        // The accuracy gate's radius for this fix (0: not gated).
         // Fences newly containing the device, with ranks below `limit`
         // (none whose boundary lies within the fix's uncertainty).
         func enter(below limit: Int32) {

@@ -104,15 +104,16 @@ public struct FleetScore: Sendable, Equatable {
             guard let type else { continue }
             got[Key(device: a.device, fence: f, type: type), default: []].append(a.timeMs)
         }
+        var unmatched: [(device: String, time: Int64, what: String)] = []
         for key in Set(want.keys).union(got.keys) {
             let w = (want[key] ?? []).sorted()
             let g = (got[key] ?? []).sorted()
             let (m, wantHit, gotHit) = Self.match(w, g, tolerance: tolMs(key.device))
             for (k, t) in w.enumerated() where !wantHit[k] {
-                misses.append("\(key.device) \(t) missed \(key.type) \(key.fence)")
+                unmatched.append((key.device, t, "missed \(key.type) \(key.fence)"))
             }
             for (k, t) in g.enumerated() where !gotHit[k] {
-                misses.append("\(key.device) \(t) phantom \(key.type) \(key.fence)")
+                unmatched.append((key.device, t, "phantom \(key.type) \(key.fence)"))
             }
             if key.type == "enter" {
                 enter.truth += w.count
@@ -202,11 +203,8 @@ public struct FleetScore: Sendable, Equatable {
             vehicleMileageErrorMax = vehicleErrors.max() ?? 0
             vehicleMileageBias = bias / Double(vehicleErrors.count)
         }
-        misses.sort { a, b in
-            let x = a.split(separator: " ", maxSplits: 2)
-            let y = b.split(separator: " ", maxSplits: 2)
-            return x[0] != y[0] ? x[0] < y[0] : (Int64(x[1]) ?? 0) < (Int64(y[1]) ?? 0)
-        }
+        misses = unmatched.sorted { ($0.device, $0.time, $0.what) < ($1.device, $1.time, $1.what) }
+            .map { "\($0.device) \($0.time) \($0.what)" }
     }
 
     /// Greedy one-to-one matching of sorted times within `tolerance`: the
