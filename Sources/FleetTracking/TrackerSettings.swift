@@ -75,6 +75,12 @@ public struct TrackerSettings: Sendable, Equatable {
     /// flags its alerts `backlog` (0: never). Read by the engine, which
     /// knows receive times; the tracker itself sees only fix times.
     public var backlogAfterS: Double = 60
+    /// A fix at most this many seconds older than the newest tracked for
+    /// its device (datagrams the network swapped) is tracked in its place
+    /// (`Rewind`), as is one filling a gap longer than `backlogAfterS` that
+    /// a newer fix ended (a backlog sent newest first); older ones are
+    /// stored flagged `late`. 0: every fix older than the newest is late.
+    public var reorderWindowS: Double = 5
 
     public init(
         marginM: Double = 20, dwellS: Double = 0, exitConfirmFixes: Int = 3,

@@ -11,4 +11,7 @@ struct TrackedDevice: Sendable {
     /// The state changed since it was last written (its device waits in the
     /// engine's checkpoint order).
     var dirty = false
+    /// The device's recent fixes, so that one arriving after newer ones is
+    /// tracked in its place (`Rewind`; in memory only).
+    var rewind: Rewind?
 }

@@ -40,6 +40,8 @@ public struct TrackingConfig: Sendable, Equatable {
             "hdop_accuracy_m", default: t.hdopAccuracyM, range: 0.1...1000)
         t.backlogAfterS = try tr.double(
             "backlog_after_s", default: t.backlogAfterS, range: 0...86_400)
+        t.reorderWindowS = try tr.double(
+            "reorder_window_s", default: t.reorderWindowS, range: 0...600)
         silentAfterS = try tr.double("silent_after_s", default: silentAfterS, range: 0...31_536_000)
         t.speedLimitKmh = try os.double("limit_kmh", default: t.speedLimitKmh, range: 0...1000)
         t.overspeedMinS = try os.double(

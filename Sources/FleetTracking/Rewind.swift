@@ -1,0 +1,78 @@
+import FleetProtocols
+
+/// What the tracker keeps of a device's recent past so that a fix arriving
+/// after newer ones can still be tracked in its place
+/// (`Tracker.process(_:state:rewind:containing:)`).
+///
+/// `base` is the device's state before `fixes[0]`; `fixes` are the fixes
+/// tracked since, in fix-time order. A late fix newer than `base` is put in
+/// its place by tracking `fixes` again from `base` with it; what that replay
+/// raises that was not raised before is the late fix's outcome.
+///
+/// Two ways a late fix falls within reach:
+/// - **Reordering**: the base moves on in steps of the reorder window
+///   (`TrackerSettings.reorderWindowS`), a second snapshot (`mark`) taken a
+///   window after it, so a fix up to one window older than the newest is
+///   always within reach, and the fixes kept span at most about two windows.
+/// - **A backlog sent newest first**: a fix that ends a gap in fix times of
+///   more than `TrackerSettings.backlogAfterS` pins the base at the gap
+///   (the state before it) for `holdMs` of fix time or `holdFixes` fixes,
+///   so the buffered records that arrive after it fill the gap in order.
+///
+/// Kept in memory only (not checkpointed): after a restart the first late
+/// fixes of a device are late as before. A restart's replay of stored fixes
+/// runs in fix-time order anyway, which is the order a rewind restores.
+public struct Rewind: Sendable {
+    /// The state before `fixes[0]` (nil: the device had none).
+    var base: DeviceState?
+    /// Fixes tracked since `base`, ascending by time.
+    var fixes: [Fix] = []
+    /// What tracking each of `fixes` raised (`at`: its index): alerts
+    /// (type, fence, time) and the start times of trips ended, so that a
+    /// replay raises nothing twice.
+    var raised: [Raised] = []
+    /// The state before `fixes[markAt]`, a window after the base.
+    var mark: DeviceState?
+    var markAt = 0
+    /// While the base holds a gap open for a backlog: until when (fix time, ms).
+    var holdUntil: Int64?
+
+    /// A gap's base is held this long (fix time) after the fix that ended it.
+    static let holdMs: Int64 = 600_000
+    /// …and for at most this many fixes.
+    static let holdFixes = 1_000
+
+    struct Raised: Equatable {
+        var at: Int
+        var type: AlertType?  // nil: a trip's end
+        var fence: String?
+        var time: Int64
+    }
+
+    init(base: DeviceState?) { self.base = base }
+
+    /// The fix time before which nothing can be put in place.
+    var floor: Int64 { base?.lastTime ?? .min }
+
+    /// Notes what tracking an in-order fix raised.
+    mutating func note(_ fix: Fix, _ outcome: Tracker.Outcome) {
+        let at = fixes.count
+        fixes.append(fix)
+        for a in outcome.alerts {
+            raised.append(Raised(at: at, type: a.type, fence: a.fence, time: a.time))
+        }
+        for t in outcome.trips { raised.append(Raised(at: at, type: nil, time: t.start.time)) }
+    }
+
+    /// The mark becomes the base: what was tracked before it is dropped
+    /// (its effects are in the mark's state).
+    mutating func advance() {
+        guard let m = mark else { return }
+        base = m
+        fixes.removeFirst(markAt)
+        raised.removeAll { $0.at < markAt }
+        for i in raised.indices { raised[i].at -= markAt }
+        mark = nil
+        markAt = 0
+    }
+}

@@ -1,0 +1,138 @@
+import ArgumentParser
+import FleetGeo
+import FleetProtocols
+import FleetSimCore
+import FleetTracking
+import Foundation
+
+/// `fleetbench accuracy`: `fleetsim fleet`'s world tracked offline and
+/// scored against its truth, in seconds rather than the minutes a paced run
+/// through a daemon takes. Each device's datagrams are encoded and decoded
+/// by the real wire formats and delivered as the network of the world
+/// delivers them (a reordered one after the next, a duplicated one twice),
+/// one `Tracker` over the world's fences with the daemon's default settings.
+/// What it leaves out: the daemon's door (screening), resends and the
+/// engine's receive times; `scripts/accuracy.sh` runs the same world through
+/// a real fleetd for the figures that count.
+struct AccuracyBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accuracy",
+        abstract:
+            "A simulated fleet tracked offline and scored against its truth (fence events, trips, mileage, overspeed)."
+    )
+
+    @Option(help: "Vehicles.") var vehicles = 60
+    @Option(help: "Simulated hours.") var hours = 24.0
+    @Option(help: "Random seed.") var seed: UInt64 = 1
+    @Option(help: "Fences besides the yards (GeoJSON).") var fences = "config/geofences.geojson"
+    @Option(help: "Route files; default Simulator/routes/*.csv.") var routes: [String] = []
+    @Option(help: "Speed limit, km/h (the truth's and the tracker's).") var speedLimit = 80.0
+    @Flag(help: "Run with the accuracy gate off as well.") var both = false
+    @Flag(help: "List every missed true fence event and every phantom fence alert.")
+    var misses = false
+
+    func run() throws {
+        var files = routes
+        if files.isEmpty {
+            let dir = "Simulator/routes"
+            files = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])
+                .filter { $0.hasSuffix(".csv") }.sorted().map { "\(dir)/\($0)" }
+        }
+        guard !files.isEmpty else { throw ValidationError("no routes: give --routes FILE") }
+        let loaded = try files.map { try RouteFile.load($0) }
+        let given = try Workload.fences(fences)
+        var s = FleetScenario()
+        s.vehicles = vehicles
+        s.hours = hours
+        s.seed = seed
+        s.speedLimitKmh = speedLimit
+        if let problem = s.problem { throw ValidationError(problem) }
+        let world = FleetWorld(scenario: s, routes: loaded, fences: given)
+        let index = FenceIndex(fences: world.fences)
+        for gate in both ? [true, false] : [true] {
+            var settings = TrackerSettings()
+            settings.speedLimitKmh = speedLimit
+            settings.accuracyGate = gate
+            let (alerts, trips) = Self.track(world, index: index, settings: settings)
+            let score = FleetScore(truth: world.truth, alerts: alerts, trips: trips)
+            say("-- accuracy gate \(gate):")
+            say(score.text)
+            if misses { for line in score.misses { say(line) } }
+        }
+    }
+
+    /// Every device's datagrams through its wire format and the tracker.
+    static func track(_ world: FleetWorld, index: FenceIndex, settings: TrackerSettings)
+        -> ([FleetScore.Alert], [FleetScore.Trip])
+    {
+        var tracker = Tracker(fences: index, settings: settings)
+        var alerts: [FleetScore.Alert] = []
+        var trips: [FleetScore.Trip] = []
+        let sender = WireSender(text: "127.0.0.1:9", ip: "127.0.0.1")
+        for device in world.devices {
+            let format: any WireFormat =
+                switch device.proto {
+                case "json": JSONWireFormat()
+                case "teltonika": TeltonikaWireFormat()
+                default: NMEAWireFormat()
+                }
+            var order: [Int] = []
+            var i = 0
+            let packets = device.packets
+            while i < packets.count {
+                if packets[i].reorder, i + 1 < packets.count {
+                    order += [i + 1, i]
+                    i += 2
+                } else {
+                    order.append(i)
+                    i += 1
+                }
+            }
+            var state: DeviceState?
+            var rewind: Rewind?
+            var seq: Int64 = 0
+            for k in order {
+                let p = packets[k]
+                let bytes: [UInt8]
+                switch device.proto {
+                case "json":
+                    bytes = PacketEncoder.json(
+                        device: device.device, fixes: p.fixes, firstSeq: seq + 1)
+                    seq += Int64(p.fixes.count)
+                case "teltonika":
+                    bytes = PacketEncoder.teltonika(
+                        imei: device.device, fixes: p.fixes, packetId: UInt16(k & 0xFFFF),
+                        avlPacketId: 0)
+                default:
+                    bytes = PacketEncoder.nmea(device: device.device, fixes: p.fixes)
+                }
+                let now = p.dueMs
+                var decoded = bytes.withUnsafeBufferPointer {
+                    [format.decode($0, sender: { sender }, nowMs: now)]
+                }
+                decoded += format.flush(nowMs: now + 10_000)
+                for _ in 0..<(p.duplicate ? 2 : 1) {
+                    for d in decoded {
+                        for fix in d.fixes {
+                            let o = tracker.process(fix, state: &state, rewind: &rewind)
+                            for a in o.alerts {
+                                alerts.append(
+                                    FleetScore.Alert(
+                                        device: a.device, type: a.type.rawValue, fence: a.fence,
+                                        timeMs: a.time))
+                            }
+                            for t in o.trips {
+                                trips.append(
+                                    FleetScore.Trip(
+                                        device: t.device, startMs: t.start.time,
+                                        endMs: t.end.time, distanceM: t.distanceM,
+                                        maxSpeedKmh: t.maxSpeedKmh))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return (alerts, trips)
+    }
+}
