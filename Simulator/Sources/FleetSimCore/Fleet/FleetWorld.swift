@@ -31,41 +31,63 @@ public struct FleetWorld: Sendable {
         let courses = routes.map { Course(route: $0) }
         var plans: [Plan] = []
         var fences = given
+        // What is placed so far, per route: courses and yards, so that a
+        // vehicle's yards lie off every other vehicle's path and its path
+        // off every other vehicle's yards (a depot is off the road others
+        // drive; a yard on a road would be a pass-through fence, which the
+        // bundled zones already are).
+        var placed: [[(course: Course, yards: [Fence])]] = Array(
+            repeating: [], count: courses.count)
         for k in 0..<scenario.vehicles {
             var rng = SplitMix64(seed: scenario.seed &* 0x9E37_79B9 &+ UInt64(k) &* 0x85EB_CA6B)
-            let angle = rng.uniform() * 2 * Double.pi
-            let r = rng.uniform(0...1500)
-            var course = courses[k % courses.count].shifted(
-                east: r * cos(angle), north: r * sin(angle))
-            // A route that ends near where it began (t02 is a loop) is closed,
-            // so the vehicle parks at one place, by one yard.
-            if hypot(
-                course.x[course.count - 1] - course.x[0], course.y[course.count - 1] - course.y[0])
-                < 200
-            {
-                course = course.closed()
-            }
             let proto = scenario.proto(of: k)
             let device =
                 proto == "teltonika"
                 ? "3520000000" + String(format: "%05d", k % 100_000)
                 : "sim-" + String(format: "%05d", k)
             let interval = [1, 5, 5, 10, 10, 30][Int(rng.next() % 6)]
-            if scenario.yards {
-                // Both ends, or one when the route ends where it began (t02
-                // is a loop: two yards would overlap).
-                let n = course.count
-                let apart = hypot(course.x[n - 1] - course.x[0], course.y[n - 1] - course.y[0])
-                for end in 0..<(apart < 200 ? 1 : 2) {
-                    let inside = rng.chance(0.5)
-                    fences.append(
-                        Self.yard(
-                            course: course, atEnd: end == 1, inside: inside,
-                            edgeM: inside ? scenario.yardInsideM : scenario.yardEdgeM,
-                            clearM: scenario.marginM + 10,
-                            id: "yard-\(device)-\(end == 0 ? "a" : "b")"))
+            let route = k % courses.count
+            var course = courses[route]
+            var yards: [Fence] = []
+            // Up to 60 draws, a quarter further afield after every 20 that fail; the last is kept.
+            for attempt in 0..<60 {
+                let angle = rng.uniform() * 2 * Double.pi
+                let r = rng.uniform(0...1500) * (1 + Double(attempt / 20) * 0.25)
+                course = courses[route].shifted(east: r * cos(angle), north: r * sin(angle))
+                // A route that ends near where it began (t02 is a loop) is closed,
+                // so the vehicle parks at one place, by one yard.
+                if hypot(
+                    course.x[course.count - 1] - course.x[0],
+                    course.y[course.count - 1] - course.y[0]) < 200
+                {
+                    course = course.closed()
                 }
+                yards = []
+                if scenario.yards {
+                    // Both ends, or one when the route ends where it began (t02
+                    // is a loop: two yards would overlap).
+                    let n = course.count
+                    let apart = hypot(
+                        course.x[n - 1] - course.x[0], course.y[n - 1] - course.y[0])
+                    for end in 0..<(apart < 200 ? 1 : 2) {
+                        let inside = rng.chance(0.5)
+                        yards.append(
+                            Self.yard(
+                                course: course, atEnd: end == 1, inside: inside,
+                                edgeM: inside ? scenario.yardInsideM : scenario.yardEdgeM,
+                                clearM: scenario.marginM + 10,
+                                id: "yard-\(device)-\(end == 0 ? "a" : "b")"))
+                    }
+                }
+                let clearM = scenario.marginM + 10
+                let clear = placed[route].allSatisfy { other in
+                    !yards.contains { Self.cuts(other.course, $0, clearM: clearM) }
+                        && !other.yards.contains { Self.cuts(course, $0, clearM: clearM) }
+                }
+                if clear || !scenario.yards { break }
             }
+            fences += yards
+            placed[route].append((course, yards))
             plans.append(
                 Plan(course: course, device: device, proto: proto, interval: interval, rng: rng))
         }
@@ -102,6 +124,37 @@ public struct FleetWorld: Sendable {
         var proto: String
         var interval: Int
         var rng: SplitMix64
+    }
+
+    /// Whether course `c` comes within `clearM` of yard `f` (or into it).
+    /// Segments far from the yard are skipped; near ones are walked every 4 m.
+    static func cuts(_ c: Course, _ f: Fence, clearM: Double) -> Bool {
+        guard case .polygons(let polygons) = f.shape, let ring = polygons.first?.shell else {
+            return false
+        }
+        // The yard's centre in the course's frame, and a radius around it.
+        let n = Double(ring.xs.count)
+        let cLat = ring.ys.reduce(0, +) / n
+        let cLon = ring.xs.reduce(0, +) / n
+        let cx = (cLon - c.lon0) * c.mLon
+        let cy = (cLat - c.lat0) * c.mLat
+        let reach = 80 + clearM
+        for k in 0..<(c.count - 1) {
+            let (ax, ay, bx, by) = (c.x[k], c.y[k], c.x[k + 1], c.y[k + 1])
+            let len = hypot(bx - ax, by - ay)
+            let u =
+                len > 0
+                ? max(0, min(1, ((cx - ax) * (bx - ax) + (cy - ay) * (by - ay)) / (len * len))) : 0
+            guard hypot(ax + (bx - ax) * u - cx, ay + (by - ay) * u - cy) <= reach else { continue }
+            let steps = max(1, Int(len / 4))
+            for s in 0...steps {
+                let t = Double(s) / Double(steps)
+                let at = c.position(east: ax + (bx - ax) * t, north: ay + (by - ay) * t)
+                let p = Coordinate(lat: at.lat, lon: at.lon)
+                if f.contains(p) || f.boundary(within: clearM, of: p) { return true }
+            }
+        }
+        return false
     }
 
     /// An 80 m square by which the vehicle parks at one end of its course,
