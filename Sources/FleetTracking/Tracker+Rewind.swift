@@ -60,7 +60,9 @@ extension Tracker {
         rewind: inout Rewind?
     ) -> Outcome {
         let late = Outcome(disposition: .late, alerts: [], state: nil)
-        guard let reach = rewind, fix.time > reach.floor,
+        // A device marked silent since (by the daemon's clock, outside the
+        // fixes) is not rewound: its next fix in order raises `device_back`.
+        guard let reach = rewind, state?.silent != true, fix.time > reach.floor,
             newest - fix.time <= windowMs || reach.holdUntil != nil,
             reach.fixes.count < 2 * Rewind.holdFixes
         else { return late }
