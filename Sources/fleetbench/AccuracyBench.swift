@@ -30,6 +30,10 @@ struct AccuracyBench: ParsableCommand {
     @Flag(help: "Run with the accuracy gate off as well.") var both = false
     @Flag(help: "List every missed true fence event and every phantom fence alert.")
     var misses = false
+    @Option(help: "Print every fix of this device tracked between --from and --to (Unix ms).")
+    var trace: String?
+    @Option(help: "With --trace: from this fix time, Unix ms.") var from: Int64 = 0
+    @Option(help: "With --trace: to this fix time, Unix ms.") var to: Int64 = .max
 
     func run() throws {
         var files = routes
@@ -53,7 +57,9 @@ struct AccuracyBench: ParsableCommand {
             var settings = TrackerSettings()
             settings.speedLimitKmh = speedLimit
             settings.accuracyGate = gate
-            let (alerts, trips) = Self.track(world, index: index, settings: settings)
+            let traced = trace.map { (device: $0, from: from, to: to) }
+            let (alerts, trips) = Self.track(
+                world, index: index, settings: settings, trace: traced)
             let score = FleetScore(truth: world.truth, alerts: alerts, trips: trips)
             say("-- accuracy gate \(gate):")
             say(score.text)
@@ -62,9 +68,10 @@ struct AccuracyBench: ParsableCommand {
     }
 
     /// Every device's datagrams through its wire format and the tracker.
-    static func track(_ world: FleetWorld, index: FenceIndex, settings: TrackerSettings)
-        -> ([FleetScore.Alert], [FleetScore.Trip])
-    {
+    static func track(
+        _ world: FleetWorld, index: FenceIndex, settings: TrackerSettings,
+        trace: (device: String, from: Int64, to: Int64)? = nil
+    ) -> ([FleetScore.Alert], [FleetScore.Trip]) {
         var tracker = Tracker(fences: index, settings: settings)
         var alerts: [FleetScore.Alert] = []
         var trips: [FleetScore.Trip] = []
@@ -115,6 +122,17 @@ struct AccuracyBench: ParsableCommand {
                     for d in decoded {
                         for fix in d.fixes {
                             let o = tracker.process(fix, state: &state, rewind: &rewind)
+                            if let t = trace, t.device == fix.device, fix.time >= t.from,
+                                fix.time <= t.to
+                            {
+                                let motion = state?.motion?.isStill == true ? "still" : "moving"
+                                let fences = (state?.fences ?? []).map {
+                                    "\($0.fence):\($0.phase)"
+                                }
+                                say(
+                                    "\(fix.time) \(fix.lat) \(fix.lon) acc=\(fix.accuracyM ?? -1) hdop=\(fix.extra?.hdop ?? -1) \(o.disposition) \(motion) \(fences) \(o.alerts.map { "\($0.type.rawValue) \($0.fence ?? "") \($0.time)" })"
+                                )
+                            }
                             for a in o.alerts {
                                 alerts.append(
                                     FleetScore.Alert(

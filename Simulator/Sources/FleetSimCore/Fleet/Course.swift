@@ -140,6 +140,50 @@ public struct Course: Sendable {
         return c
     }
 
+    /// A loop (closed, see `closed`) entered and left by a straight spur
+    /// `metres` long at its first vertex, pointing away from both roads
+    /// that meet there (the way the loop leaves and the way it comes back,
+    /// each taken 50 m along): the course starts and ends at the spur's far
+    /// end, driven at 6 m/s. A yard there is off the loop's road, which is
+    /// driven both ways; a yard on the loop itself would lie across the road
+    /// the vehicle arrives by.
+    public func withSpur(metres: Double) -> Course {
+        guard count > 3, metres > 0 else { return self }
+        // A unit vector from the first vertex towards the loop 50 m along, either way.
+        func towards(_ indices: [Int]) -> (Double, Double) {
+            var k = indices[0]
+            for i in indices where hypot(x[i] - x[0], y[i] - y[0]) >= 50 {
+                k = i
+                break
+            }
+            let d = max(1e-9, hypot(x[k] - x[0], y[k] - y[0]))
+            return ((x[k] - x[0]) / d, (y[k] - y[0]) / d)
+        }
+        let out = towards(Array(1..<count))
+        let back = towards(Array((0..<(count - 1)).reversed()))
+        var ux = -(out.0 + back.0)
+        var uy = -(out.1 + back.1)
+        var len = hypot(ux, uy)
+        if len < 0.2 {
+            // The roads meet straight on: square to them, away from the loop's centre.
+            let n = Double(count)
+            let cx = x.reduce(0, +) / n - x[0]
+            let cy = y.reduce(0, +) / n - y[0]
+            (ux, uy) = (-out.1, out.0)
+            if ux * cx + uy * cy > 0 { (ux, uy) = (-ux, -uy) }
+            len = 1
+        }
+        ux /= len
+        uy /= len
+        let sx = x[0] + ux * metres
+        let sy = y[0] + uy * metres
+        var c = self
+        c.x = [sx] + x + [sx]
+        c.y = [sy] + y + [sy]
+        c.dt = [metres / 6] + dt + [metres / 6]
+        return c
+    }
+
     /// Length along the WGS 84 geodesic through every vertex, metres.
     public var lengthM: Double {
         var s = 0.0

@@ -55,12 +55,13 @@ public struct FleetWorld: Sendable {
                 let r = rng.uniform(0...1500) * (1 + Double(attempt / 20) * 0.25)
                 course = courses[route].shifted(east: r * cos(angle), north: r * sin(angle))
                 // A route that ends near where it began (t02 is a loop) is closed,
-                // so the vehicle parks at one place, by one yard.
+                // so the vehicle parks at one place, by one yard, at the end of
+                // a spur off the loop.
                 if hypot(
                     course.x[course.count - 1] - course.x[0],
                     course.y[course.count - 1] - course.y[0]) < 200
                 {
-                    course = course.closed()
+                    course = course.closed().withSpur(metres: 150)
                 }
                 yards = []
                 if scenario.yards {
@@ -166,7 +167,9 @@ public struct FleetWorld: Sendable {
     /// taken: going back along the path from the end, it leaves the square
     /// once (inside; outside, it is never in it), and 30 m later it stays
     /// more than `clearM` from it (a route whose end bends would otherwise
-    /// clip its yard and park by it, which is a different test). If none is
+    /// clip its yard and park by it, which is a different test); round a
+    /// loop, going back along it from either end (a loop is driven both
+    /// ways, and arrives at its yard from the side it left by). If none is
     /// clear, the first.
     static func yard(
         course c: Course, atEnd: Bool, inside: Bool, edgeM: Double, clearM: Double, id: String
@@ -184,21 +187,29 @@ public struct FleetWorld: Sendable {
         ux /= len
         uy /= len
         // The path from the end backwards, as points every few metres.
-        var path: [(lat: Double, lon: Double, along: Double)] = []
-        var along = 0.0
-        var k = p
-        while atEnd ? k > 0 : k < n - 1 {
-            let j = atEnd ? k - 1 : k + 1
-            let seg = hypot(c.x[j] - c.x[k], c.y[j] - c.y[k])
-            let steps = max(1, Int(seg / 4))
-            for s in 0..<steps {
-                let f = Double(s) / Double(steps)
-                let at = c.position(
-                    east: c.x[k] + (c.x[j] - c.x[k]) * f, north: c.y[k] + (c.y[j] - c.y[k]) * f)
-                path.append((at.lat, at.lon, along + seg * f))
+        // A loop (it ends where it began) is also driven into from its other
+        // end: its yard must be clear of the path from there too.
+        let loop = c.x[0] == c.x[n - 1] && c.y[0] == c.y[n - 1]
+        var paths: [[(lat: Double, lon: Double, along: Double)]] = []
+        for backwards in loop ? [atEnd, !atEnd] : [atEnd] {
+            var path: [(lat: Double, lon: Double, along: Double)] = []
+            var along = 0.0
+            var k = backwards ? n - 1 : 0
+            while backwards ? k > 0 : k < n - 1 {
+                let j = backwards ? k - 1 : k + 1
+                let seg = hypot(c.x[j] - c.x[k], c.y[j] - c.y[k])
+                let steps = max(1, Int(seg / 4))
+                for s in 0..<steps {
+                    let f = Double(s) / Double(steps)
+                    let at = c.position(
+                        east: c.x[k] + (c.x[j] - c.x[k]) * f,
+                        north: c.y[k] + (c.y[j] - c.y[k]) * f)
+                    path.append((at.lat, at.lon, along + seg * f))
+                }
+                along += seg
+                k = j
             }
-            along += seg
-            k = j
+            paths.append(path)
         }
         func square(_ ux: Double, _ uy: Double) -> Fence {
             let (nx, ny) = (-uy, ux)
@@ -215,7 +226,8 @@ public struct FleetWorld: Sendable {
             return Fence(
                 id: id, name: id, shape: .polygons([Polygon(shell: Ring(corners), holes: [])]))
         }
-        func clear(_ f: Fence) -> Bool {
+        func clear(_ f: Fence) -> Bool { paths.allSatisfy { clear(f, $0) } }
+        func clear(_ f: Fence, _ path: [(lat: Double, lon: Double, along: Double)]) -> Bool {
             // Where (along the path) it is last inside: the end, for an
             // outside yard (which the path must never enter).
             var leftAt: Double? = inside ? nil : 0

@@ -89,7 +89,9 @@ struct VehicleRun {
             }
             park(from: t, to: departure, at: at)
             var course = forward ? c : c.reversed()
-            if rng.chance(0.2) {
+            // A loop (it ends where it began) has no far end to turn at.
+            let loop = c.x[0] == c.x[c.count - 1] && c.y[0] == c.y[c.count - 1]
+            if rng.chance(0.2), !loop {
                 // Three legs without a stop: U-turns 40 m short of the ends.
                 let there = course.trimmedEnd(metres: 40)
                 let back = there.reversed().trimmedEnd(metres: 40)
