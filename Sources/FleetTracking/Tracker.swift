@@ -273,6 +273,17 @@ public struct Tracker: Sendable {
         let gap = prev.map { Double(fix.time - $0.time) > settings.tripGapS * 1000 } ?? false
         var here = Waypoint(
             time: fix.time, lat: fix.lat, lon: fix.lon, odometerM: st.odometerM, fixNo: st.accepted)
+        // A fix that says it is vague (`odometerMaxAccuracyM`) moves the
+        // vehicle nowhere: its time counts, its position adds no distance
+        // and starts nothing (the reported multipath outlier, the urban
+        // canyon); fences still judge it, through the accuracy gate.
+        let vague =
+            settings.odometerMaxAccuracyM > 0
+            && (reportedAccuracy(fix) ?? 0) > settings.odometerMaxAccuracyM
+        if let prev, vague {
+            here.lat = prev.lat
+            here.lon = prev.lon
+        }
         // Odometer and speed.
         var from = prev.map { (t: $0.time, lat: $0.lat, lon: $0.lon) }
         if let via {
@@ -303,7 +314,8 @@ public struct Tracker: Sendable {
                 / (Double(fix.time - from.t) / 1000) * 3.6
         }
 
-        // Where the fences are judged: the fix, or, while the vehicle is
+        // Where the fences are judged: the fix (a vague one too when the
+        // accuracy gate is off), or, while the vehicle is
         // parked (no fix of a departure pending), the mean of its parked
         // fixes (`Motion.still`), whose uncertainty shrinks with the number
         // of independent fixes in it (`independent`): a parked vehicle's
@@ -314,7 +326,9 @@ public struct Tracker: Sendable {
         var p = Coordinate(lat: fix.lat, lon: fix.lon)
         var independent = 1.0
         var restTime: Int64?
-        if case .still(let lat, let lon, let weight, let rest, nil)? = st.motion, weight >= 2 {
+        if case .still(let lat, let lon, let weight, let rest, nil)? = st.motion, weight >= 2,
+            settings.accuracyGate || !vague
+        {
             p = Coordinate(lat: lat, lon: lon)
             let spans = 1 + Double(fix.time - rest.time) / Self.parkedErrorCorrelationMs
             independent = min(Double(weight), spans)
@@ -388,8 +402,8 @@ public struct Tracker: Sendable {
                 enteredAt: restTime ?? fix.time, prev: parked ? nil : prev, via: via, state: &st,
                 alerts: &alerts)
         }
-        st.lat = fix.lat
-        st.lon = fix.lon
+        st.lat = here.lat
+        st.lon = here.lon
         st.positionTime = fix.time
         overspeed(fix, speed: speed, limit: limit, state: &st, alerts: &alerts)
         // A trip's maximum speed is measured over spans (`SpeedWindow`), not per fix.
@@ -807,16 +821,20 @@ public struct Tracker: Sendable {
         return m <= 0 || !fence.boundary(within: m, of: p)
     }
 
+    /// The accuracy `fix` reports, metres (68 % radius): its accuracy, else
+    /// its HDOP × `hdopAccuracyM`; nil when it reports neither.
+    func reportedAccuracy(_ fix: Fix) -> Double? {
+        if let a = fix.accuracyM, a > 0, a.isFinite { return a }
+        if let h = fix.extra?.hdop, h > 0, h.isFinite { return h * settings.hdopAccuracyM }
+        return nil
+    }
+
     /// The radius, metres, within which `fix` may really be, for the
     /// accuracy gate: its accuracy, else its HDOP × `hdopAccuracyM`, times
     /// `accuracyGateFactor`; 0 when
     /// it reports neither or the gate is off.
     func uncertainty(_ fix: Fix) -> Double {
-        guard settings.accuracyGate else { return 0 }
-        if let a = fix.accuracyM, a > 0, a.isFinite { return a * settings.accuracyGateFactor }
-        if let h = fix.extra?.hdop, h > 0, h.isFinite {
-            return h * settings.hdopAccuracyM * settings.accuracyGateFactor
-        }
-        return 0
+        guard settings.accuracyGate, let a = reportedAccuracy(fix) else { return 0 }
+        return a * settings.accuracyGateFactor
     }
 }

@@ -49,6 +49,10 @@ public struct TrackerSettings: Sendable, Equatable {
     /// of at least this many seconds (`SpeedWindow`); 0: every fix's speed.
     public var maxSpeedWindowS: Double = 10
 
+    /// A fix reporting an accuracy (or HDOP × `hdopAccuracyM`) worse than
+    /// this many metres moves the vehicle nowhere: no distance, no trip
+    /// start, no crossing from it (0: every fix moves it).
+    public var odometerMaxAccuracyM: Double = 50
     /// Odometer gate: a parked vehicle's fixes scatter within this radius (m)
     /// of their mean and add no distance.
     public var stillRadiusM: Double = 50

@@ -40,6 +40,8 @@ public struct TrackingConfig: Sendable, Equatable {
             "hdop_accuracy_m", default: t.hdopAccuracyM, range: 0.1...1000)
         t.backlogAfterS = try tr.double(
             "backlog_after_s", default: t.backlogAfterS, range: 0...86_400)
+        t.odometerMaxAccuracyM = try tr.double(
+            "odometer_max_accuracy_m", default: t.odometerMaxAccuracyM, range: 0...100_000)
         t.reorderWindowS = try tr.double(
             "reorder_window_s", default: t.reorderWindowS, range: 0...600)
         silentAfterS = try tr.double("silent_after_s", default: silentAfterS, range: 0...31_536_000)
