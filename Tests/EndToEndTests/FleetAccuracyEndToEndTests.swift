@@ -24,7 +24,9 @@ import Testing
 
     /// One run: the world written, fleetd started with its fences, the fleet
     /// sent, fleetd stopped, the database scored.
-    static func run(gate: Bool) throws -> Scores {
+    static func run(
+        gate: Bool, proto: String = "mixed", vehicles: Int = 9, hours: Int = 24, seed: Int = 3
+    ) throws -> Scores {
         let root = Binaries.packageRoot
         let sim = try Binaries.path("fleetsim")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -36,7 +38,11 @@ import Testing
         // Yesterday, midnight UTC: both invocations place the fleet alike.
         let day = 86_400_000
         let start = (Int(Date().timeIntervalSince1970 * 1000) / day - 1) * day
-        let world = ["--vehicles", "9", "--hours", "24", "--seed", "3", "--start", "\(start)"]
+        let world = [
+            "--vehicles", "\(vehicles)", "--hours", "\(hours)", "--seed", "\(seed)", "--proto",
+            proto,
+            "--start", "\(start)",
+        ]
         let made = try runTool(
             sim,
             ["fleet"] + world + [
@@ -47,7 +53,7 @@ import Testing
         let d = try DaemonProcess(
             fences: try String(contentsOfFile: fences, encoding: .utf8),
             extraConfig: "[overspeed]\nlimit_kmh = 80.0", dir: dir,
-            tracking: gate ? "" : "accuracy_gate = false", trip: "")
+            tracking: gate ? "" : "accuracy_gate = false", trip: "", osmand: "127.0.0.1:0")
         // At 1 500× (about a minute for the day): paced, so that the rest of
         // the suite, running beside it, keeps its share of the cores.
         let sent = try runTool(
@@ -57,6 +63,7 @@ import Testing
                 "--json-target", "127.0.0.1:\(d.port)",
                 "--teltonika-target", "127.0.0.1:\(d.ports["teltonika"] ?? 0)",
                 "--nmea-target", "127.0.0.1:\(d.ports["nmea"] ?? 0)",
+                "--osmand-target", "127.0.0.1:\(d.ports["osmand"] ?? 0)",
             ], timeout: 300, cwd: root)
         #expect(sent.status == 0, "\(sent.out)\(sent.err)")
         #expect(sent.out.contains(" 0 unacknowledged"), "\(sent.out)")
@@ -103,5 +110,18 @@ import Testing
         #expect(
             on.yardPhantomsPerParkedDay * 2 < off.yardPhantomsPerParkedDay,
             "gate on:\n\(on.text)\noff:\n\(off.text)")
+    }
+
+    /// Phones (OsmAnd over HTTP, one request a fix, 200 once committed):
+    /// every fix answered, and the scores of a small fleet near the UDP
+    /// devices' floors.
+    @Test func phonesOverOsmAndAreTrackedAsWell() throws {
+        let s = try Self.run(gate: true, proto: "osmand", vehicles: 3, hours: 12, seed: 5)
+        print("osmand phones:\n\(s.text)")
+        #expect(s.trueTrips > 10)
+        #expect(abs(s.tripsFound - 1) <= 0.1, "\(s.text)")
+        #expect(s.vehicleMileageErrorMean < 0.03, "\(s.text)")
+        #expect(s.enterRecall >= 0.85 && s.exitRecall >= 0.85, "\(s.text)")
+        #expect(s.enterPrecision >= 0.85 && s.exitPrecision >= 0.85, "\(s.text)")
     }
 }

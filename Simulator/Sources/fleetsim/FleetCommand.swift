@@ -21,7 +21,11 @@ struct FleetCommand: ParsableCommand {
     @Option(help: "Vehicles.") var vehicles = 20
     @Option(help: "Simulated hours.") var hours = 24.0
     @Option(help: "Random seed.") var seed: UInt64 = 1
-    @Option(help: "json, teltonika, nmea, or mixed (a third each).") var proto = "mixed"
+    @Option(
+        help:
+            "json, teltonika, nmea, osmand (phones: one HTTP request a fix), or mixed (json, teltonika and nmea, a third each)."
+    )
+    var proto = "mixed"
     @Option(
         help:
             "Fix time of the start: RFC 3339 or Unix ms (default: midnight UTC as many days ago as the scenario lasts, so that every fix is in the past and within fleetd's retention)."
@@ -51,6 +55,7 @@ struct FleetCommand: ParsableCommand {
     @Option(help: "fleetd's JSON UDP address.") var jsonTarget = "127.0.0.1:5055"
     @Option(help: "fleetd's Teltonika UDP address.") var teltonikaTarget = "127.0.0.1:5027"
     @Option(help: "fleetd's NMEA UDP address.") var nmeaTarget = "127.0.0.1:10110"
+    @Option(help: "fleetd's OsmAnd HTTP address (TCP).") var osmandTarget = "127.0.0.1:5055"
 
     func scenario() throws -> FleetScenario {
         var s = FleetScenario()
@@ -161,7 +166,7 @@ struct FleetCommand: ParsableCommand {
             devices: world.devices,
             targets: FleetSender.Targets(
                 json: try target(jsonTarget), teltonika: try target(teltonikaTarget),
-                nmea: try target(nmeaTarget)),
+                nmea: try target(nmeaTarget), osmand: try target(osmandTarget)),
             startMs: s.startMs, speedup: speedup)
         let r = sender.run()
         let rejected = r.rejected.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")

@@ -6,7 +6,8 @@ public struct FleetScenario: Sendable, Equatable {
     public var vehicles: Int = 20
     public var hours: Double = 24
     public var seed: UInt64 = 1
-    /// json, teltonika, nmea, or mixed (vehicle k: json, teltonika, nmea in turn).
+    /// json, teltonika, nmea, osmand (phones over HTTP), or mixed (vehicle
+    /// k: json, teltonika, nmea in turn).
     public var proto: String = "mixed"
     /// Fix time of the start, Unix ms (default 2026-01-05T00:00:00Z, a Monday).
     public var startMs: Int64 = 1_767_571_200_000
@@ -58,8 +59,8 @@ public struct FleetScenario: Sendable, Equatable {
     public var problem: String? {
         if vehicles < 1 || vehicles > 100_000 { return "--vehicles must be 1…100000" }
         if !(hours > 0 && hours <= 24 * 31) { return "--hours must be more than 0 and at most 744" }
-        if !["json", "teltonika", "nmea", "mixed"].contains(proto) {
-            return "--proto must be json, teltonika, nmea or mixed, found \"\(proto)\""
+        if !["json", "teltonika", "nmea", "osmand", "mixed"].contains(proto) {
+            return "--proto must be json, teltonika, nmea, osmand or mixed, found \"\(proto)\""
         }
         if !(noiseM >= 0 && noiseM <= 1000) { return "--noise must be 0…1000 metres" }
         for (name, v) in [

@@ -5,21 +5,27 @@ import Foundation
 /// would: each device sends its packets in order, one in flight, resent
 /// until acknowledged (JSON per `seq`, Teltonika per packet id); NMEA is
 /// not acknowledged, so an NMEA device waits `nmeaSpacingMs` between
-/// datagrams. A packet flagged `duplicate` is delivered twice; one flagged
-/// `reorder` goes after the device's next packet.
+/// datagrams. An OsmAnd device (a phone app) sends each fix as one HTTP
+/// request on one kept-alive connection, waits for the answer (200 means
+/// committed) and sends it again after `resendMs` until then. A packet
+/// flagged `duplicate` is delivered twice; one flagged `reorder` goes after
+/// the device's next packet.
 public final class FleetSender {
     public struct Targets: Sendable {
         public var json: (host: String, port: Int)?
         public var teltonika: (host: String, port: Int)?
         public var nmea: (host: String, port: Int)?
+        /// fleetd's OsmAnd HTTP address (TCP).
+        public var osmand: (host: String, port: Int)?
 
         public init(
             json: (host: String, port: Int)?, teltonika: (host: String, port: Int)?,
-            nmea: (host: String, port: Int)?
+            nmea: (host: String, port: Int)?, osmand: (host: String, port: Int)? = nil
         ) {
             self.json = json
             self.teltonika = teltonika
             self.nmea = nmea
+            self.osmand = osmand
         }
     }
 
@@ -41,6 +47,7 @@ public final class FleetSender {
     private let maxAttempts: Int
     private let nmeaSpacingMs: Double
     private var sockets: [String: UDPClient] = [:]
+    private var http: HTTPConnection?
 
     /// `speedup`: fix time runs this many times faster than the wall clock
     /// from `startMs` (0: as fast as acknowledgements allow).
@@ -55,6 +62,11 @@ public final class FleetSender {
         self.maxAttempts = maxAttempts
         self.nmeaSpacingMs = nmeaSpacingMs
         for proto in Set(devices.map(\.proto)) {
+            if proto == "osmand" {
+                guard let t = targets.osmand else { throw UDPClientError("no target for osmand") }
+                http = HTTPConnection(host: t.host, port: t.port)
+                continue
+            }
             let t: (host: String, port: Int)? =
                 switch proto {
                 case "json": targets.json
@@ -114,6 +126,10 @@ public final class FleetSender {
         }
         func send(_ d: Int, _ i: Int, at t: Double) {
             let p = devices[d].packets[i]
+            if devices[d].proto == "osmand" {
+                post(d, p)
+                return
+            }
             let (keys, bytes) = encode(d, p)
             let socket = sockets[devices[d].proto]!
             socket.send(bytes)
@@ -128,6 +144,35 @@ public final class FleetSender {
                 device: d, packet: i, keys: keys, bytes: bytes, sentAt: t, attempts: 1)
             for k in keys { keyOwner[k] = keys[0] }
             flying[d].append(keys[0])
+        }
+        // One request per fix, each until answered (a 4xx: refused, dropped).
+        func post(_ d: Int, _ p: SimPacket) {
+            report.packets += 1
+            report.fixes += p.fixes.count
+            for f in p.fixes {
+                let target = PacketEncoder.osmand(device: devices[d].device, fix: f)
+                for copy in 0..<(p.duplicate ? 2 : 1) {
+                    var attempts = 0
+                    while true {
+                        attempts += 1
+                        let status = (try? http?.exchange("GET", target, timeoutMs: 35_000))?.status
+                        if status == 200 {
+                            if copy == 0 { report.acked += 1 }
+                            break
+                        }
+                        if let status, (400..<500).contains(status) {
+                            report.rejected["http_\(status)", default: 0] += 1
+                            break
+                        }
+                        if attempts >= maxAttempts {
+                            report.unacked += 1
+                            break
+                        }
+                        report.resent += 1
+                        usleep(UInt32(resendMs * 1000))
+                    }
+                }
+            }
         }
         func land(_ first: Int64) {
             guard let f = flights.removeValue(forKey: first) else { return }

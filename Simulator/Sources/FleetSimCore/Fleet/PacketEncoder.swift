@@ -19,6 +19,15 @@ public enum PacketEncoder {
         return Array(out.utf8)
     }
 
+    /// One OsmAnd request target (query style, `../shared/protocols.md`
+    /// §3) for one fix, as a phone app sends it: time in milliseconds,
+    /// speed in knots, bearing, accuracy (the 68 % radius).
+    public static func osmand(device: String, fix f: SimFix) -> String {
+        "/?id=\(device)&timestamp=\(f.time)&lat=\(f.lat)&lon=\(f.lon)"
+            + "&speed=\((f.speedKmh / 1.852 * 100).rounded() / 100)&bearing=\(f.courseDeg.rounded())"
+            + "&accuracy=\(f.accuracyM)"
+    }
+
     /// A Teltonika codec 8 UDP packet: speed, angle, ignition (IO 239) and
     /// HDOP (IO 182, tenths) = accuracy / `hdopAccuracyM`.
     public static func teltonika(
