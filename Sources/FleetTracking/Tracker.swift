@@ -284,6 +284,21 @@ public struct Tracker: Sendable {
             here.lat = prev.lat
             here.lon = prev.lon
         }
+        // A departure's first fix, held by the odometer gate until this one
+        // confirmed it: the way from the parked place to it (`firstLeg`).
+        var firstLeg: (from: Waypoint, to: Waypoint)?
+        var parkedOnMean = false
+        if case .still(_, _, let weight, _, _)? = st.motion, weight >= 2 { parkedOnMean = true }
+        if case .still(let lat, let lon, let weight, let rest, let q?)? = st.motion, weight >= 2 {
+            var parkedAt = rest
+            parkedAt.lat = lat
+            parkedAt.lon = lon
+            // Left after the last fix near where it stood (the trip's watch).
+            if case .parked(_, let near)? = st.trip, near.time < q.time {
+                parkedAt.time = max(parkedAt.time, near.time)
+            }
+            firstLeg = (parkedAt, q)
+        }
         // Odometer and speed.
         var from = prev.map { (t: $0.time, lat: $0.lat, lon: $0.lon) }
         if let via {
@@ -335,6 +350,11 @@ public struct Tracker: Sendable {
             restTime = rest.time
         }
         let parked = restTime != nil
+        // Crossings are inferred only on a way the odometer gate calls
+        // movement: from a vehicle parked on a mean to one scattered fix
+        // (an unreported outlier, the first fix of a departure not yet
+        // confirmed) the chord is no path driven.
+        let crossable = !(parkedOnMean && st.motion?.isStill == true)
         if let containing, !parked {
             scratch.removeAll(keepingCapacity: true)
             scratch.append(contentsOf: containing)
@@ -342,6 +362,23 @@ public struct Tracker: Sendable {
             fences.containing(p, into: &scratch)
         }
         var alerts: [Alert] = []
+        // Confirmed a departure: the first leg (parked place to the held
+        // fix) is a way driven too; crossings on it, dated on it.
+        if crossable, via == nil, let leg = firstLeg {
+            var end = fix
+            end.time = leg.to.time
+            end.lat = leg.to.lat
+            end.lon = leg.to.lon
+            let held = st.fences
+            let kept = crossings(
+                from: leg.from, to: Coordinate(lat: leg.to.lat, lon: leg.to.lon), fix: end,
+                member: { i in held.contains { $0.fence == self.fences.fences[Int(i)].id } },
+                alerts: &alerts)
+            if !kept.isEmpty {
+                st.fences += kept
+                st.fences.sort { $0.fence < $1.fence }
+            }
+        }
         // The containing fences' ranks, and the speed limit: the lowest
         // among them, else the default.
         ranks.removeAll(keepingCapacity: true)
@@ -383,7 +420,7 @@ public struct Tracker: Sendable {
             st.ranksEpoch = RankHint(epoch)
         }
         if steady {
-            if let prev, via == nil, !parked {
+            if let prev, via == nil, crossable {
                 let ranks = self.ranks
                 let facts = self.facts
                 let held = crossings(
@@ -399,7 +436,7 @@ public struct Tracker: Sendable {
         } else {
             memberships(
                 fix, at: p, uncertain: uncertainty(fix) / independent.squareRoot(),
-                enteredAt: restTime ?? fix.time, prev: parked ? nil : prev, via: via, state: &st,
+                enteredAt: restTime ?? fix.time, prev: crossable ? prev : nil, via: via, state: &st,
                 alerts: &alerts)
         }
         st.lat = here.lat

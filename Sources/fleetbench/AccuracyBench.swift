@@ -28,6 +28,7 @@ struct AccuracyBench: ParsableCommand {
     @Option(help: "Route files; default Simulator/routes/*.csv.") var routes: [String] = []
     @Option(help: "Speed limit, km/h (the truth's and the tracker's).") var speedLimit = 80.0
     @Flag(help: "Run with the accuracy gate off as well.") var both = false
+    @Option(help: "tracking.accuracy_gate_factor (default: fleetd's).") var gateFactor: Double?
     @Flag(help: "List every missed true fence event and every phantom fence alert.")
     var misses = false
     @Option(help: "Print every fix of this device tracked between --from and --to (Unix ms).")
@@ -57,6 +58,7 @@ struct AccuracyBench: ParsableCommand {
             var settings = TrackerSettings()
             settings.speedLimitKmh = speedLimit
             settings.accuracyGate = gate
+            if let gateFactor { settings.accuracyGateFactor = gateFactor }
             let traced = trace.map { (device: $0, from: from, to: to) }
             let (alerts, trips) = Self.track(
                 world, index: index, settings: settings, trace: traced)

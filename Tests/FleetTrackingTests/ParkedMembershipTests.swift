@@ -92,3 +92,46 @@ import Testing
         #expect(alerts.last?.time == 3_710_000)  // the first fix beyond the margin
     }
 }
+
+/// Crossings are inferred on ways the odometer gate calls movement: not on
+/// the chord from a parked vehicle to one scattered fix, but on a
+/// departure's first leg once the next fix confirms it.
+@Suite struct ParkedCrossingTests {
+    func run(_ fixes: [(t: Int64, north: Double)]) -> [Alert] {
+        var tracker = Tracker(fences: FenceIndex(fences: [yard()]))
+        var state: DeviceState?
+        var alerts: [Alert] = []
+        for f in fixes {
+            let o = tracker.process(
+                Fix(
+                    device: "v", time: f.t * 1000, lat: 48 + f.north * mLat, lon: 11 + 100 * mLon),
+                state: state)
+            state = o.state
+            alerts += o.alerts.filter { $0.type == .geofenceEnter || $0.type == .geofenceExit }
+        }
+        return alerts
+    }
+
+    /// Parked 100 m south of the yard, a fix a minute; one unreported
+    /// outlier 300 m north of the yard's north edge: its chord runs through
+    /// the yard, but no way was driven: nothing is raised.
+    @Test func anOutlierFromAParkedVehicleCrossesNothing() {
+        var fixes: [(t: Int64, north: Double)] = (0..<10).map { (Int64($0) * 60, -100) }
+        fixes.append((600, 500))
+        fixes += (11..<20).map { (Int64($0) * 60, -100) }
+        #expect(run(fixes).isEmpty)
+    }
+
+    /// The same vehicle drives off north, a fix every two minutes: the
+    /// first fix beyond the yard waits for the second to confirm the
+    /// departure, then the first leg's crossing is raised, dated halfway
+    /// between the last fix where it stood and the first one away.
+    @Test func aDepartureCrossesOnItsFirstLeg() {
+        var fixes: [(t: Int64, north: Double)] = (0..<10).map { (Int64($0) * 60, -100) }
+        fixes += [(660, 500), (780, 1100)]
+        let alerts = run(fixes)
+        #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
+        #expect(alerts.allSatisfy { $0.crossed })
+        #expect(alerts.map(\.time) == [600_000, 600_000])
+    }
+}
