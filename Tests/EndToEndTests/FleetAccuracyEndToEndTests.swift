@@ -103,8 +103,9 @@ import Testing
         #expect(on.vehicleMileageErrorMean < 0.03, "\(on.text)")
         #expect(on.averageAboveMax == 0)
         #expect(on.enterRecall >= 0.93 && on.exitRecall >= 0.93, "\(on.text)")
-        #expect(on.enterPrecision >= 0.88 && on.exitPrecision >= 0.88, "\(on.text)")
-        #expect(on.yardPhantomsPerParkedDay < 2, "\(on.text)")
+        #expect(on.enterPrecision >= 0.9 && on.exitPrecision >= 0.9, "\(on.text)")
+        #expect(on.yardPhantomsPerParkedDay < 1, "\(on.text)")
+        #expect(on.vehicleMileageErrorMean < 0.02, "\(on.text)")
         #expect(on.overspeedRecall >= 0.75, "\(on.text)")
         // The gate's worth: at most half the phantoms by the yards' edges.
         #expect(

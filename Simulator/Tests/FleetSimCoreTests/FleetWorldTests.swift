@@ -121,8 +121,10 @@ import Testing
         s.vehicles = 0
         #expect(s.problem?.contains("--vehicles") == true)
         s = FleetScenario()
+        s.proto = "mqtt"
+        #expect(s.problem?.contains("\"mqtt\"") == true)
         s.proto = "osmand"
-        #expect(s.problem?.contains("\"osmand\"") == true)
+        #expect(s.problem == nil)
         s = FleetScenario()
         s.gapRate = 1.5
         #expect(s.problem?.contains("--gaps") == true)
