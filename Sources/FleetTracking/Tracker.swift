@@ -288,16 +288,20 @@ public struct Tracker: Sendable {
         // confirmed it: the way from the parked place to it (`firstLeg`).
         var firstLeg: (from: Waypoint, to: Waypoint)?
         var parkedOnMean = false
-        if case .still(_, _, let weight, _, _)? = st.motion, weight >= 2 { parkedOnMean = true }
-        if case .still(let lat, let lon, let weight, let rest, let q?)? = st.motion, weight >= 2 {
-            var parkedAt = rest
-            parkedAt.lat = lat
-            parkedAt.lon = lon
-            // Left after the last fix near where it stood (the trip's watch).
-            if case .parked(_, let near)? = st.trip, near.time < q.time {
-                parkedAt.time = max(parkedAt.time, near.time)
+        if case .still(let lat, let lon, let weight, let rest, let pending)? = st.motion,
+            weight >= 2
+        {
+            parkedOnMean = true
+            if let q = pending {
+                var parkedAt = rest
+                parkedAt.lat = lat
+                parkedAt.lon = lon
+                // Left after the last fix near where it stood (the trip's watch).
+                if case .parked(_, let near)? = st.trip, near.time < q.time {
+                    parkedAt.time = max(parkedAt.time, near.time)
+                }
+                firstLeg = (parkedAt, q)
             }
-            firstLeg = (parkedAt, q)
         }
         // Odometer and speed.
         var from = prev.map { (t: $0.time, lat: $0.lat, lon: $0.lon) }
