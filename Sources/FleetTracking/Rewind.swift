@@ -10,13 +10,18 @@ import FleetProtocols
 /// raises that was not raised before is the late fix's outcome.
 ///
 /// Two ways a late fix falls within reach:
-/// - **Reordering**: the base moves on in steps of the reorder window
-///   (`TrackerSettings.reorderWindowS`), a second snapshot (`mark`) taken a
-///   window after it, so a fix up to one window older than the newest is
-///   always within reach, and the fixes kept span at most about two windows.
+/// - **Reordering**: a device that has sent a fix out of order within the
+///   window (`TrackerSettings.reorderWindowS`) keeps its recent fixes for an
+///   hour after (`reorderKeepMs`; the first such fix is late, the device
+///   being in no rewind yet). The base moves on in steps of the window, a
+///   second snapshot (`mark`) taken a window after it, so a fix up to one
+///   window older than the newest is within reach, and the fixes kept span
+///   at most about two windows. Devices whose datagrams arrive in order
+///   keep nothing: the memory and time go only where reordering happens.
 /// - **A backlog sent newest first**: a fix that ends a gap in fix times of
 ///   more than `TrackerSettings.backlogAfterS` pins the base at the gap
-///   (the state before it) for `holdMs` of fix time or `holdFixes` fixes,
+///   (the state before it) for `holdMs` (2 minutes) of fix time or
+///   `holdFixes` fixes,
 ///   so the buffered records that arrive after it fill the gap in order.
 ///
 /// Kept in memory only (not checkpointed): after a restart the first late
@@ -36,9 +41,18 @@ public struct Rewind: Sendable {
     var markAt = 0
     /// While the base holds a gap open for a backlog: until when (fix time, ms).
     var holdUntil: Int64?
+    /// Until when (fix time, ms) the device's fixes are kept for the reorder
+    /// window: `reorderKeepMs` after its last fix that came out of order.
+    var reorderUntil: Int64?
 
-    /// A gap's base is held this long (fix time) after the fix that ended it.
-    static let holdMs: Int64 = 600_000
+    /// A device that sent a fix out of order within the window has its
+    /// fixes kept for this long after it (fix time); one whose datagrams
+    /// arrive in order keeps nothing.
+    static let reorderKeepMs: Int64 = 3_600_000
+
+    /// A gap's base is held this long (fix time) after the fix that ended it
+    /// (a backlog is sent as coverage returns, one datagram per answer).
+    static let holdMs: Int64 = 120_000
     /// …and for at most this many fixes.
     static let holdFixes = 1_000
 

@@ -26,18 +26,32 @@ extension Tracker {
             if fix.time == last { return Outcome(disposition: .duplicate, alerts: [], state: nil) }
             return place(fix, newest: last, windowMs: windowMs, state: &state, rewind: &rewind)
         }
-        // In order: move the rewind's base on when its time has come.
+        // In order: open, keep or drop the rewind, and move its base on
+        // when its time has come.
         let last = state?.lastTime
         let gapMs = Int64((settings.backlogAfterS * 1000).rounded())
-        if rewind == nil {
-            rewind = Rewind(base: state)
-        } else if let last, gapMs > 0, fix.time - last > gapMs {
+        let reordering = rewind?.reorderUntil.map { fix.time <= $0 } ?? false
+        if let last, gapMs > 0, fix.time - last > gapMs {
+            let until = rewind?.reorderUntil
             rewind = Rewind(base: state)  // a gap: held open for a backlog
             rewind!.holdUntil = fix.time + Rewind.holdMs
+            rewind!.reorderUntil = until
+        } else if rewind == nil {
+            return process(fix, state: &state, containing: containing)
         } else if let until = rewind!.holdUntil {
             if fix.time > until || rewind!.fixes.count >= Rewind.holdFixes {
-                rewind = Rewind(base: state)
+                if reordering {
+                    let r = rewind!.reorderUntil
+                    rewind = Rewind(base: state)
+                    rewind!.reorderUntil = r
+                } else {
+                    rewind = nil
+                    return process(fix, state: &state, containing: containing)
+                }
             }
+        } else if !reordering {
+            rewind = nil  // no late fix for a while: keep nothing
+            return process(fix, state: &state, containing: containing)
         } else if rewind!.mark == nil {
             if rewind!.base.map({ fix.time - $0.lastTime >= windowMs }) ?? true {
                 rewind!.mark = state
@@ -65,8 +79,19 @@ extension Tracker {
         guard let reach = rewind, state?.silent != true, fix.time > reach.floor,
             newest - fix.time <= windowMs || reach.holdUntil != nil,
             reach.fixes.count < 2 * Rewind.holdFixes
-        else { return late }
+        else {
+            // Within the window but out of reach: this device's datagrams
+            // get reordered; keep its recent fixes from now on, for a while.
+            if newest - fix.time <= windowMs, state?.silent != true {
+                if rewind == nil { rewind = Rewind(base: state) }
+                rewind!.reorderUntil = newest + Rewind.reorderKeepMs
+            }
+            return late
+        }
+        // Reordered: keep its recent fixes a while longer.
+        let keep = newest + Rewind.reorderKeepMs
         var r = reach
+        r.reorderUntil = max(r.reorderUntil ?? keep, keep)
         rewind = nil  // `r` holds the only reference: no copy of its arrays
         defer { rewind = r }
         let at = r.fixes.firstIndex { $0.time >= fix.time } ?? r.fixes.count
