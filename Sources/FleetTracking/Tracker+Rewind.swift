@@ -4,8 +4,10 @@ extension Tracker {
     /// Processes `fix` as `process(_:state:containing:)` does, keeping
     /// `rewind` (see `Rewind`) so that a fix older than the newest tracked
     /// is tracked in its place when it is at most `reorderWindowS` older
-    /// than the newest, or when it fills a gap in fix times that a newer fix
-    /// ended (a backlog sent newest first). Such a fix is tracked by
+    /// than the newest and the device keeps a rewind (for an hour after its
+    /// last fix out of order within the window; the first is late), or when
+    /// it fills a gap in fix times that a newer fix ended (a backlog sent
+    /// newest first). Such a fix is tracked by
     /// replaying the fixes after it from the state before it; the outcome
     /// carries what the replay raised that was not raised before (at most as
     /// many alerts of each type and fence as the replay gives, so nothing is
@@ -13,8 +15,8 @@ extension Tracker {
     /// disposition is the one the replay gave it. Other late fixes are late,
     /// as before. `reorderWindowS` 0: no rewind at all.
     ///
-    /// Cost: an in-order fix appends itself to the rewind, and about once a
-    /// window the state is copied; a fix put in place replays the fixes kept
+    /// Cost: none for a device without a rewind; with one, an in-order fix
+    /// appends itself to it, and about once a window the state is copied; a fix put in place replays the fixes kept
     /// (at most about two windows' worth, or `Rewind.holdFixes` in a gap).
     public mutating func process(
         _ fix: Fix, state: inout DeviceState?, rewind: inout Rewind?,
