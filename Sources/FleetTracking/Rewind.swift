@@ -63,7 +63,10 @@ public struct Rewind: Sendable {
         var time: Int64
     }
 
-    init(base: DeviceState?) { self.base = base }
+    init(base: DeviceState?, reorderUntil: Int64? = nil) {
+        self.base = base
+        self.reorderUntil = reorderUntil
+    }
 
     /// The fix time before which nothing can be put in place.
     var floor: Int64 { base?.lastTime ?? .min }

@@ -16,8 +16,9 @@ extension Tracker {
     /// as before. `reorderWindowS` 0: no rewind at all.
     ///
     /// Cost: none for a device without a rewind; with one, an in-order fix
-    /// appends itself to it, and about once a window the state is copied; a fix put in place replays the fixes kept
-    /// (at most about two windows' worth, or `Rewind.holdFixes` in a gap).
+    /// appends itself to it, and about once a window the state is copied;
+    /// a fix put in place replays the fixes kept (at most about two
+    /// windows' worth, or `Rewind.holdFixes` in a gap).
     public mutating func process(
         _ fix: Fix, state: inout DeviceState?, rewind: inout Rewind?,
         containing: UnsafeBufferPointer<Int32>? = nil
@@ -34,18 +35,14 @@ extension Tracker {
         let gapMs = Int64((settings.backlogAfterS * 1000).rounded())
         let reordering = rewind?.reorderUntil.map { fix.time <= $0 } ?? false
         if let last, gapMs > 0, fix.time - last > gapMs {
-            let until = rewind?.reorderUntil
-            rewind = Rewind(base: state)  // a gap: held open for a backlog
-            rewind!.holdUntil = fix.time + Rewind.holdMs
-            rewind!.reorderUntil = until
+            rewind = Rewind(base: state, reorderUntil: rewind?.reorderUntil)
+            rewind!.holdUntil = fix.time + Rewind.holdMs  // a gap: held open for a backlog
         } else if rewind == nil {
             return process(fix, state: &state, containing: containing)
         } else if let until = rewind!.holdUntil {
             if fix.time > until || rewind!.fixes.count >= Rewind.holdFixes {
                 if reordering {
-                    let r = rewind!.reorderUntil
-                    rewind = Rewind(base: state)
-                    rewind!.reorderUntil = r
+                    rewind = Rewind(base: state, reorderUntil: rewind!.reorderUntil)
                 } else {
                     rewind = nil
                     return process(fix, state: &state, containing: containing)
