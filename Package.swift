@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The strict JSON reader (RFC 8259) and writer helpers every JSON input and output uses.
@@ -56,6 +57,18 @@ let package = Package(
                 "FleetProtocols", "FleetStorage", "FleetTracking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict),
+        // The PostgreSQL backend (postgres-nio): the same schema and semantics
+        // as SQLite's, for one node or many sharing one database.
+        .target(
+            name: "FleetPostgres",
+            dependencies: [
+                "FleetProtocols", "FleetStorage", "FleetTracking",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // Reports and pictures: the usage report and the track map (pure:
@@ -130,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "fleetd",
             dependencies: [
-                "FleetDaemon", "FleetSQLite", "FleetStorage", "FleetSystemd",
+                "FleetDaemon", "FleetPostgres", "FleetSQLite", "FleetStorage", "FleetSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -138,8 +151,8 @@ let package = Package(
         .executableTarget(
             name: "fleetctl",
             dependencies: [
-                "FleetAuth", "FleetDaemon", "FleetGeo", "FleetJSON", "FleetProtocols",
-                "FleetReports",
+                "FleetAuth", "FleetDaemon", "FleetGeo", "FleetJSON", "FleetPostgres",
+                "FleetProtocols", "FleetReports",
                 "FleetStorage", "FleetSQLite", "FleetTracking", "FleetWebhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -7,18 +7,12 @@ import GRDB
 /// busy timeout 5 s), each with its audit entry. Takes hashes only; the
 /// caller hashes (`FleetAuth`). Opening creates and migrates the database
 /// if needed.
-public final class Credentials {
+public final class Credentials: StoreAdministration {
     public let path: String
     let queue: DatabaseQueue
 
     /// The audit log's actor for changes made on this machine: `fleetctl:` and the login name.
-    public static var localActor: String {
-        if let sudo = ProcessInfo.processInfo.environment["SUDO_USER"] { return "fleetctl:" + sudo }
-        guard let pw = getpwuid(getuid()), let name = pw.pointee.pw_name else {
-            return "fleetctl:uid \(getuid())"
-        }
-        return "fleetctl:" + String(cString: name)
-    }
+    public static var localActor: String { AuditRecord.localActor }
 
     public init(path: String) throws(StoreError) {
         self.path = path
@@ -86,6 +80,16 @@ public final class Credentials {
             try audit(db, "token.revoke", name, nil)
             return true
         }
+    }
+
+    public func addDevice(_ ident: String, name: String?, plate: String?, vin: String?)
+        throws(StoreError)
+    {
+        try Registry(queue: queue, path: path).add(ident, name: name, plate: plate, vin: vin)
+    }
+
+    public func removeDevice(_ ident: String) throws(StoreError) -> Bool {
+        try Registry(queue: queue, path: path).remove(ident)
     }
 
     private func audit(_ db: Database, _ action: String, _ target: String, _ detail: String?)

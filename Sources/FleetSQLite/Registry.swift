@@ -9,6 +9,12 @@ public final class Registry {
     public let path: String
     private let queue: DatabaseQueue
 
+    /// A registry on `queue` (a connection already open on `path`).
+    init(queue: DatabaseQueue, path: String) {
+        self.path = path
+        self.queue = queue
+    }
+
     public init(path: String) throws(StoreError) {
         self.path = path
         do {

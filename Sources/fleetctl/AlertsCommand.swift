@@ -53,7 +53,7 @@ struct AlertsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let reader = try Output.open(database.db, waitForIt: follow)
+        let reader = try database.reader(waitForIt: follow)
         var last: Int64 = 0
         var filter = AlertFilter(device: device, type: type)
         if let since {

@@ -14,7 +14,7 @@ struct AuditCommand: ParsableCommand {
     @Option(help: "Only entries after this id.") var after: Int64 = 0
 
     func run() throws {
-        let entries = try Output.open(database.db, waitForIt: false).audit(afterId: after)
+        let entries = try database.reader(waitForIt: false).audit(afterId: after, limit: 1_000_000)
         if json {
             for e in entries { print(RecordCoding.line(e)) }
             return

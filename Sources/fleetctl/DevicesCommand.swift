@@ -23,7 +23,7 @@ struct DevicesListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let devices = try Output.open(database.db, waitForIt: false).devices()
+        let devices = try database.reader(waitForIt: false).devices()
         if json {
             for d in devices { print(RecordCoding.line(d)) }
             return
@@ -66,8 +66,9 @@ struct DevicesAddCommand: ParsableCommand {
     }
 
     func run() throws {
+        let admin = try database.administration()
         do {
-            try Registry(path: database.db).add(id, name: name, plate: plate, vin: vin)
+            try admin.addDevice(id, name: name, plate: plate, vin: vin)
         } catch {
             throw Output.fail("fleetctl: \(error)")
         }
@@ -86,8 +87,9 @@ struct DevicesRemoveCommand: ParsableCommand {
     var id: String
 
     func run() throws {
+        let admin = try database.administration()
         try Output.change("\(id) is not a registered device") { () throws(StoreError) in
-            try Registry(path: database.db).remove(id)
+            try admin.removeDevice(id)
         }
         print("unregistered \(id)")
     }

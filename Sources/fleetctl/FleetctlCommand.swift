@@ -1,5 +1,8 @@
 import ArgumentParser
 import FleetDaemon
+import FleetPostgres
+import FleetSQLite
+import FleetStorage
 import Foundation
 
 /// `fleetctl`: the fleet managers' tool. Reads the database fleetd writes.
@@ -19,33 +22,46 @@ struct FleetctlCommand: ParsableCommand {
 
 /// Options every database-reading subcommand takes: which database.
 ///
-/// In order: `--db`; else `--config`'s `[storage] database`; else
-/// `var/fleetd.db` when it exists (a checkout's `make run`); else the
-/// installed config's (`/etc/fleetd/fleetd.toml`) when that exists; else
-/// `var/fleetd.db`.
+/// In order: `--db` (a SQLite file) or `--postgres URL`; else `--config`'s
+/// `[storage]` (its `database`, or its `[postgresql]` when `backend =
+/// "postgresql"`); else `var/fleetd.db` when it exists (a checkout's `make
+/// run`); else the installed config's (`/etc/fleetd/fleetd.toml`) when that
+/// exists; else `var/fleetd.db`.
 struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("db"), help: "Path of fleetd's SQLite database.")
     var dbPath: String?
 
     @Option(
+        name: .customLong("postgres"),
+        help: ArgumentHelp(
+            "fleetd's PostgreSQL database, as postgres://USER@HOST:PORT/DATABASE (the password from PGPASSWORD, PGPASSFILE or ~/.pgpass).",
+            valueName: "url"))
+    var postgresURL: String?
+
+    @Option(
         name: .customLong("config"),
-        help: "fleetd's config file: its [storage] database is the one read.")
+        help: "fleetd's config file: the database its [storage] names is the one read.")
     var configPath: String?
 
     /// The installed config, used when nothing else names a database.
     static let installedConfig = "/etc/fleetd/fleetd.toml"
 
     func validate() throws {
+        if dbPath != nil, postgresURL != nil {
+            throw ValidationError("give one database: --db PATH or --postgres URL")
+        }
         _ = try resolved()
+        _ = try backend()
     }
 
-    /// The database's path, by the rule above.
+    /// The SQLite database's path, by the rule above (with PostgreSQL: the
+    /// config's `[storage] database`, beside which fleetd keeps its status file).
     var db: String { (try? resolved()) ?? "var/fleetd.db" }
 
     /// The config file the database comes from (`--config`, or the
-    /// installed one when it is used), nil when `--db` names the database.
+    /// installed one when it is used), nil when `--db` or `--postgres` names it.
     var config: String? {
-        if dbPath != nil { return nil }
+        if dbPath != nil || postgresURL != nil { return nil }
         let fm = FileManager.default
         return configPath
             ?? (!fm.fileExists(atPath: "var/fleetd.db")
@@ -60,6 +76,50 @@ struct DatabaseOptions: ParsableArguments {
             return try DaemonConfig.load(path: config).storage.database
         } catch {
             throw ValidationError("config error: \(error)")
+        }
+    }
+
+    /// The PostgreSQL database's settings when one is named, else nil (SQLite).
+    func backend() throws -> PostgresSettings? {
+        do {
+            if let postgresURL {
+                var s = try PostgresSettings(url: postgresURL)
+                s.readPassFileIfNeeded()
+                return s
+            }
+            guard let config else { return nil }
+            let c = try DaemonConfig.load(path: config)
+            guard c.storage.backend == .postgresql else { return nil }
+            return try PostgresSettings(
+                url: c.postgresql.url, passwordFile: c.postgresql.passwordFile, poolSize: 1,
+                statementTimeoutMs: c.postgresql.statementTimeoutMs)
+        } catch {
+            throw ValidationError("database: \(error)")
+        }
+    }
+
+    /// A reader of the database; with `waitForIt`, waits for fleetd to create it.
+    func reader(waitForIt: Bool = false) throws -> any StoreReading {
+        guard let settings = try backend() else { return try Output.open(db, waitForIt: waitForIt) }
+        while true {
+            do {
+                return try PostgresReader(settings: settings, check: true)
+            } catch {
+                guard waitForIt else { throw Output.fail("fleetctl: \(error)") }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+        }
+    }
+
+    /// The database's changes (users, tokens, the registry, webhooks).
+    func administration() throws -> any StoreAdministration {
+        do {
+            if let settings = try backend() {
+                return try PostgresAdministration(settings: settings)
+            }
+            return try Credentials(path: db)
+        } catch let e as StoreError {
+            throw Output.fail("fleetctl: \(e)")
         }
     }
 }

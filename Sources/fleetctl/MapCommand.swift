@@ -40,7 +40,7 @@ struct MapCommand: ParsableCommand {
 
     func run() throws {
         let (fromMs, toMs) = try period.millis()
-        let reader = try Output.open(database.db, waitForIt: false)
+        let reader = try database.reader(waitForIt: false)
         guard let record = try reader.device(device) else {
             throw Output.fail("fleetctl map: no device \(device) in \(database.db)")
         }

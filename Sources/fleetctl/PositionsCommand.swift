@@ -20,7 +20,7 @@ struct PositionsCommand: ParsableCommand {
     var limit = 1_000_000
 
     func run() throws {
-        let reader = try Output.open(database.db, waitForIt: false)
+        let reader = try database.reader(waitForIt: false)
         let rows = try reader.positions(device: device, limit: limit)
         let widths = [24, 12, 13, 9, 7, 8, 6, 9]
         if !json {

@@ -40,7 +40,7 @@ struct UsageCommand: ParsableCommand {
 
     func run() throws {
         let (fromMs, toMs) = try period.millis()
-        let reader = try Output.open(database.db, waitForIt: false)
+        let reader = try database.reader(waitForIt: false)
         let inputs = try UsageInputs.read(reader, fromMs: fromMs, toMs: toMs, device: device)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let report = UsageReportBuilder.make(inputs, fromMs: fromMs, toMs: toMs, nowMs: now)

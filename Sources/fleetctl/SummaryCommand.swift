@@ -14,7 +14,7 @@ struct SummaryCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let reader = try Output.open(database.db, waitForIt: false)
+        let reader = try database.reader(waitForIt: false)
         let c = try reader.counts()
         let byType = try reader.alertCountsByType()
         if json {

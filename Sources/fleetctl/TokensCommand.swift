@@ -23,7 +23,7 @@ struct TokensListCommand: ParsableCommand {
     @Flag(name: .long, help: "One JSON object per line.") var json = false
 
     func run() throws {
-        let tokens = try Output.open(database.db, waitForIt: false).tokens()
+        let tokens = try database.reader(waitForIt: false).tokens()
         if json {
             for t in tokens { print(RecordCoding.line(t)) }
             return
@@ -63,8 +63,9 @@ struct TokensAddCommand: ParsableCommand {
         let token = TokenRecord(
             name: name, role: role, secretHash: TokenSecret.hash(secret),
             createdMs: Int64(Date().timeIntervalSince1970 * 1000), lastUsedMs: nil)
+        let admin = try database.administration()
         try Output.change("token \(name) exists (revoke it first)") { () throws(StoreError) in
-            try Credentials(path: database.db).addToken(token)
+            try admin.addToken(token)
         }
         print(secret)
         FileHandle.standardError.write(
@@ -81,8 +82,9 @@ struct TokensRevokeCommand: ParsableCommand {
     @Argument(help: "The token's name.") var name: String
 
     func run() throws {
+        let admin = try database.administration()
         try Output.change("no token \(name)") { () throws(StoreError) in
-            try Credentials(path: database.db).revokeToken(name)
+            try admin.revokeToken(name)
         }
         print("revoked token \(name)")
     }

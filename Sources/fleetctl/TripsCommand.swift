@@ -74,11 +74,12 @@ struct TripsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let reader = try Output.open(database.db, waitForIt: false)
+        let reader = try database.reader(waitForIt: false)
         let filter = TripFilter(
             device: device, fromMs: from.flatMap { RFC3339.parse(Array($0.utf8)) },
             toMs: to.flatMap { RFC3339.parse(Array($0.utf8)) })
-        let trips = open ? try underWay(reader, filter) : try reader.trips(filter: filter)
+        let trips =
+            open ? try underWay(reader, filter) : try reader.trips(filter: filter, limit: 1_000_000)
         if json {
             for t in trips { print(t.jsonLine) }
             return

@@ -27,7 +27,7 @@ struct UsersListCommand: ParsableCommand {
     @Flag(name: .long, help: "One JSON object per line.") var json = false
 
     func run() throws {
-        let users = try Output.open(database.db, waitForIt: false).users()
+        let users = try database.reader(waitForIt: false).users()
         if json {
             for u in users { print(RecordCoding.line(u)) }
             return
@@ -65,8 +65,9 @@ struct UsersAddCommand: ParsableCommand {
         let user = UserRecord(
             name: name, role: role, passwordHash: PasswordHash.make(password),
             createdMs: Int64(Date().timeIntervalSince1970 * 1000))
+        let admin = try database.administration()
         try Output.change("user \(name) exists (use users passwd)") { () throws(StoreError) in
-            try Credentials(path: database.db).addUser(user)
+            try admin.addUser(user)
         }
         print("added user \(name) (\(role.rawValue))")
     }
@@ -80,8 +81,9 @@ struct UsersRemoveCommand: ParsableCommand {
     @Argument(help: "The user's name.") var name: String
 
     func run() throws {
+        let admin = try database.administration()
         try Output.change("no user \(name)") { () throws(StoreError) in
-            try Credentials(path: database.db).removeUser(name)
+            try admin.removeUser(name)
         }
         print("removed user \(name)")
     }
@@ -99,8 +101,9 @@ struct UsersPasswdCommand: ParsableCommand {
     func run() throws {
         let password = try PasswordPrompt.read(stdin: passwordStdin)
         let hash = PasswordHash.make(password)
+        let admin = try database.administration()
         try Output.change("no user \(name)") { () throws(StoreError) in
-            try Credentials(path: database.db).setPassword(name, hash: hash)
+            try admin.setPassword(name, hash: hash)
         }
         print("password of \(name) changed")
     }

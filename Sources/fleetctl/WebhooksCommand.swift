@@ -28,7 +28,7 @@ struct WebhooksCommand: ParsableCommand {
         @Flag(name: .long, help: "One JSON object per line.") var json = false
 
         func run() throws {
-            let all = try Output.open(database.db, waitForIt: false).webhookStatuses()
+            let all = try database.reader(waitForIt: false).webhookStatuses()
             if json {
                 for s in all { print(RecordCoding.line(s)) }
                 return
@@ -89,11 +89,12 @@ struct WebhooksCommand: ParsableCommand {
 
         func run() throws {
             let audit = AuditRecord(
-                timeMs: Int64(Date().timeIntervalSince1970 * 1000), actor: Credentials.localActor,
+                timeMs: Int64(Date().timeIntervalSince1970 * 1000), actor: AuditRecord.localActor,
                 action: "webhook.retry", target: name)
             var requeued: Int?
+            let admin = try database.administration()
             try Output.change("no webhook \(name)") { () throws(StoreError) in
-                requeued = try Credentials(path: database.db).retryWebhook(name, audit: audit)
+                requeued = try admin.retryWebhook(name, audit: audit)
                 return requeued != nil
             }
             print("webhook \(name): \(requeued ?? 0) batches re-queued; enabled")
@@ -112,7 +113,7 @@ struct WebhooksCommand: ParsableCommand {
         @Argument(help: "The subscription's name.") var name: String
 
         func run() throws {
-            let all = try Output.open(database.db, waitForIt: false).webhookStatuses()
+            let all = try database.reader(waitForIt: false).webhookStatuses()
             guard let s = all.first(where: { $0.subscription.name == name })?.subscription else {
                 throw Output.fail("fleetctl: no webhook \(name)")
             }

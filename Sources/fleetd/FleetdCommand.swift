@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetDaemon
+import FleetPostgres
 import FleetSQLite
 import FleetStorage
 import FleetSystemd
@@ -12,12 +13,12 @@ struct FleetdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetd",
         abstract:
-            "Ingest GPS fixes over UDP, check geofences, raise alerts, store everything in SQLite.",
+            "Ingest GPS fixes over UDP, check geofences, raise alerts, store everything in SQLite or PostgreSQL.",
         discussion: """
             fleetd receives tracker fixes (JSON, Teltonika and NMEA over UDP; OsmAnd over \
             HTTP), screens them, checks them against geofences, raises alerts (geofence \
             enter, exit and dwell, overspeed, silent device), computes trips and mileage, \
-            commits all of it to SQLite and acknowledges each device only after the commit. \
+            commits all of it to SQLite (or PostgreSQL) and acknowledges each device only after the commit. \
             It serves an HTTP API, a live map console and Prometheus metrics (GET /metrics), \
             and delivers alerts to webhooks. \
             Under systemd it reports readiness, status and watchdog keep-alives (sd_notify), \
@@ -80,7 +81,14 @@ struct FleetdCommand: AsyncParsableCommand {
         let logger = Logger(label: "fleetd")
         if checkConfig {
             do {
-                print("config OK: " + (try Preflight.run(cfg)))
+                let summary = try Preflight.run(cfg)
+                if cfg.storage.backend == .postgresql {
+                    // Connects and asks the server's version: the URL, the
+                    // password and the server are right.
+                    let settings = try Self.postgresSettings(cfg)
+                    _ = try PostgresReader(settings: settings).serverVersion()
+                }
+                print("config OK: " + summary)
             } catch {
                 FileHandle.standardError.write(Data("fleetd: check failed: \(error)\n".utf8))
                 throw ExitCode(2)
@@ -89,7 +97,7 @@ struct FleetdCommand: AsyncParsableCommand {
         }
         do {
             try await Daemon(
-                config: cfg, configPath: config, logger: logger, openStore: Self.openSQLite
+                config: cfg, configPath: config, logger: logger, openStore: Self.openStore
             ).run()
         } catch {
             logger.critical("cannot start: \(error)")
@@ -97,8 +105,32 @@ struct FleetdCommand: AsyncParsableCommand {
         }
     }
 
-    /// The SQLite backend (`[storage] database`, `synchronous`).
-    @Sendable static func openSQLite(_ c: DaemonConfig) throws -> any Store {
-        try SQLiteStore(path: c.storage.database, synchronous: c.storage.synchronous)
+    /// The backend `[storage] backend` names: SQLite (`[storage] database`,
+    /// `synchronous`) or PostgreSQL (`[postgresql]`; `synchronous` becomes
+    /// its `synchronous_commit`).
+    @Sendable static func openStore(_ c: DaemonConfig) throws -> any Store {
+        switch c.storage.backend {
+        case .sqlite:
+            return try SQLiteStore(path: c.storage.database, synchronous: c.storage.synchronous)
+        case .postgresql:
+            return try PostgresStore(
+                settings: postgresSettings(c), synchronous: c.storage.synchronous)
+        }
+    }
+
+    /// `[postgresql]` read into the backend's settings (password included).
+    static func postgresSettings(_ c: DaemonConfig) throws -> PostgresSettings {
+        do {
+            return try PostgresSettings(
+                url: c.postgresql.url, passwordFile: c.postgresql.passwordFile,
+                poolSize: c.postgresql.poolSize, statementTimeoutMs: c.postgresql.statementTimeoutMs
+            )
+        } catch {
+            throw ConfigProblem(description: "postgresql: \(error)")
+        }
+    }
+
+    struct ConfigProblem: Error, CustomStringConvertible {
+        let description: String
     }
 }

@@ -11,6 +11,7 @@ import Foundation
 /// the line and the key.
 public struct DaemonConfig: Sendable, Equatable {
     public var storage = StorageConfig()
+    public var postgresql = PostgresConfig()
     public var geofences = GeofencesConfig()
     public var listen = ListenConfig()
     public var nmea = NMEAConfig()
@@ -45,7 +46,7 @@ public struct DaemonConfig: Sendable, Equatable {
     /// The sections a file may have.
     static let sections = [
         "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices",
-        "tracking", "alerts", "overspeed", "trip", "http", "webhooks",
+        "tracking", "alerts", "overspeed", "trip", "http", "webhooks", "postgresql",
     ]
 
     /// `[[webhooks]]`: each table a `WebhookEntry`; names unique.
@@ -94,6 +95,7 @@ public struct DaemonConfig: Sendable, Equatable {
         }
         var c = DaemonConfig()
         c.storage = try read("storage", StorageConfig.init)
+        c.postgresql = try read("postgresql", PostgresConfig.init)
         c.geofences = try read("geofences", GeofencesConfig.init)
         c.listen = try read("listen", ListenConfig.init)
         c.screen = try read("screen", ScreenPolicy.init)

@@ -97,7 +97,11 @@ public final class Daemon: Sendable {
         if let a = config.listen.osmand { try TCPPortCheck.ensureFree(a, key: "listen.osmand") }
         // The HTTP side's hub is a sink; its readers are opened before the writer starts.
         let hub = httpOn ? EventHub(settings: config.http.settings) : nil
-        let readers = httpOn ? try ReaderPool(store: store, count: 4) : nil
+        let readers =
+            httpOn
+            ? try ReaderPool(
+                store: store,
+                count: config.storage.backend == .postgresql ? config.postgresql.poolSize : 4) : nil
         let board =
             httpOn
             ? TripBoard(

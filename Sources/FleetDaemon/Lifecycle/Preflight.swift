@@ -13,14 +13,14 @@ public enum Preflight {
     public static func run(_ config: DaemonConfig) throws -> String {
         let fences = try FenceFile.loadConfigured(config.geofences.file).note
         let hooks = try WebhookSync.resolve(config.webhooks)
-        try databaseFolder(config.storage.database)
+        if config.storage.backend == .sqlite { try databaseFolder(config.storage.database) }
         for (key, address) in config.listen.addresses.sorted(by: { $0.key < $1.key }) {
             _ = close(try Daemon.bindUDP(address, key: key, receiveBuffer: 65_536).fd)
         }
         if let a = config.http.listen { try TCPPortCheck.ensureFree(a, key: "http.listen") }
         if let a = config.listen.osmand { try TCPPortCheck.ensureFree(a, key: "listen.osmand") }
         return
-            "database \(config.storage.database), \(fences), \(hooks.count) webhooks, listening on \(config.listen.addresses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+            "database \(config.storage.backend == .sqlite ? config.storage.database : PostgresConfig.redacted(config.postgresql.url)), \(fences), \(hooks.count) webhooks, listening on \(config.listen.addresses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
     }
 
     /// The database's folder exists and fleetd may write there, or can be

@@ -3,9 +3,19 @@ import FleetStorage
 /// `[storage]`: where and how durably the store keeps what is committed,
 /// how long positions are kept, how often device state is checkpointed.
 public struct StorageConfig: Sendable, Equatable {
+    /// Which database holds it all.
+    public enum Backend: String, Sendable, Equatable, CaseIterable {
+        /// One SQLite file (`database`): one node.
+        case sqlite
+        /// A PostgreSQL database (`[postgresql]`): one node or many.
+        case postgresql
+    }
+    public var backend = Backend.sqlite
     /// Path of the SQLite file (its folder is created when missing).
     public var database = "var/fleetd.db"
-    /// Durability of each commit (SQLite `synchronous`: OFF, NORMAL, FULL, EXTRA).
+    /// Durability of each commit (SQLite `synchronous`: OFF, NORMAL, FULL,
+    /// EXTRA; for PostgreSQL the matching `synchronous_commit`, see
+    /// `SynchronousMode.postgres`).
     public var synchronous = SynchronousMode.normal
     /// Positions whose fix time is older than this many days are deleted in
     /// the background, in small batches; 0 keeps them forever.
@@ -25,6 +35,11 @@ public struct StorageConfig: Sendable, Equatable {
         for (key, section) in Self.moved where s.table[key] != nil {
             throw s.error(key, "has moved: set \(key) in [\(section)]")
         }
+        let b = try s.string("backend", default: backend.rawValue)
+        guard let chosen = Backend(rawValue: b) else {
+            throw s.error("backend", "must be \"sqlite\" or \"postgresql\", found \"\(b)\"")
+        }
+        backend = chosen
         database = try s.string("database", default: database)
         if database.isEmpty { throw s.error("database", "must not be empty") }
         let sync = try s.string("synchronous", default: synchronous.rawValue)

@@ -1,0 +1,44 @@
+import FleetStorage
+import PostgresNIO
+
+/// The statements behind changes people make (the registry,
+/// acknowledgements, the audit log), shared by the daemon's writer
+/// (`PostgresStore`, for the API) and `fleetctl` (`PostgresAdministration`).
+enum PGAdminSQL {
+    static func register(_ d: DeviceRegistration, nowMs: Int64, _ s: PGSession) throws {
+        func set(_ c: String) -> String {
+            "\(c) = " + (d.replace ? "excluded.\(c)" : "coalesce(excluded.\(c), devices.\(c))")
+        }
+        try s.run(
+            """
+            INSERT INTO devices (ident, name, plate, vin, registered, created_ms) VALUES ($1,$2,$3,$4,true,$5)
+            ON CONFLICT (ident) DO UPDATE SET registered = true, \(set("name")), \(set("plate")), \(set("vin"))
+            """, .of(d.ident, d.name, d.plate, d.vin, nowMs))
+    }
+
+    /// False when `ident` was not registered.
+    static func unregister(_ ident: String, _ s: PGSession) throws -> Bool {
+        try s.run(
+            """
+            UPDATE devices SET registered = false, name = NULL, plate = NULL, vin = NULL
+            WHERE ident = $1 AND registered
+            """, .of(ident)) > 0
+    }
+
+    /// False when there is no alert `id`; an alert already acknowledged keeps its first acknowledgement.
+    static func acknowledge(_ id: Int64, by: String, atMs: Int64, _ s: PGSession) throws -> Bool {
+        guard try !s.query("SELECT id FROM alerts WHERE id = $1", .of(id)).isEmpty else {
+            return false
+        }
+        try s.run(
+            "UPDATE alerts SET acked_by = $1, acked_ms = $2 WHERE id = $3 AND acked_by IS NULL",
+            .of(by, atMs, id))
+        return true
+    }
+
+    static func record(_ a: AuditRecord, _ s: PGSession) throws {
+        try s.run(
+            "INSERT INTO audit (time_ms, actor, action, target, detail) VALUES ($1,$2,$3,$4,$5)",
+            .of(a.timeMs, a.actor, a.action, a.target, a.detail))
+    }
+}

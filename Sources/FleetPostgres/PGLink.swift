@@ -1,0 +1,238 @@
+import FleetStorage
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// One connection to PostgreSQL, used synchronously: the store interface is
+/// synchronous (its callers are the commit stage's thread and Dispatch's
+/// pool, never an event loop nor Swift's cooperative threads), so each call
+/// sends its statements on postgres-nio's event loop and waits for them.
+///
+/// Connects on first use and again after the connection is lost: a call that
+/// fails because the server went away throws, and the next call tries a new
+/// connection. Thread-safe: calls take turns.
+final class PGLink: @unchecked Sendable {
+    let settings: PostgresSettings
+    /// `application_name`, as `pg_stat_activity` shows the session.
+    let name: String
+    /// Statements run after connecting (session settings).
+    private let setup: [String]
+    private let lock = NIOLock()
+    private var connection: PostgresConnection?
+    private var nextId = 0
+
+    static let logger: Logger = {
+        var l = Logger(label: "fleetd.postgres")
+        l.logLevel = .critical
+        return l
+    }()
+
+    init(_ settings: PostgresSettings, name: String, setup: [String] = []) {
+        self.settings = settings
+        self.name = name
+        self.setup = setup
+    }
+
+    deinit { close() }
+
+    /// Closes the connection (the next call opens a new one).
+    func close() {
+        lock.withLock {
+            if let c = connection { try? c.close().wait() }
+            connection = nil
+        }
+    }
+
+    /// Runs `body` on the connection (connecting first when needed). Any
+    /// failure becomes a `StoreError` naming the database and `action`.
+    func session<T>(_ action: String, _ body: (PGSession) throws -> T) throws(StoreError) -> T {
+        do {
+            return try lock.withLock {
+                // A connection the server closed since the last call (a
+                // restart) is replaced before use: a statement written to a
+                // closed channel would never be answered.
+                if let c = connection, c.isClosed {
+                    try? c.close().wait()
+                    connection = nil
+                }
+                let c = try connection ?? connect()
+                connection = c
+                do {
+                    return try body(PGSession(connection: c, limit: answerLimit))
+                } catch {
+                    if c.isClosed {
+                        try? c.close().wait()
+                        connection = nil
+                    }
+                    throw error
+                }
+            }
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError(path: settings.location, action: action, underlying: PGProblem(error))
+        }
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled
+    /// back when it throws.
+    func transaction<T>(_ action: String, _ body: (PGSession) throws -> T) throws(StoreError) -> T {
+        try session(action) { s in
+            try s.run("BEGIN")
+            do {
+                let result = try body(s)
+                try s.run("COMMIT")
+                return result
+            } catch {
+                if !s.connection.isClosed { _ = try? s.run("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// How long a statement's answer may take before the connection is
+    /// given up (closed, failing every statement on it): the server's
+    /// `statement_timeout` and 10 s more, or 60 s without one.
+    private var answerLimit: TimeAmount {
+        .milliseconds(
+            Int64(settings.statementTimeoutMs > 0 ? settings.statementTimeoutMs + 10_000 : 60_000))
+    }
+
+    private func connect() throws -> PostgresConnection {
+        var config = PostgresConnection.Configuration(
+            host: settings.host, port: settings.port, username: settings.user,
+            password: settings.password, database: settings.database, tls: .disable)
+        config.options.connectTimeout = .milliseconds(Int64(settings.connectTimeoutMs))
+        config.options.additionalStartupParameters = [("application_name", name)]
+        nextId += 1
+        let c = try PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: config, id: nextId,
+            logger: Self.logger
+        ).wait()
+        do {
+            let s = PGSession(connection: c, limit: answerLimit)
+            if settings.statementTimeoutMs > 0 {
+                try s.run("SET statement_timeout = \(settings.statementTimeoutMs)")
+            }
+            for statement in setup { try s.run(statement) }
+        } catch {
+            try? c.close().wait()
+            throw error
+        }
+        return c
+    }
+}
+
+/// The statements of one `PGLink` call, on its connection.
+struct PGSession {
+    let connection: PostgresConnection
+    /// How long `wait` waits for an answer.
+    let limit: TimeAmount
+
+    /// Runs `sql` with `binds` and waits for its rows.
+    @discardableResult
+    func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> [PGRow] {
+        try wait(send(sql, binds)).rows.map(PGRow.init)
+    }
+
+    /// Runs `sql` and returns how many rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> Int {
+        try wait(send(sql, binds)).metadata.rows ?? 0
+    }
+
+    /// Waits for `future`, at most `limit`: then the connection is closed
+    /// (its statements all fail) and `PGTimeout` thrown.
+    func wait<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let connection = connection
+        let limit = limit
+        let timer = future.eventLoop.scheduleTask(in: limit) {
+            let closing: EventLoopFuture<Void> = connection.close()
+            _ = closing
+        }
+        defer { timer.cancel() }
+        do {
+            return try future.wait()
+        } catch {
+            if connection.isClosed {
+                throw PGTimeout.orLost(error, limit)
+            }
+            throw error
+        }
+    }
+
+    /// Sends `sql` without waiting: statements sent in a row are pipelined
+    /// on the connection and run in order.
+    func send(_ sql: String, _ binds: PostgresBindings = PostgresBindings())
+        -> EventLoopFuture<PostgresQueryResult>
+    {
+        connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: PGLink.logger)
+    }
+}
+
+/// One result row, its cells read by index and decoded to the type asked for.
+struct PGRow {
+    let cells: PostgresRandomAccessRow
+
+    init(_ row: PostgresRow) { cells = row.makeRandomAccess() }
+
+    subscript<T: PostgresDecodable>(_ i: Int) -> T {
+        get throws { try cells[i].decode(T.self) }
+    }
+}
+
+/// Builds a statement's parameters: `b.add(x)` for each `$n` in order.
+extension PostgresBindings {
+    mutating func add(_ v: Int64) { append(v) }
+    mutating func add(_ v: Int64?) { append(v) }
+    mutating func add(_ v: Int) { append(Int64(v)) }
+    mutating func add(_ v: Int?) { append(v.map { Int64($0) }) }
+    mutating func add(_ v: Double) { append(v) }
+    mutating func add(_ v: Double?) { append(v) }
+    mutating func add(_ v: Bool) { append(v) }
+    mutating func add(_ v: Bool?) { append(v) }
+    mutating func add(_ v: String) { append(v) }
+    mutating func add(_ v: String?) { append(v) }
+    mutating func add(_ v: [UInt8]?) {
+        if let v { append(ByteBuffer(bytes: v)) } else { append(ByteBuffer?.none) }
+    }
+    mutating func add(_ v: [String]) { append(v) }
+    mutating func add(_ v: [Int64]) { append(v) }
+
+    /// Bindings of `values`, in order.
+    static func of(_ values: any PGBindable...) -> PostgresBindings {
+        var b = PostgresBindings()
+        for v in values { v.bind(into: &b) }
+        return b
+    }
+}
+
+/// A value `PostgresBindings.of` takes.
+protocol PGBindable {
+    func bind(into b: inout PostgresBindings)
+}
+extension Int64: PGBindable { func bind(into b: inout PostgresBindings) { b.add(self) } }
+extension Int: PGBindable { func bind(into b: inout PostgresBindings) { b.add(self) } }
+extension Double: PGBindable { func bind(into b: inout PostgresBindings) { b.add(self) } }
+extension Bool: PGBindable { func bind(into b: inout PostgresBindings) { b.add(self) } }
+extension String: PGBindable { func bind(into b: inout PostgresBindings) { b.add(self) } }
+extension Optional: PGBindable where Wrapped: PGBindable & PostgresDynamicTypeEncodable {
+    func bind(into b: inout PostgresBindings) { b.append(self) }
+}
+extension Array: PGBindable where Element == String {
+    func bind(into b: inout PostgresBindings) { b.add(self) }
+}
+
+/// A statement whose answer did not come in time, or whose connection was lost.
+struct PGTimeout: Error, CustomStringConvertible {
+    let description: String
+
+    static func orLost(_ error: any Error, _ limit: TimeAmount) -> any Error {
+        PGTimeout(
+            description:
+                "connection lost or no answer within \(limit.nanoseconds / 1_000_000_000) s (\(error))"
+        )
+    }
+}

@@ -1,0 +1,30 @@
+import FleetTracking
+import PostgresNIO
+
+/// The `device_state` table read back into `DeviceState`s: the writer's
+/// start-up (`PostgresStore.loadStates`) and readers (`deviceStates`) share it.
+enum PGStateRows {
+    /// Each device's state (only `device`'s when given), by device ident. A
+    /// binary state that cannot be read restarts the device's tracking at
+    /// its stored position.
+    static func read(_ s: PGSession, device: String?) throws -> [String: DeviceState] {
+        var states: [String: DeviceState] = [:]
+        let rows = try s.query(
+            """
+            SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.position_time_ms, s.state
+            FROM device_state s JOIN devices d ON d.id = s.device_id
+            WHERE $1::text IS NULL OR d.ident = $1
+            """, .of(device))
+        for r in rows {
+            let last: Int64 = try r[1]
+            let blob: ByteBuffer? = try r[5]
+            let fallback = DeviceState(
+                lastTime: last, lat: try r[2] ?? .nan, lon: try r[3] ?? .nan,
+                positionTime: try r[4] ?? last, fences: [])
+            states[try r[0]] =
+                blob.flatMap { b in b.withUnsafeReadableBytes { DeviceStateCodec.decode($0) } }
+                ?? fallback
+        }
+        return states
+    }
+}

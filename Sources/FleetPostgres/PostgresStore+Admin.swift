@@ -1,0 +1,53 @@
+import FleetStorage
+import PostgresNIO
+
+/// Changes people make through the API, on the writer's connection (the
+/// commit stage runs them between commits): each with its audit entry in
+/// one transaction.
+extension PostgresStore {
+    public func register(_ device: DeviceRegistration, audit: AuditRecord) throws(StoreError) {
+        try link.transaction("cannot register device \(device.ident)") { s in
+            try PGAdminSQL.register(device, nowMs: audit.timeMs, s)
+            try PGAdminSQL.record(audit, s)
+        }
+    }
+
+    public func unregister(_ ident: String, audit: AuditRecord) throws(StoreError) -> Bool {
+        try link.transaction("cannot unregister device \(ident)") { s in
+            guard try PGAdminSQL.unregister(ident, s) else { return false }
+            try PGAdminSQL.record(audit, s)
+            return true
+        }
+    }
+
+    public func acknowledge(alert id: Int64, by: String, atMs: Int64, audit: AuditRecord)
+        throws(StoreError) -> AlertRecord?
+    {
+        try link.transaction("cannot acknowledge alert \(id)") { s in
+            guard try PGAdminSQL.acknowledge(id, by: by, atMs: atMs, s) else { return nil }
+            try PGAdminSQL.record(audit, s)
+            return try s.query(
+                """
+                SELECT \(PostgresReader.alertColumns)
+                FROM alerts a JOIN devices d ON d.id = a.device_id WHERE a.id = $1
+                """, .of(id)
+            ).first.map(PostgresReader.alert)
+        }
+    }
+
+    public func record(_ audit: AuditRecord) throws(StoreError) {
+        try link.transaction("cannot record an audit entry") { s in try PGAdminSQL.record(audit, s)
+        }
+    }
+
+    public func tokensUsed(_ lastUsed: [String: Int64]) throws(StoreError) {
+        guard !lastUsed.isEmpty else { return }
+        try link.transaction("cannot note token use") { s in
+            for (name, ms) in lastUsed {
+                try s.run(
+                    "UPDATE tokens SET last_used_ms = greatest(coalesce(last_used_ms, 0), $1) WHERE name = $2",
+                    .of(ms, name))
+            }
+        }
+    }
+}

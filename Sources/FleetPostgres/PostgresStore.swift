@@ -1,0 +1,348 @@
+import FleetProtocols
+import FleetStorage
+import FleetTracking
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// The PostgreSQL backend's store: the commit stage's connection, which
+/// migrates the schema, loads device state and commits batches.
+///
+/// Not thread-safe: one thread (the engine's) owns it, as the `Store`
+/// contract says. Each `commit` is one transaction whose statements are
+/// pipelined on the connection (sent together, their results awaited in
+/// order), so a batch costs about one round trip plus the server's work.
+/// When the server restarts or cannot be reached, a call throws
+/// `StoreError` and the next one connects again.
+public final class PostgresStore {
+    public let settings: PostgresSettings
+    let link: PGLink
+    /// Device ident → row id, for the devices this store has written or read.
+    private var deviceIds: [String: Int64] = [:]
+    /// Webhook name → subscription id, as the outbox rows name them.
+    var webhookIds: [String: Int64] = [:]
+    /// The last device id `prune` visited.
+    private var pruneCursor: Int64 = 0
+    /// Reused for each checkpointed state's encoding.
+    private var stateBuffer: [UInt8] = []
+
+    /// Rows per multi-row insert: a statement's parameters stay far below
+    /// PostgreSQL's 65 535 (26 a position).
+    static let rowsPerInsert = 500
+
+    /// Connects to the database (`settings`), migrating its schema, with
+    /// `synchronous_commit` for `synchronous`. Throws `StoreError` naming
+    /// the database (never its password) when it cannot.
+    public init(settings: PostgresSettings, synchronous: SynchronousMode = .normal)
+        throws(StoreError)
+    {
+        var s = settings
+        s.synchronousCommit = synchronous.postgres
+        self.settings = s
+        link = PGLink(
+            s, name: "fleetd writer",
+            setup: ["SET synchronous_commit = \(s.synchronousCommit)"])
+        try PGSchema.migrate(link)
+        try link.session("cannot read devices") { s in
+            for r in try s.query("SELECT id, ident FROM devices") {
+                deviceIds[try r[1]] = try r[0]
+            }
+        }
+    }
+
+    /// Every device's persisted tracking state, by device ident.
+    public func loadStates() throws(StoreError) -> [String: DeviceState] {
+        try link.session("cannot read device state") { s in try PGStateRows.read(s, device: nil) }
+    }
+
+    /// Like `SQLiteStore.forEachFixAfterCheckpoint`: each device's stored
+    /// fixes after its state's `lastTime`, in time order, `late` ones left
+    /// out. One query per device, pipelined a thousand at a time.
+    public func forEachFixAfterCheckpoint(
+        _ states: [String: DeviceState], _ body: (String, [Fix]) throws -> Void
+    ) throws(StoreError) {
+        let devices = deviceIds.sorted { $0.value < $1.value }
+        try link.session("cannot replay fixes after the state checkpoint") { s in
+            var start = 0
+            while start < devices.count {
+                let chunk = devices[start..<min(start + 1000, devices.count)]
+                start += chunk.count
+                let futures = chunk.map { ident, id in
+                    s.send(
+                        """
+                        SELECT time_ms, lat, lon, speed_kmh, ignition, valid FROM positions
+                        WHERE device_id = $1 AND time_ms > $2 AND disposition != \(FixDisposition.late.rawValue)
+                        ORDER BY time_ms
+                        """, .of(id, states[ident]?.lastTime ?? .min))
+                }
+                for ((ident, _), future) in zip(chunk, futures) {
+                    let rows = try s.wait(future).rows
+                    guard !rows.isEmpty else { continue }
+                    var fixes: [Fix] = []
+                    fixes.reserveCapacity(rows.count)
+                    for row in rows {
+                        let r = PGRow(row)
+                        fixes.append(
+                            Fix(
+                                device: ident, time: try r[0], lat: try r[1], lon: try r[2],
+                                speedKmh: try r[3], ignition: try r[4], valid: try r[5]))
+                    }
+                    try body(ident, fixes)
+                }
+            }
+        }
+    }
+
+    /// Deletes positions whose fix time is before `cutoffMs`, visiting at
+    /// most `maxDevices` devices per call round robin (each delete uses the
+    /// (device, time) key), stopping once about `maxRows` are gone.
+    public func prune(before cutoffMs: Int64, maxRows: Int = 5000, maxDevices: Int = 64)
+        throws(StoreError) -> Int
+    {
+        try link.transaction("retention failed") { s in
+            var ids = try s.query(
+                "SELECT id FROM devices WHERE id > $1 ORDER BY id LIMIT $2",
+                .of(pruneCursor, maxDevices)
+            ).map { r -> Int64 in try r[0] }
+            if ids.count < maxDevices {  // wrap round to the first devices
+                ids += try s.query(
+                    "SELECT id FROM devices WHERE id <= $1 ORDER BY id LIMIT $2",
+                    .of(pruneCursor, maxDevices - ids.count)
+                ).map { r -> Int64 in try r[0] }
+            }
+            var deleted = 0
+            for id in ids {
+                deleted += try s.run(
+                    """
+                    DELETE FROM positions WHERE device_id = $1 AND time_ms IN
+                      (SELECT time_ms FROM positions WHERE device_id = $1 AND time_ms < $2 LIMIT $3)
+                    """, .of(id, cutoffMs, maxRows - deleted))
+                pruneCursor = id
+                if deleted >= maxRows { break }
+            }
+            return deleted
+        }
+    }
+
+    /// Writes `batch` in one transaction and returns its alerts as stored,
+    /// with their ids. Positions already stored (same device and fix time)
+    /// are kept as they were; an alert already stored (same device, time,
+    /// type and fence: a batch retried after its commit's answer was lost)
+    /// is returned with its first id. On failure nothing of it is stored.
+    @discardableResult
+    public func commit(_ batch: WriteBatch, committedMs: Int64) throws(StoreError) -> [AlertRecord]
+    {
+        var added: [String] = []
+        do {
+            return try link.transaction("commit failed") { s in
+                try resolveDevices(batch, s, added: &added)
+                var pending: [EventLoopFuture<PostgresQueryResult>] = []
+                // Positions: `rowsPerInsert` rows per statement.
+                var rows = PostgresBindings(capacity: Self.rowsPerInsert * 26)
+                var held = 0
+                for row in batch.positions where row.disposition != .duplicate {
+                    bindPosition(&rows, row)
+                    held += 1
+                    if held == Self.rowsPerInsert {
+                        pending.append(s.send(Self.fullPositionInsert, rows))
+                        rows = PostgresBindings(capacity: Self.rowsPerInsert * 26)
+                        held = 0
+                    }
+                }
+                if held > 0 { pending.append(s.send(Self.insertPositions(held), rows)) }
+                // Alerts: one statement each (they are few), under the lock
+                // that orders alert ids by commit across nodes.
+                var alertFutures: [EventLoopFuture<PostgresQueryResult>] = []
+                var records: [AlertRecord] = []
+                if !batch.alerts.isEmpty {
+                    pending.append(
+                        s.send("SELECT pg_advisory_xact_lock(\(PGSchema.alertOrderLock))"))
+                    records.reserveCapacity(batch.alerts.count)
+                    for a in batch.alerts {
+                        let details = a.detailsJSON
+                        alertFutures.append(
+                            s.send(
+                                """
+                                INSERT INTO alerts (time_ms, device_id, type, fence, lat, lon, committed_ms, details)
+                                VALUES ($1,$2,$3,$4,$5,$6,$7,$8)
+                                ON CONFLICT (device_id, time_ms, type, fence) DO UPDATE SET time_ms = excluded.time_ms
+                                RETURNING id
+                                """,
+                                .of(
+                                    a.time, deviceIds[a.device] ?? 0, a.type.rawValue, a.fence,
+                                    a.lat, a.lon, committedMs, details)))
+                        records.append(
+                            AlertRecord(
+                                id: 0, time: a.time, device: a.device, type: a.type.rawValue,
+                                fence: a.fence, lat: a.lat, lon: a.lon, details: details))
+                    }
+                }
+                if !batch.states.isEmpty {
+                    var b = PostgresBindings(capacity: Self.rowsPerInsert * 8)
+                    var n = 0
+                    for (device, st) in batch.states {
+                        b.add(deviceIds[device] ?? 0)
+                        b.add(st.lastTime)
+                        b.add(st.lat.isNaN ? nil : st.lat)
+                        b.add(st.lon.isNaN ? nil : st.lon)
+                        b.add(st.positionTime)
+                        b.add(st.odometerM)
+                        b.add(st.silent)
+                        stateBuffer.removeAll(keepingCapacity: true)
+                        DeviceStateCodec.encode(st, into: &stateBuffer)
+                        b.add(stateBuffer)
+                        n += 1
+                        if n == Self.rowsPerInsert {
+                            pending.append(s.send(Self.upsertStates(n), b))
+                            b = PostgresBindings(capacity: Self.rowsPerInsert * 8)
+                            n = 0
+                        }
+                    }
+                    if n > 0 { pending.append(s.send(Self.upsertStates(n), b)) }
+                }
+                for t in batch.trips {
+                    pending.append(
+                        s.send(
+                            """
+                            INSERT INTO trips (device_id, start_ms, end_ms, start_lat, start_lon, end_lat, end_lon,
+                              start_fence, end_fence, distance_m, max_speed_kmh, fixes, start_odometer_m,
+                              end_odometer_m, start_fence_id, end_fence_id)
+                            VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
+                            ON CONFLICT (device_id, start_ms) DO NOTHING
+                            """,
+                            .of(
+                                deviceIds[t.device] ?? 0, t.start.time, t.end.time, t.start.lat,
+                                t.start.lon, t.end.lat, t.end.lon, t.startFence, t.endFence,
+                                t.distanceM, t.maxSpeedKmh, t.fixes, t.start.odometerM,
+                                t.end.odometerM, t.startFenceId, t.endFenceId)))
+                }
+                for c in batch.confirmed {
+                    pending.append(
+                        s.send(
+                            """
+                            UPDATE positions SET disposition = \(FixDisposition.accepted.rawValue)
+                            WHERE device_id = $1 AND time_ms = $2 AND disposition = \(FixDisposition.jump.rawValue)
+                            """, .of(deviceIds[c.device] ?? 0, c.time)))
+                }
+                // Every statement's answer, in order: the first failure
+                // throws and the transaction is rolled back.
+                var failure: (any Error)?
+                for f in pending {
+                    do { _ = try s.wait(f) } catch { failure = failure ?? error }
+                }
+                for (k, f) in alertFutures.enumerated() {
+                    do {
+                        records[k].id = try s.wait(f).rows.first.map { try PGRow($0)[0] } ?? 0
+                    } catch { failure = failure ?? error }
+                }
+                if let failure { throw failure }
+                if !batch.outbox.isEmpty { try insertOutbox(batch.outbox, records, s) }
+                return records
+            }
+        } catch {
+            for ident in added { deviceIds[ident] = nil }
+            throw error
+        }
+    }
+
+    /// Gives every device the batch names a row id: creates the rows of
+    /// devices not yet in the database (in the batch's transaction: on
+    /// rollback they go from the cache too, through `added`).
+    private func resolveDevices(_ batch: WriteBatch, _ s: PGSession, added: inout [String]) throws {
+        var missing = Set<String>()
+        for p in batch.positions where deviceIds[p.fix.device] == nil {
+            missing.insert(p.fix.device)
+        }
+        for a in batch.alerts where deviceIds[a.device] == nil { missing.insert(a.device) }
+        for d in batch.states.keys where deviceIds[d] == nil { missing.insert(d) }
+        for t in batch.trips where deviceIds[t.device] == nil { missing.insert(t.device) }
+        for c in batch.confirmed where deviceIds[c.device] == nil { missing.insert(c.device) }
+        guard !missing.isEmpty else { return }
+        let idents = Array(missing)
+        try s.run(
+            """
+            INSERT INTO devices (ident, created_ms) SELECT unnest($1::text[]), $2
+            ON CONFLICT (ident) DO NOTHING
+            """, .of(idents, Int64(Date().timeIntervalSince1970 * 1000)))
+        for r in try s.query("SELECT id, ident FROM devices WHERE ident = ANY($1)", .of(idents)) {
+            let ident: String = try r[1]
+            deviceIds[ident] = try r[0]
+            added.append(ident)
+        }
+    }
+
+    /// The device id of `ident` (nil when the database has none).
+    func deviceId(_ ident: String, _ s: PGSession) throws -> Int64? {
+        if let id = deviceIds[ident] { return id }
+        let id: Int64? = try s.query("SELECT id FROM devices WHERE ident = $1", .of(ident)).first
+            .map { try $0[0] }
+        if let id { deviceIds[ident] = id }
+        return id
+    }
+
+    private func bindPosition(_ b: inout PostgresBindings, _ row: PositionRow) {
+        let f = row.fix
+        b.add(deviceIds[f.device] ?? 0)
+        b.add(f.time)
+        b.add(f.lat)
+        b.add(f.lon)
+        b.add(f.speedKmh)
+        b.add(f.course)
+        b.add(f.altM)
+        b.add(f.accuracyM)
+        b.add(f.sats)
+        b.add(f.ignition)
+        b.add(f.valid)
+        b.add(Int64(row.disposition.rawValue))
+        b.add(row.receivedMs)
+        let x = f.extra
+        b.add(x?.priority)
+        b.add(x?.movement)
+        b.add(x?.gsmSignal)
+        b.add(x?.externalVoltageMv)
+        b.add(x?.odometerM)
+        b.add(x?.gnssStatus)
+        b.add(x?.fixQuality)
+        b.add(x?.hdop)
+        b.add(x?.ioRaw)
+        b.add(x?.ioRaw == nil ? nil : Int64(x?.ioCodec ?? 0))
+        b.add(x?.batteryPercent)
+        b.add(x?.charging)
+        b.add(x?.attributes)
+    }
+
+    /// `VALUES` of `rows` tuples of `columns` parameters each.
+    static func values(_ rows: Int, _ columns: Int) -> String {
+        (0..<rows).map { r in
+            "(" + (1...columns).map { "$\(r * columns + $0)" }.joined(separator: ",") + ")"
+        }.joined(separator: ",")
+    }
+
+    /// The insert of a full group of positions, made once.
+    static let fullPositionInsert = insertPositions(rowsPerInsert)
+
+    /// The position insert for `rows` rows; a position stored already is kept.
+    static func insertPositions(_ rows: Int) -> String {
+        """
+        INSERT INTO positions
+        (device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
+         valid, disposition, received_ms, priority, movement, gsm_signal, ext_voltage_mv,
+         odometer_m, gnss_status, fix_quality, hdop, io, io_codec, battery, charging, attributes)
+        VALUES \(values(rows, 26))
+        ON CONFLICT (device_id, time_ms) DO NOTHING
+        """
+    }
+
+    /// The device state upsert for `rows` rows.
+    static func upsertStates(_ rows: Int) -> String {
+        """
+        INSERT INTO device_state (device_id, last_time_ms, lat, lon, position_time_ms,
+          odometer_m, silent, state)
+        VALUES \(values(rows, 8))
+        ON CONFLICT (device_id) DO UPDATE SET
+          last_time_ms = excluded.last_time_ms, lat = excluded.lat, lon = excluded.lon,
+          position_time_ms = excluded.position_time_ms, odometer_m = excluded.odometer_m,
+          silent = excluded.silent, state = excluded.state
+        """
+    }
+}

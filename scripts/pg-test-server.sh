@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for tests and benchmarks, in a folder of its
+# own, listening on 127.0.0.1 only.
+#
+#   pg-test-server.sh start DIR PORT   initdb into DIR/data, start, create the
+#                                      database "fleetd" owned by user "fleetd",
+#                                      whose password is in DIR/password
+#                                      (SCRAM-SHA-256 on every connection)
+#   pg-test-server.sh stop DIR         fast shutdown (waits up to 30 s)
+#   pg-test-server.sh restart DIR      stop, then start on the same port
+#
+# PostgreSQL refuses to run as root: as root, the server runs as "nobody"
+# (DIR is given to it; its parent must be searchable). Debian's
+# postgresql-15 provides the programs (/usr/lib/postgresql/15/bin).
+set -euo pipefail
+cmd=${1:?usage: pg-test-server.sh start DIR PORT | stop DIR | restart DIR}
+dir=${2:?the server folder}
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+if [ -z "$bin" ]; then
+  echo "pg-test-server: PostgreSQL is not installed (apt-get install postgresql-15)" >&2
+  exit 1
+fi
+as=()
+if [ "$(id -u)" -eq 0 ]; then as=(runuser -u nobody --); fi
+ctl() { "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 "$@" >/dev/null; }
+case $cmd in
+start)
+  port=${3:?the port}
+  mkdir -p "$dir"
+  umask 077
+  head -c 18 /dev/urandom | base64 | tr -d '/+=' > "$dir/password"
+  if [ ${#as[@]} -gt 0 ]; then
+    chown nobody:nogroup "$dir"
+    install -o nobody -m 600 "$dir/password" "$dir/pwfile"
+  else
+    cp "$dir/password" "$dir/pwfile"
+  fi
+  "${as[@]}" "$bin/initdb" -D "$dir/data" -U fleetd --pwfile="$dir/pwfile" \
+    --auth=scram-sha-256 -E UTF8 --no-sync >"$dir/initdb.log" 2>&1
+  rm -f "$dir/pwfile"
+  cat >>"$dir/data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$dir'
+max_connections = 200
+shared_buffers = 256MB
+CONF
+  ctl start
+  PGPASSWORD=$(cat "$dir/password") "$bin/createdb" -h 127.0.0.1 -p "$port" -U fleetd fleetd
+  ;;
+stop)
+  [ -f "$dir/data/postmaster.pid" ] && ctl -m fast stop
+  ;;
+restart)
+  ctl -m fast restart
+  ;;
+*)
+  echo "pg-test-server: unknown command $cmd" >&2
+  exit 2
+  ;;
+esac
