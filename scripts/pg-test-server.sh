@@ -8,12 +8,13 @@
 #                                      (SCRAM-SHA-256 on every connection)
 #   pg-test-server.sh stop DIR         fast shutdown (waits up to 30 s)
 #   pg-test-server.sh restart DIR      stop, then start on the same port
+#   pg-test-server.sh resume DIR       start a stopped server again
 #
 # PostgreSQL refuses to run as root: as root, the server runs as "nobody"
 # (DIR is given to it; its parent must be searchable). Debian's
 # postgresql-15 provides the programs (/usr/lib/postgresql/15/bin).
 set -euo pipefail
-cmd=${1:?usage: pg-test-server.sh start DIR PORT | stop DIR | restart DIR}
+cmd=${1:?usage: pg-test-server.sh start DIR PORT | stop DIR | restart DIR | resume DIR}
 dir=${2:?the server folder}
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [ -z "$bin" ]; then
@@ -22,7 +23,9 @@ if [ -z "$bin" ]; then
 fi
 as=()
 if [ "$(id -u)" -eq 0 ]; then as=(runuser -u nobody --); fi
-ctl() { "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 "$@" >/dev/null; }
+# The server gets none of the caller's descriptors (a caller reading our
+# output to its end would wait for the server too).
+ctl() { "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 "$@" </dev/null >/dev/null 2>&1; }
 case $cmd in
 start)
   port=${3:?the port}
@@ -53,6 +56,9 @@ stop)
   ;;
 restart)
   ctl -m fast restart
+  ;;
+resume)
+  ctl start
   ;;
 *)
   echo "pg-test-server: unknown command $cmd" >&2

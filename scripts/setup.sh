@@ -5,13 +5,12 @@
 # /usr/share/javascript/leaflet), chromium and chromium-driver (the console's
 # browser tests), prometheus (promtool, which checks the metrics and the
 # alerting rules), lintian (which checks the Debian package), postgresql-15
-# (the PostgreSQL backend's tests, run as their own throwaway servers) and
-# nginx with its stream module (the UDP balancer of the cluster tests); and from PyPI schemathesis (the API's tests), selenium and
-# pillow (the console's tests), standardwebhooks (the reference check of
+# (the PostgreSQL backend's tests, each on a throwaway server of its own);
+# and from PyPI schemathesis (the API's tests), selenium and pillow (the console's tests), standardwebhooks (the reference check of
 # webhook signatures).
 set -euo pipefail
 need=(libsqlite3-dev libsystemd-dev pkg-config libjs-leaflet chromium chromium-driver prometheus lintian
-  postgresql-15 nginx libnginx-mod-stream)
+  postgresql-15)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

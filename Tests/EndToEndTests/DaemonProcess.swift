@@ -95,6 +95,11 @@ final class DaemonProcess {
     private(set) var port = 0
     private(set) var ports: [String: Int] = [:]
     let stderrPath: String
+    /// The config file fleetd runs with.
+    let configPath: String
+    /// How `fleetctl` is told the database: `--db` the SQLite file, or
+    /// `--config` the config file (which names a PostgreSQL database).
+    var databaseArgs: [String]
 
     /// Starts fleetd with `fences` (GeoJSON text, nil = none) and extra config
     /// lines; waits for READY=1.
@@ -141,7 +146,8 @@ final class DaemonProcess {
             \(trip)
             \(extraConfig)
             """
-        let configPath = dir.appendingPathComponent("fleetd.toml").path
+        configPath = dir.appendingPathComponent("fleetd.toml").path
+        databaseArgs = ["--db", database]
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         notify = try NotifySocket(path: dir.appendingPathComponent("notify.sock").path)
         stderrPath = dir.appendingPathComponent("fleetd.log").path
@@ -245,7 +251,7 @@ final class DaemonProcess {
     /// `fleetctl SUBCOMMAND --db DB --json ARGS`, parsed as JSON lines.
     func fleetctl(_ sub: String, _ args: [String] = []) throws -> [[String: Any]] {
         let r = try runTool(
-            try Binaries.path("fleetctl"), [sub, "--db", database, "--json"] + args)
+            try Binaries.path("fleetctl"), [sub] + databaseArgs + ["--json"] + args)
         guard r.status == 0 else {
             throw E2EError("fleetctl \(sub) failed (\(r.status)): \(r.err)")
         }

@@ -1,0 +1,147 @@
+import FleetProtocols
+import FleetSimCore
+import Foundation
+import Testing
+
+/// fleetd on a real PostgreSQL 15 (a server of the test's own): the same
+/// alerts, trips and positions as on SQLite for the same input, nothing
+/// acknowledged before it is committed while the server is down, and
+/// `fleetctl` reading and changing it through the config.
+@Suite(.serialized) struct PostgresEndToEndTests {
+    let t0: Int64 = 1_700_000_000_000
+
+    /// The bundled routes replayed by `fleetsim` (as fast as acknowledged)
+    /// into `d`; every fix must be acknowledged.
+    func replayRoutes(_ d: DaemonProcess) throws {
+        let routes = ["t01_munich_car_1hz.csv", "t02_visnjan_car.csv", "t03_limerick_bus304.csv"]
+            .map { Binaries.packageRoot.appendingPathComponent("Simulator/routes/\($0)").path }
+        let r = try runTool(
+            try Binaries.path("fleetsim"),
+            ["replay"] + routes + ["--target", "127.0.0.1:\(d.port)", "--speedup", "0"],
+            timeout: 120)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains("sent 3442 fixes, 3442 acknowledged"), "\(r.out)\n\(r.err)")
+    }
+
+    /// Alerts as comparable lines (ids left out: commit order may differ).
+    func alertLines(_ d: DaemonProcess) throws -> [String] {
+        try d.fleetctl("alerts").map {
+            "\($0["time"] ?? "") \($0["device"] ?? "") \($0["type"] ?? "") \($0["fence"] ?? "-")"
+        }.sorted()
+    }
+
+    func tripLines(_ d: DaemonProcess) throws -> [String] {
+        try d.fleetctl("trips").map {
+            let km = String(format: "%.3f", ($0["distance_m"] as? Double ?? -1) / 1000)
+            return "\($0["device"] ?? "") \($0["start_time"] ?? "") \($0["end_time"] ?? "") \(km)"
+        }.sorted()
+    }
+
+    @Test func theSameAnswersAsSQLiteAndNothingAcknowledgedWhileTheServerIsDown() throws {
+        let pg = try PostgresServer()
+        defer { pg.remove() }
+        let fences = try String(
+            contentsOf: Binaries.packageRoot.appendingPathComponent("config/geofences.geojson"),
+            encoding: .utf8)
+        // fleetd's own tracking defaults on both; positions of any age kept.
+        let lite = try DaemonProcess(fences: fences, tracking: "", trip: "")
+        defer { _ = lite.stop() }
+        let onPG = try DaemonProcess(
+            fences: fences, extraConfig: pg.sectionConfig,
+            storageExtra: "retain_days = 0\n" + pg.storageConfig, tracking: "", trip: "",
+            environment: ["WATCHDOG_USEC": "4000000"])
+        onPG.databaseArgs = ["--config", onPG.configPath]
+        try replayRoutes(lite)
+        try replayRoutes(onPG)
+
+        let alerts = try alertLines(onPG)
+        #expect(alerts.count > 20)
+        #expect(alerts == (try alertLines(lite)))
+        let trips = try tripLines(onPG)
+        #expect(trips.count >= 4)
+        #expect(trips == (try tripLines(lite)))
+        let summary = try runTool(
+            try Binaries.path("fleetctl"), ["summary", "--config", onPG.configPath])
+        #expect(summary.out.contains("positions stored 3442"), "\(summary.out)\(summary.err)")
+
+        // The server goes away: nothing is acknowledged, fleetd stays up and says so.
+        let client = try UDPClient(host: "127.0.0.1", port: onPG.port)
+        let before = (1...3).map { fixLine($0, t0 + Int64($0) * 1000, lat: 48.1, lon: 11.5) }
+        #expect(exchange(client, before)?.acked == [1, 2, 3])
+        try pg.stop()
+        let during = (4...8).map { fixLine($0, t0 + Int64($0) * 1000, lat: 48.1, lon: 11.5) }
+        for _ in 0..<3 { #expect(exchange(client, during, timeout: 700) == nil) }
+        #expect(onPG.process.isRunning)
+        #expect(
+            onPG.notify.waitFor("STORAGE FAILING", timeout: 5) != nil,
+            "no STATUS= about failing storage; log:\n\(onPG.log)")
+        // Still alive under the watchdog: the writer retries, it is not stuck.
+        #expect(onPG.notify.waitFor("WATCHDOG=1", timeout: 5) != nil)
+
+        // It comes back: the held batch commits, the resends are acknowledged.
+        try pg.start()
+        var reply: JSONReply?
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, reply?.acked.count != 5 {
+            reply = exchange(client, during, timeout: 700)
+        }
+        #expect(reply?.acked == [4, 5, 6, 7, 8], "log:\n\(onPG.log)")
+        while client.receive(timeoutMs: 300) != nil {}
+        #expect(exchange(client, [fixLine(9, t0 + 9000, lat: 48.1, lon: 11.5)])?.acked == [9])
+        let times = try onPG.fleetctl("positions", ["--device", "truck-1"]).compactMap {
+            $0["time"] as? String
+        }
+        #expect(times.count == 9)
+        #expect(Set(times).count == 9)
+        #expect(onPG.log.contains("storage recovered"), "\(onPG.log)")
+        // The password never reaches the log.
+        #expect(!onPG.log.contains(pg.password))
+
+        // fleetctl changes it beside the running daemon, with the audit trail.
+        let add = try runTool(
+            try Binaries.path("fleetctl"),
+            [
+                "users", "add", "ops", "--role", "viewer", "--password-stdin", "--config",
+                onPG.configPath,
+            ], stdin: "correct horse battery\n")
+        #expect(add.status == 0, "\(add.err)")
+        let users = try onPG.fleetctl("users")
+        #expect(users.compactMap { $0["name"] as? String } == ["ops"])
+        let audit = try onPG.fleetctl("audit")
+        #expect(audit.compactMap { $0["action"] as? String } == ["user.add"])
+        #expect(onPG.stop() == 0, "log:\n\(onPG.log)")
+    }
+
+    @Test func aBadURLOrPasswordIsAClearErrorAtStart() throws {
+        let pg = try PostgresServer()
+        defer { pg.remove() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fleetd-pgbad-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wrong = dir.appendingPathComponent("wrong").path
+        try "not-the-password\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+        let config = dir.appendingPathComponent("fleetd.toml").path
+        try """
+        [storage]
+        backend = "postgresql"
+        database = "\(dir.path)/fleetd.db"
+        [postgresql]
+        url = "\(pg.url)"
+        password_file = "\(wrong)"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let r = try runTool(try Binaries.path("fleetd"), ["--check-config", config])
+        #expect(r.status == 2)
+        #expect(r.err.contains("password authentication failed"), "\(r.err)")
+        #expect(!r.err.contains("not-the-password"))
+
+        try """
+        [storage]
+        backend = "postgres"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let b = try runTool(try Binaries.path("fleetd"), ["--check-config", config])
+        #expect(b.status == 2)
+        #expect(b.err.contains("storage.backend"), "\(b.err)")
+        #expect(b.err.contains(#"must be "sqlite" or "postgresql""#), "\(b.err)")
+    }
+}

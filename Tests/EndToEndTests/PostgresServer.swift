@@ -1,0 +1,103 @@
+import Foundation
+
+/// A real PostgreSQL server of the test's own (Debian's postgresql-15),
+/// started by `scripts/pg-test-server.sh` in a temporary folder on a free
+/// loopback port, with the user `fleetd` (password in `passwordFile`) and
+/// the database `fleetd`. Stop it with `stop()`.
+final class PostgresServer {
+    let dir: URL
+    let port: Int
+    var url: String { "postgres://fleetd@127.0.0.1:\(port)/fleetd" }
+    var passwordFile: String { dir.appendingPathComponent("password").path }
+    var password: String {
+        ((try? String(contentsOfFile: passwordFile, encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static var script: String {
+        Binaries.packageRoot.appendingPathComponent("scripts/pg-test-server.sh").path
+    }
+
+    /// Runs the script with `args`, its output to `DIR.out` beside the
+    /// server's folder, waiting at most `timeout` s; returns the exit status
+    /// and that output. Spawned and reaped here (`posix_spawn`, `waitpid`):
+    /// the script's children (the server, under `runuser`) outlive it.
+    static func script(_ args: [String], timeout: Double) throws -> (status: Int32, out: String) {
+        let outPath = "/tmp/fleetd-pg-script-\(UUID().uuidString.prefix(8)).out"
+        defer { unlink(outPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ["/bin/bash", script] + args
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, "/bin/bash", &actions, nil, &cArgs, environ)
+        guard rc == 0 else {
+            throw E2EError("cannot run \(script): \(String(cString: strerror(rc)))")
+        }
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(timeout)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                throw E2EError("\(script) \(args) did not finish in \(timeout) s")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let out = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        return ((status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), out)
+    }
+
+    /// Starts a server (three tries, each on a new free port).
+    init() throws {
+        var lastError = ""
+        for _ in 0..<3 {
+            let d = URL(fileURLWithPath: "/tmp").appendingPathComponent(
+                "fleetd-pg-\(UUID().uuidString.prefix(8))")
+            let p = try SocketActivationEndToEndTests.freePort()
+            let r = try Self.script(["start", d.path, "\(p)"], timeout: 60)
+            if r.status == 0 {
+                dir = d
+                port = p
+                return
+            }
+            lastError = r.out
+            _ = try? Self.script(["stop", d.path], timeout: 40)
+            try? FileManager.default.removeItem(at: d)
+        }
+        throw E2EError("PostgreSQL did not start: \(lastError)")
+    }
+
+    /// The `[storage]` and `[postgresql]` lines of a fleetd using this server.
+    var storageConfig: String { #"backend = "postgresql""# }
+    var sectionConfig: String {
+        """
+        [postgresql]
+        url = "\(url)"
+        password_file = "\(passwordFile)"
+        """
+    }
+
+    /// Fast shutdown (the server stops; clients see their connections go).
+    func stop() throws {
+        let r = try Self.script(["stop", dir.path], timeout: 40)
+        guard r.status == 0 else { throw E2EError("pg stop failed: \(r.out)") }
+    }
+
+    /// Starts the stopped server again on its port.
+    func start() throws {
+        let r = try Self.script(["resume", dir.path], timeout: 40)
+        guard r.status == 0 else { throw E2EError("pg start failed: \(r.out)") }
+    }
+
+    /// Stops the server and removes its folder.
+    func remove() {
+        _ = try? stop()
+        try? FileManager.default.removeItem(at: dir)
+    }
+}
