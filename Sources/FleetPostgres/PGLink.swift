@@ -1,3 +1,4 @@
+import FleetProtocols
 import FleetStorage
 import Logging
 import NIOConcurrencyHelpers
@@ -180,6 +181,21 @@ struct PGRow {
 
     subscript<T: PostgresDecodable>(_ i: Int) -> T {
         get throws { try cells[i].decode(T.self) }
+    }
+
+    /// A fix for replay through the tracker, of `device`, from the columns
+    /// `time_ms, lat, lon, speed_kmh, ignition, valid, accuracy_m, hdop`:
+    /// everything the tracker reads.
+    static func replayFix(_ device: String, _ r: PGRow) throws -> Fix {
+        let hdop: Double? = try r[7]
+        return Fix(
+            device: device, time: try r[0], lat: try r[1], lon: try r[2], speedKmh: try r[3],
+            accuracyM: try r[6], ignition: try r[4], valid: try r[5],
+            extra: hdop.map { h in
+                var x = FixExtra()
+                x.hdop = h
+                return x
+            })
     }
 }
 

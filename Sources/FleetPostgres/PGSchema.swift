@@ -148,7 +148,31 @@ enum PGSchema {
             CREATE INDEX webhook_batches_by_state ON webhook_batches(webhook, state, id);
             CREATE INDEX webhook_batches_by_done ON webhook_batches(state, done_ms);
             """
-        )
+        ),
+        (
+            2, "many nodes: device leases, node heartbeats, alerts' node, webhook batch claims",
+            """
+            CREATE TABLE device_leases (
+                device_id BIGINT PRIMARY KEY,
+                node TEXT NOT NULL,
+                incarnation TEXT NOT NULL,
+                expires_at TIMESTAMPTZ NOT NULL,
+                wanted_by TEXT
+            );
+            CREATE INDEX device_leases_by_node ON device_leases(node, incarnation);
+            CREATE TABLE cluster_nodes (
+                node TEXT PRIMARY KEY,
+                incarnation TEXT NOT NULL,
+                started_ms BIGINT NOT NULL,
+                heartbeat_ms BIGINT NOT NULL,
+                devices BIGINT NOT NULL DEFAULT 0,
+                fixes_per_s DOUBLE PRECISION NOT NULL DEFAULT 0
+            );
+            ALTER TABLE alerts ADD COLUMN node TEXT;
+            ALTER TABLE webhook_batches ADD COLUMN claimed_by TEXT;
+            ALTER TABLE webhook_batches ADD COLUMN claimed_until_ms BIGINT;
+            """
+        ),
     ]
 
     /// A migration's statements: its text split after each `;` that ends a

@@ -8,13 +8,30 @@ enum PGStateRows {
     /// binary state that cannot be read restarts the device's tracking at
     /// its stored position.
     static func read(_ s: PGSession, device: String?) throws -> [String: DeviceState] {
+        try states(
+            s.query(
+                """
+                SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.position_time_ms, s.state
+                FROM device_state s JOIN devices d ON d.id = s.device_id
+                WHERE $1::text IS NULL OR d.ident = $1
+                """, .of(device)))
+    }
+
+    /// The states of the devices whose row ids are `ids`, by device ident.
+    static func read(_ s: PGSession, deviceIds ids: [Int64]) throws -> [String: DeviceState] {
+        var b = PostgresBindings()
+        b.add(ids)
+        return try states(
+            s.query(
+                """
+                SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.position_time_ms, s.state
+                FROM device_state s JOIN devices d ON d.id = s.device_id
+                WHERE s.device_id = ANY($1)
+                """, b))
+    }
+
+    private static func states(_ rows: [PGRow]) throws -> [String: DeviceState] {
         var states: [String: DeviceState] = [:]
-        let rows = try s.query(
-            """
-            SELECT d.ident, s.last_time_ms, s.lat, s.lon, s.position_time_ms, s.state
-            FROM device_state s JOIN devices d ON d.id = s.device_id
-            WHERE $1::text IS NULL OR d.ident = $1
-            """, .of(device))
         for r in rows {
             let last: Int64 = try r[1]
             let blob: ByteBuffer? = try r[5]

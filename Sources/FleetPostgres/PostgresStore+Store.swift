@@ -5,6 +5,8 @@ extension PostgresStore: Store {
     /// The database's URL without its password.
     public var location: String { settings.location }
 
+    public var membership: (any ClusterMembership)? { cluster }
+
     public func prune(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int {
         try prune(before: cutoffMs, maxRows: maxRows, maxDevices: 64)
     }

@@ -30,18 +30,26 @@ public final class PostgresStore {
     /// PostgreSQL's 65 535 (26 a position).
     static let rowsPerInsert = 500
 
+    /// Device ownership when this store is one node of several (`cluster`).
+    public let cluster: PostgresCluster?
+
     /// Connects to the database (`settings`), migrating its schema, with
-    /// `synchronous_commit` for `synchronous`. Throws `StoreError` naming
-    /// the database (never its password) when it cannot.
-    public init(settings: PostgresSettings, synchronous: SynchronousMode = .normal)
-        throws(StoreError)
-    {
+    /// `synchronous_commit` for `synchronous`. With `node`, this process is
+    /// that node of a cluster: it tracks a device only while it holds the
+    /// device's lease (`leaseMs` long unless renewed), writes a device's
+    /// state only then, and names itself on the alerts it raises. Throws
+    /// `StoreError` naming the database (never its password) when it cannot.
+    public init(
+        settings: PostgresSettings, synchronous: SynchronousMode = .normal, node: String? = nil,
+        leaseMs: Int64 = 10_000
+    ) throws(StoreError) {
         var s = settings
         s.synchronousCommit = synchronous.postgres
         self.settings = s
         link = PGLink(
-            s, name: "fleetd writer",
+            s, name: "fleetd writer" + (node.map { " \($0)" } ?? ""),
             setup: ["SET synchronous_commit = \(s.synchronousCommit)"])
+        cluster = node.map { PostgresCluster(settings: s, node: $0, leaseMs: leaseMs) }
         try PGSchema.migrate(link)
         try link.session("cannot read devices") { s in
             for r in try s.query("SELECT id, ident FROM devices") {
@@ -70,7 +78,7 @@ public final class PostgresStore {
                 let futures = chunk.map { ident, id in
                     s.send(
                         """
-                        SELECT time_ms, lat, lon, speed_kmh, ignition, valid FROM positions
+                        SELECT time_ms, lat, lon, speed_kmh, ignition, valid, accuracy_m, hdop FROM positions
                         WHERE device_id = $1 AND time_ms > $2 AND disposition != \(FixDisposition.late.rawValue)
                         ORDER BY time_ms
                         """, .of(id, states[ident]?.lastTime ?? .min))
@@ -82,10 +90,7 @@ public final class PostgresStore {
                     fixes.reserveCapacity(rows.count)
                     for row in rows {
                         let r = PGRow(row)
-                        fixes.append(
-                            Fix(
-                                device: ident, time: try r[0], lat: try r[1], lon: try r[2],
-                                speedKmh: try r[3], ignition: try r[4], valid: try r[5]))
+                        fixes.append(try PGRow.replayFix(ident, r))
                     }
                     try body(ident, fixes)
                 }
@@ -163,24 +168,28 @@ public final class PostgresStore {
                         alertFutures.append(
                             s.send(
                                 """
-                                INSERT INTO alerts (time_ms, device_id, type, fence, lat, lon, committed_ms, details)
-                                VALUES ($1,$2,$3,$4,$5,$6,$7,$8)
+                                INSERT INTO alerts (time_ms, device_id, type, fence, lat, lon, committed_ms, details, node)
+                                VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
                                 ON CONFLICT (device_id, time_ms, type, fence) DO UPDATE SET time_ms = excluded.time_ms
                                 RETURNING id
                                 """,
                                 .of(
                                     a.time, deviceIds[a.device] ?? 0, a.type.rawValue, a.fence,
-                                    a.lat, a.lon, committedMs, details)))
+                                    a.lat, a.lon, committedMs, details, cluster?.node)))
                         records.append(
                             AlertRecord(
                                 id: 0, time: a.time, device: a.device, type: a.type.rawValue,
                                 fence: a.fence, lat: a.lat, lon: a.lon, details: details))
                     }
                 }
+                // A node writes the states of the devices it holds only (a
+                // lease lost meanwhile leaves the new holder's state alone),
+                // their lease rows locked until the commit ends.
+                let holding = try heldDevices(Array(batch.states.keys), s)
                 if !batch.states.isEmpty {
                     var b = PostgresBindings(capacity: Self.rowsPerInsert * 8)
                     var n = 0
-                    for (device, st) in batch.states {
+                    for (device, st) in batch.states where holding?.contains(device) ?? true {
                         b.add(deviceIds[device] ?? 0)
                         b.add(st.lastTime)
                         b.add(st.lat.isNaN ? nil : st.lat)
@@ -215,6 +224,18 @@ public final class PostgresStore {
                                 t.start.lon, t.end.lat, t.end.lon, t.startFence, t.endFence,
                                 t.distanceM, t.maxSpeedKmh, t.fixes, t.start.odometerM,
                                 t.end.odometerM, t.startFenceId, t.endFenceId)))
+                }
+                if let cluster, !batch.releases.isEmpty {
+                    var r = PostgresBindings()
+                    r.add(cluster.node)
+                    r.add(cluster.incarnation)
+                    r.add(batch.releases.compactMap { deviceIds[$0] })
+                    pending.append(
+                        s.send(
+                            """
+                            DELETE FROM device_leases WHERE node = $1 AND incarnation = $2
+                              AND device_id = ANY($3)
+                            """, r))
                 }
                 for c in batch.confirmed {
                     pending.append(
@@ -269,6 +290,26 @@ public final class PostgresStore {
             deviceIds[ident] = try r[0]
             added.append(ident)
         }
+    }
+
+    /// Of `devices`, those whose lease this process holds, their lease rows
+    /// locked (`FOR SHARE`) until the transaction ends; nil for a node of
+    /// its own (it holds every device).
+    private func heldDevices(_ devices: [String], _ s: PGSession) throws -> Set<String>? {
+        guard let cluster else { return nil }
+        guard !devices.isEmpty else { return [] }
+        var b = PostgresBindings()
+        b.add(devices.compactMap { deviceIds[$0] })
+        b.add(cluster.node)
+        b.add(cluster.incarnation)
+        return Set(
+            try s.query(
+                """
+                SELECT d.ident FROM device_leases l JOIN devices d ON d.id = l.device_id
+                WHERE l.device_id = ANY($1) AND l.node = $2 AND l.incarnation = $3
+                FOR SHARE OF l
+                """, b
+            ).map { r -> String in try r[0] })
     }
 
     /// The device id of `ident` (nil when the database has none).

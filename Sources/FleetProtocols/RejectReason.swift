@@ -29,6 +29,9 @@ public enum RejectReason: String, Sendable, CaseIterable, Codable {
     case overload = "overload"
     /// The device is not registered and unknown devices are refused.
     case unknownDevice = "unknown_device"
+    /// Cluster: another node holds the device's lease. Not acknowledged:
+    /// the device resends, and is taken here once that node lets it go.
+    case ownedElsewhere = "owned_elsewhere"
     /// The datagram is larger than any valid one.
     case oversize = "oversize"
     /// Teltonika: the datagram ends before the structure it announces.

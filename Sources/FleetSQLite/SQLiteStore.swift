@@ -77,7 +77,7 @@ public final class SQLiteStore {
             try queue.read { db in
                 let select = try db.cachedStatement(
                     sql: """
-                        SELECT time_ms, lat, lon, speed_kmh, ignition, valid FROM positions
+                        SELECT time_ms, lat, lon, speed_kmh, ignition, valid, accuracy_m, hdop FROM positions
                         WHERE device_id = ? AND time_ms > ? AND disposition != \(FixDisposition.late.rawValue)
                         ORDER BY time_ms
                         """)
@@ -86,10 +86,16 @@ public final class SQLiteStore {
                     let rows = try Row.fetchCursor(select, arguments: [id, after])
                     var fixes: [Fix] = []
                     while let r = try rows.next() {
+                        let hdop: Double? = r[7]
                         fixes.append(
                             Fix(
                                 device: ident, time: r[0], lat: r[1], lon: r[2], speedKmh: r[3],
-                                ignition: r[4], valid: r[5]))
+                                accuracyM: r[6], ignition: r[4], valid: r[5],
+                                extra: hdop.map { h in
+                                    var x = FixExtra()
+                                    x.hdop = h
+                                    return x
+                                }))
                     }
                     if !fixes.isEmpty { try body(ident, fixes) }
                 }

@@ -11,6 +11,10 @@ public protocol Store: AnyObject {
     /// Where the data lives, for logs (a file path, a database URL without password).
     var location: String { get }
 
+    /// Device ownership when this store is shared by several nodes (nil:
+    /// this node tracks every device; see `ClusterMembership`).
+    var membership: (any ClusterMembership)? { get }
+
     /// Every device's persisted tracking state, by device id.
     func loadStates() throws(StoreError) -> [String: DeviceState]
 
@@ -18,7 +22,7 @@ public protocol Store: AnyObject {
     /// it stored after its state's checkpoint (`DeviceState.lastTime`; all
     /// of them for a device with no state), in fix-time order, leaving out
     /// those stored as `late`. The fixes carry what the tracker reads: time,
-    /// position, speed, ignition and validity.
+    /// position, speed, ignition, validity, reported accuracy and HDOP.
     func forEachFixAfterCheckpoint(
         _ states: [String: DeviceState], _ body: (String, [Fix]) throws -> Void
     ) throws(StoreError)
@@ -100,4 +104,9 @@ public protocol Store: AnyObject {
     /// delivered before `cutoffMs`, at most about `maxRows` rows. Returns
     /// outbox rows deleted.
     func pruneWebhooks(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int
+}
+
+extension Store {
+    /// A store of one node's own: no ownership to share.
+    public var membership: (any ClusterMembership)? { nil }
 }

@@ -21,9 +21,13 @@ public struct WriteBatch: Sendable {
     /// every subscriber are committed in one transaction.
     public var outbox: [(alert: Int, webhook: String)] = []
 
+    /// Devices this node hands over to another (cluster): their leases are
+    /// given up in the same transaction as their states in `states`.
+    public var releases: [String] = []
+
     public init() {}
 
     public var isEmpty: Bool {
-        positions.isEmpty && alerts.isEmpty && states.isEmpty && trips.isEmpty
+        positions.isEmpty && alerts.isEmpty && states.isEmpty && trips.isEmpty && releases.isEmpty
     }
 }

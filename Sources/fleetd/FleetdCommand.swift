@@ -114,7 +114,9 @@ struct FleetdCommand: AsyncParsableCommand {
             return try SQLiteStore(path: c.storage.database, synchronous: c.storage.synchronous)
         case .postgresql:
             return try PostgresStore(
-                settings: postgresSettings(c), synchronous: c.storage.synchronous)
+                settings: postgresSettings(c), synchronous: c.storage.synchronous,
+                node: c.cluster.node.isEmpty ? nil : c.cluster.node,
+                leaseMs: Int64(c.cluster.leaseS * 1000))
         }
     }
 

@@ -9,8 +9,12 @@ import Foundation
 public final class UDPClient {
     private let fd: Int32
 
-    /// Connects to `host:port` (an IPv4 or IPv6 literal, or a name resolved by getaddrinfo).
-    public init(host: String, port: Int, receiveBuffer: Int = 4 << 20) throws(UDPClientError) {
+    /// Connects to `host:port` (an IPv4 or IPv6 literal, or a name resolved
+    /// by getaddrinfo), sending from `source` (an IPv4 literal, such as one
+    /// of 127.0.0.0/8; nil: the kernel's choice).
+    public init(host: String, port: Int, receiveBuffer: Int = 4 << 20, source: String? = nil)
+        throws(UDPClientError)
+    {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         hints.ai_family = AF_UNSPEC
@@ -23,6 +27,24 @@ public final class UDPClient {
         guard fd >= 0 else { throw UDPClientError("socket: \(String(cString: strerror(errno)))") }
         var size = Int32(receiveBuffer)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        if let source {
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            guard inet_pton(AF_INET, source, &a.sin_addr) == 1 else {
+                close(fd)
+                throw UDPClientError("source \(source) is not an IPv4 address")
+            }
+            let bound = withUnsafePointer(to: &a) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let e = String(cString: strerror(errno))
+                close(fd)
+                throw UDPClientError("bind \(source): \(e)")
+            }
+        }
         guard connect(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 else {
             let e = String(cString: strerror(errno))
             close(fd)

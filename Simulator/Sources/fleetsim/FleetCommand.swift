@@ -56,6 +56,11 @@ struct FleetCommand: ParsableCommand {
     @Option(help: "fleetd's Teltonika UDP address.") var teltonikaTarget = "127.0.0.1:5027"
     @Option(help: "fleetd's NMEA UDP address.") var nmeaTarget = "127.0.0.1:10110"
     @Option(help: "fleetd's OsmAnd HTTP address (TCP).") var osmandTarget = "127.0.0.1:5055"
+    @Option(
+        help:
+            "Send from this many loopback addresses (127.0.0.2 on; vehicle k from the (k mod N)th), as trackers behind many addresses do: for a balancer hashing on the source address. Loopback targets only."
+    )
+    var sources = 1
 
     func scenario() throws -> FleetScenario {
         var s = FleetScenario()
@@ -106,6 +111,9 @@ struct FleetCommand: ParsableCommand {
     }
 
     func run() throws {
+        guard (1...250).contains(sources) else {
+            throw ValidationError("--sources must be 1…250, found \(sources)")
+        }
         let s = try scenario()
         let files = routes.isEmpty ? Self.bundledRoutes() : routes
         guard !files.isEmpty else {
@@ -167,7 +175,7 @@ struct FleetCommand: ParsableCommand {
             targets: FleetSender.Targets(
                 json: try target(jsonTarget), teltonika: try target(teltonikaTarget),
                 nmea: try target(nmeaTarget), osmand: try target(osmandTarget)),
-            startMs: s.startMs, speedup: speedup)
+            startMs: s.startMs, speedup: speedup, sources: sources)
         let r = sender.run()
         let rejected = r.rejected.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
         print(

@@ -12,6 +12,7 @@ import Foundation
 public struct DaemonConfig: Sendable, Equatable {
     public var storage = StorageConfig()
     public var postgresql = PostgresConfig()
+    public var cluster = ClusterConfig()
     public var geofences = GeofencesConfig()
     public var listen = ListenConfig()
     public var nmea = NMEAConfig()
@@ -46,7 +47,7 @@ public struct DaemonConfig: Sendable, Equatable {
     /// The sections a file may have.
     static let sections = [
         "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices",
-        "tracking", "alerts", "overspeed", "trip", "http", "webhooks", "postgresql",
+        "tracking", "alerts", "overspeed", "trip", "http", "webhooks", "postgresql", "cluster",
     ]
 
     /// `[[webhooks]]`: each table a `WebhookEntry`; names unique.
@@ -96,6 +97,13 @@ public struct DaemonConfig: Sendable, Equatable {
         var c = DaemonConfig()
         c.storage = try read("storage", StorageConfig.init)
         c.postgresql = try read("postgresql", PostgresConfig.init)
+        c.cluster = try read("cluster", ClusterConfig.init)
+        if c.cluster.enabled, c.storage.backend != .postgresql {
+            throw ConfigError(
+                file: file, line: nil, key: "cluster.node",
+                message: "nodes share a PostgreSQL database: set [storage] backend = \"postgresql\""
+            )
+        }
         c.geofences = try read("geofences", GeofencesConfig.init)
         c.listen = try read("listen", ListenConfig.init)
         c.screen = try read("screen", ScreenPolicy.init)

@@ -13,6 +13,9 @@ final class CommitWaiter: Sendable {
     /// The fixes are committed (writer thread; never blocks).
     func committed() { finish(true) }
 
+    /// The fixes will not be committed (their device is another node's).
+    func refused() { finish(false) }
+
     private func finish(_ ok: Bool) {
         let c = state.withLock { s -> CheckedContinuation<Bool, Never>? in
             guard case .waiting(let c) = s else { return nil }

@@ -41,12 +41,23 @@ final class TrackingStage: @unchecked Sendable {
     private let retainMs: Int64
     /// Wall-clock time of the tracking loop's last turn, Unix ms (for the watchdog).
     let heartbeat = Atomic<Int64>(0)
+    /// Cluster: the leases that decide which devices this node tracks (nil:
+    /// every device). The shards then hold exactly the devices leased here.
+    private let membership: (any ClusterMembership)?
+    /// When the leases were last renewed (wall clock, ms), and the fixes
+    /// tracked since (for the node's heartbeat).
+    private var lastRenewMs: Int64 = 0
+    private var fixesSinceRenew = 0
+    /// A device another node wants is handed over once it has been quiet
+    /// here this long (ms): its fixes now go there.
+    static let handOverQuietMs: Int64 = 1000
 
     init(
         queue: InboundQueue, handoff: CommitHandoff, fences: FenceIndex,
         states: [String: DeviceState], unwritten: [String] = [], metrics: Metrics,
-        config: DaemonConfig
+        config: DaemonConfig, membership: (any ClusterMembership)? = nil
     ) {
+        self.membership = membership
         self.checkpointMs = Int64(config.storage.stateCheckpointS) * 1000
         self.retainMs = Int64(config.storage.retainDays * 86_400_000)
         self.queue = queue
@@ -108,6 +119,11 @@ final class TrackingStage: @unchecked Sendable {
                 for shard in shards { shard.tracker = Tracker(fences: fresh, settings: settings) }
             }
             var batch = WriteBatch()
+            var items = items
+            if membership != nil {
+                renewLeases(into: &batch)
+                items = takeLeases(items)
+            }
             checkSilence(into: &batch)
             if items.isEmpty {
                 // Idle: nothing arrived during the idle wait. Dirty states are
@@ -131,6 +147,91 @@ final class TrackingStage: @unchecked Sendable {
         }
         metrics.unwrittenStates(0)  // what the status file says after a clean stop
         handoff.close()
+    }
+
+    /// Cluster, at most every fifth of a lease: renews this node's leases;
+    /// hands over (state written, lease given up, in `batch`) the devices
+    /// another node wants that have been quiet here a second; forgets those
+    /// whose lease was lost (a renewal lapsed and another node took them).
+    private func renewLeases(into batch: inout WriteBatch) {
+        guard let membership else { return }
+        let t = now()
+        guard t - lastRenewMs >= membership.leaseMs / 5 else { return }
+        let seconds = lastRenewMs == 0 ? 1 : Double(t - lastRenewMs) / 1000
+        lastRenewMs = t
+        let known = shards.reduce(0) { $0 + $1.devices.count }
+        let renewal: (wanted: [String], held: Set<String>?)
+        do {
+            renewal = try membership.renew(
+                devices: known, fixesPerSecond: Double(fixesSinceRenew) / seconds)
+        } catch {
+            metrics.writerFailed("cluster: \(error)")
+            return
+        }
+        fixesSinceRenew = 0
+        for device in renewal.wanted {
+            let shard = shards[Self.shard(of: device, count: shards.count)]
+            if let e = shard.devices[device], t - e.heardMs < Self.handOverQuietMs { continue }
+            if let s = shard.devices[device]?.state { batch.states[device] = s }
+            batch.releases.append(device)
+            shard.devices[device] = nil
+        }
+        if let held = renewal.held {
+            for shard in shards {
+                for device in shard.devices.keys where !held.contains(device) {
+                    shard.devices[device] = nil
+                }
+            }
+        }
+    }
+
+    /// Cluster: takes the leases of the devices of `items` this node does
+    /// not hold yet, resuming each one taken from its stored state and the
+    /// fixes stored after it; returns `items` without the datagrams of
+    /// devices another node holds (not tracked, not acknowledged: resent).
+    private func takeLeases(_ items: [InboundDatagram]) -> [InboundDatagram] {
+        guard let membership, !items.isEmpty else { return items }
+        var unknown = Set<String>()
+        for d in items {
+            for f in d.fixes
+            where shards[Self.shard(of: f.device, count: shards.count)]
+                .devices[f.device] == nil
+            {
+                unknown.insert(f.device)
+            }
+        }
+        guard !unknown.isEmpty else { return items }
+        let taken: [String: ClusterResume]
+        do {
+            taken = try membership.acquire(unknown.sorted())
+        } catch {
+            metrics.writerFailed("cluster: \(error)")
+            taken = [:]
+        }
+        let t = now()
+        var tracker: Tracker?
+        for (device, resume) in taken {
+            var state = resume.state
+            if !resume.fixes.isEmpty {
+                if tracker == nil {
+                    tracker = Tracker(fences: shards[0].tracker.fences, settings: settings)
+                }
+                for fix in resume.fixes {
+                    if let s = tracker!.process(fix, state: state).newState { state = s }
+                }
+            }
+            shards[Self.shard(of: device, count: shards.count)].devices[device] = TrackedDevice(
+                state: state, heardMs: t)
+            if !resume.fixes.isEmpty { markDirty(device, at: t) }
+        }
+        let refused = unknown.subtracting(taken.keys)
+        guard !refused.isEmpty else { return items }
+        return items.filter { d in
+            guard d.fixes.contains(where: { refused.contains($0.device) }) else { return true }
+            metrics.rejected("cluster", .ownedElsewhere, count: d.fixes.count)
+            d.waiter?.refused()
+            return false
+        }
     }
 
     /// Flags `device`'s entry dirty and queues it for a checkpoint (unless it is already).
@@ -220,6 +321,7 @@ final class TrackingStage: @unchecked Sendable {
                 }
             }
         }
+        fixesSinceRenew += fixes.count
         batch.positions.reserveCapacity(fixes.count)
         for (i, fix) in fixes.enumerated() {
             guard let r = results[i] else { continue }

@@ -61,10 +61,18 @@ public final class Daemon: Sendable {
         let lock = try InstanceLock(database: config.storage.database)
         defer { withExtendedLifetime(lock) {} }
         let store = try openStore(config)
-        var states = try store.loadStates()
-        logger.info("store \(store.location) open; \(states.count) devices with state")
-        let unwritten = try StateReplay.run(
-            store: store, fences: fences, settings: config.tracking.settings, states: &states)
+        let membership = store.membership
+        // A node of a cluster loads a device's state when it takes its lease.
+        var states = membership == nil ? try store.loadStates() : [:]
+        let opened =
+            membership.map { "cluster node \($0.node), lease \($0.leaseMs) ms" }
+            ?? "\(states.count) devices with state"
+        logger.info("store \(store.location) open; \(opened)")
+        let unwritten =
+            membership == nil
+            ? try StateReplay.run(
+                store: store, fences: fences, settings: config.tracking.settings, states: &states)
+            : (devices: [], fixes: 0)
         if !unwritten.devices.isEmpty {
             logger.notice(
                 "replayed \(unwritten.fixes) fixes stored after the state checkpoint of \(unwritten.devices.count) devices"
@@ -83,7 +91,7 @@ public final class Daemon: Sendable {
         let handoff = CommitHandoff(capacity: 2)
         let tracking = TrackingStage(
             queue: queue, handoff: handoff, fences: fences, states: states,
-            unwritten: unwritten.devices, metrics: metrics, config: config)
+            unwritten: unwritten.devices, metrics: metrics, config: config, membership: membership)
         // Replies last: what a sender may look at once acknowledged (the
         // alert log's lines, the counters) is already there.
         var sinks: [any CommitSink] = alertLog.map { [$0] } ?? []
@@ -182,6 +190,12 @@ public final class Daemon: Sendable {
                 "commit stage", start: commit.start,
                 stop: { [logger] in
                     commit.finish()
+                    // Every state written: the other nodes may take the devices at once.
+                    do {
+                        try membership?.leave()
+                    } catch {
+                        logger.warning("cluster: leases not given up (they expire): \(error)")
+                    }
                     journal?.flush()
                     if let n = journal?.dropped.load(ordering: .relaxed), n > 0 {
                         logger.warning("journal: \(n) alerts were left out (the journal lagged)")
@@ -205,6 +219,11 @@ public final class Daemon: Sendable {
             ReloadService { [self] in
                 reload(tracking: tracking, alertLog: alertLog, api: backend, commit: commit)
             })
+        if let membership, let hub, let readers {
+            let feed = ClusterFeed(
+                membership: membership, hub: hub, afterId: try readers.lastAlertId())
+            services.append(ComponentService("cluster feed", start: feed.start, stop: feed.stop))
+        }
         if let backend, let hub { services.append(makeAPIServer(backend: backend, hub: hub)) }
         for l in listeners {
             services.append(

@@ -46,14 +46,20 @@ public final class FleetSender {
     private let resendMs: Double
     private let maxAttempts: Int
     private let nmeaSpacingMs: Double
-    private var sockets: [String: UDPClient] = [:]
+    /// The UDP sockets (one per protocol, times `sources`) and each device's.
+    private var sockets: [(proto: String, socket: UDPClient)] = []
+    private var socketOf: [Int] = []
     private var http: HTTPConnection?
 
     /// `speedup`: fix time runs this many times faster than the wall clock
-    /// from `startMs` (0: as fast as acknowledgements allow).
+    /// from `startMs` (0: as fast as acknowledgements allow). With `sources`
+    /// above 1, the devices send from that many loopback addresses
+    /// (127.0.0.2, 127.0.0.3, …; device k from the (k mod sources)th), as
+    /// trackers behind different addresses do: for a balancer that hashes
+    /// on the source address. Loopback targets only.
     public init(
         devices: [SimDevice], targets: Targets, startMs: Int64, speedup: Double,
-        resendMs: Int = 1000, maxAttempts: Int = 30, nmeaSpacingMs: Double = 5
+        resendMs: Int = 1000, maxAttempts: Int = 30, nmeaSpacingMs: Double = 5, sources: Int = 1
     ) throws(UDPClientError) {
         self.devices = devices
         self.startMs = startMs
@@ -61,7 +67,8 @@ public final class FleetSender {
         self.resendMs = Double(resendMs)
         self.maxAttempts = maxAttempts
         self.nmeaSpacingMs = nmeaSpacingMs
-        for proto in Set(devices.map(\.proto)) {
+        var index: [String: Int] = [:]
+        for proto in Set(devices.map(\.proto)).sorted() {
             if proto == "osmand" {
                 guard let t = targets.osmand else { throw UDPClientError("no target for osmand") }
                 http = HTTPConnection(host: t.host, port: t.port)
@@ -74,7 +81,19 @@ public final class FleetSender {
                 default: targets.nmea
                 }
             guard let t else { throw UDPClientError("no target for \(proto)") }
-            sockets[proto] = try UDPClient(host: t.host, port: t.port)
+            for k in 0..<max(sources, 1) {
+                index["\(proto)/\(k)"] = sockets.count
+                sockets.append(
+                    (
+                        proto,
+                        try UDPClient(
+                            host: t.host, port: t.port,
+                            source: sources > 1 ? "127.0.0.\(2 + k)" : nil)
+                    ))
+            }
+        }
+        socketOf = devices.indices.map { d in
+            index["\(devices[d].proto)/\(d % max(sources, 1))"] ?? 0
         }
     }
 
@@ -131,7 +150,7 @@ public final class FleetSender {
                 return
             }
             let (keys, bytes) = encode(d, p)
-            let socket = sockets[devices[d].proto]!
+            let socket = sockets[socketOf[d]].socket
             socket.send(bytes)
             if p.duplicate { socket.send(bytes) }
             report.packets += 1
@@ -198,7 +217,7 @@ public final class FleetSender {
                         }
                         f.attempts += 1
                         f.sentAt = t
-                        sockets[devices[d].proto]!.send(f.bytes)
+                        sockets[socketOf[d]].socket.send(f.bytes)
                         report.resent += 1
                         flights[first] = f
                     }
