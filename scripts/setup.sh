@@ -5,12 +5,14 @@
 # /usr/share/javascript/leaflet), chromium and chromium-driver (the console's
 # browser tests), prometheus (promtool, which checks the metrics and the
 # alerting rules), lintian (which checks the Debian package), postgresql-15
-# (the PostgreSQL backend's tests, each on a throwaway server of its own);
+# (the PostgreSQL backend's tests, each on a throwaway server of its own),
+# nginx with libnginx-mod-stream (the UDP balancer in front of the cluster
+# test's nodes);
 # and from PyPI schemathesis (the API's tests), selenium and pillow (the console's tests), standardwebhooks (the reference check of
 # webhook signatures).
 set -euo pipefail
 need=(libsqlite3-dev libsystemd-dev pkg-config libjs-leaflet chromium chromium-driver prometheus lintian
-  postgresql-15)
+  postgresql-15 nginx libnginx-mod-stream)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

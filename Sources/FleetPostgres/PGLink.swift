@@ -48,6 +48,7 @@ final class PGLink: @unchecked Sendable {
 
     /// Runs `body` on the connection (connecting first when needed). Any
     /// failure becomes a `StoreError` naming the database and `action`.
+    @discardableResult
     func session<T>(_ action: String, _ body: (PGSession) throws -> T) throws(StoreError) -> T {
         do {
             return try lock.withLock {
@@ -79,6 +80,7 @@ final class PGLink: @unchecked Sendable {
 
     /// Runs `body` in one transaction: committed when it returns, rolled
     /// back when it throws.
+    @discardableResult
     func transaction<T>(_ action: String, _ body: (PGSession) throws -> T) throws(StoreError) -> T {
         try session(action) { s in
             try s.run("BEGIN")

@@ -157,7 +157,8 @@ enum PGSchema {
                 node TEXT NOT NULL,
                 incarnation TEXT NOT NULL,
                 expires_at TIMESTAMPTZ NOT NULL,
-                wanted_by TEXT
+                wanted_by TEXT,
+                wanted_at TIMESTAMPTZ
             );
             CREATE INDEX device_leases_by_node ON device_leases(node, incarnation);
             CREATE TABLE cluster_nodes (

@@ -59,9 +59,11 @@ public final class PostgresCluster: ClusterMembership {
                 INSERT INTO device_leases (device_id, node, incarnation, expires_at)
                 SELECT unnest($1::bigint[]), $2, $3, \(lease)
                 ON CONFLICT (device_id) DO UPDATE SET node = excluded.node,
-                  incarnation = excluded.incarnation, expires_at = excluded.expires_at, wanted_by = NULL
+                  incarnation = excluded.incarnation, expires_at = excluded.expires_at,
+                  wanted_by = NULL, wanted_at = NULL
                 WHERE device_leases.expires_at < now()
-                   OR (device_leases.node = excluded.node AND device_leases.incarnation = excluded.incarnation)
+                   OR (device_leases.node = excluded.node AND device_leases.incarnation = excluded.incarnation
+                       AND device_leases.wanted_by IS NULL)
                 RETURNING device_id
                 """, b
             ).map { r -> Int64 in try r[0] }
@@ -73,8 +75,8 @@ public final class PostgresCluster: ClusterMembership {
                 w.add(node)
                 try s.run(
                     """
-                    UPDATE device_leases SET wanted_by = $2
-                    WHERE device_id = ANY($1) AND wanted_by IS NULL AND node != $2
+                    UPDATE device_leases SET wanted_by = $2, wanted_at = now()
+                    WHERE device_id = ANY($1) AND node != $2
                     """, w)
             }
             guard !taken.isEmpty else { return [:] }
@@ -127,6 +129,7 @@ public final class PostgresCluster: ClusterMembership {
                 """
                 SELECT d.ident FROM device_leases l JOIN devices d ON d.id = l.device_id
                 WHERE l.node = $1 AND l.incarnation = $2 AND l.wanted_by IS NOT NULL
+                  AND l.wanted_at > now() - \(leaseMs) * interval '1 millisecond'
                 """, .of(node, incarnation)
             ).map { r -> String in try r[0] }
             guard check else { return (wanted, nil) }

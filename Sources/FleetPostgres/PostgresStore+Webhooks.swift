@@ -5,7 +5,10 @@ import PostgresNIO
 /// Webhook subscriptions and their outbox on the writer's connection (the
 /// commit stage runs these between commits), as `SQLiteStore` has them.
 /// Forming a batch locks the subscription's row (`FOR UPDATE`), so two
-/// nodes never form the same batch.
+/// nodes never form the same batch; a batch handed out is claimed by this
+/// process (`claimed_by`) for its timeout and 30 s more, so that of several
+/// nodes one sends a subscription's requests, one at a time, and another
+/// takes over once a dead node's claim has run out.
 extension PostgresStore {
     public func webhooks() throws(StoreError) -> [WebhookSubscription] {
         try link.session("cannot read webhooks") { s in try PGWebhookSQL.all(s) }
@@ -106,7 +109,7 @@ extension PostgresStore {
             guard
                 let w = try s.query(
                     """
-                    SELECT batch_max, max_age_h, disabled, cursor, scanned, id
+                    SELECT batch_max, max_age_h, disabled, cursor, scanned, id, timeout_s
                     FROM webhooks WHERE name = $1 FOR UPDATE
                     """, .of(name)
                 ).first
@@ -119,15 +122,30 @@ extension PostgresStore {
             var scanned: Int64 = try w[4]
             let tag = PGWebhookSQL.tag(try w[5])
             let cutoff = nowMs - Int64(maxAgeH * 3_600_000)
+            let claimMs = Int64((try w[6] as Double) * 1000) + 30_000
             // Bounded: a call dead-letters at most this many batches.
             for _ in 0..<1000 {
-                if let b = try s.query(
+                if let r = try s.query(
                     """
-                    SELECT \(PGWebhookSQL.batchColumns) FROM webhook_batches
+                    SELECT \(PGWebhookSQL.batchColumns), claimed_by, claimed_until_ms
+                    FROM webhook_batches
                     WHERE webhook = $1 AND state = 'pending' ORDER BY id LIMIT 1
                     """, .of(name)
-                ).first.map(PGWebhookSQL.batch) {
-                    guard b.oldestMs < cutoff else { return b }
+                ).first {
+                    let b = try PGWebhookSQL.batch(r)
+                    let claimedBy: String? = try r[11]
+                    let claimedUntil: Int64? = try r[12]
+                    if let claimedBy, claimedBy != claimant, (claimedUntil ?? 0) > nowMs {
+                        return nil  // another node is sending it
+                    }
+                    guard b.oldestMs < cutoff else {
+                        try s.run(
+                            """
+                            UPDATE webhook_batches SET claimed_by = $1, claimed_until_ms = $2
+                            WHERE id = $3
+                            """, .of(claimant, nowMs + claimMs, b.id))
+                        return b
+                    }
                     try s.run(
                         "UPDATE webhook_batches SET state = 'dead', done_ms = $1 WHERE id = $2",
                         .of(nowMs, b.id))
@@ -170,6 +188,12 @@ extension PostgresStore {
             }
             return nil
         }
+    }
+
+    /// Who claims the batches this process sends: the node and its
+    /// incarnation in a cluster, else one name for the one process.
+    var claimant: String {
+        cluster.map { "\($0.node)/\($0.incarnation)" } ?? "fleetd"
     }
 
     public func recordWebhookAttempt(

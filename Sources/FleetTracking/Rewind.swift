@@ -68,6 +68,15 @@ public struct Rewind: Sendable {
         self.reorderUntil = reorderUntil
     }
 
+    /// For a device this process has just taken over from another node (a
+    /// cluster's lease) at `state`: its datagrams were refused meanwhile and
+    /// come back as their senders resend them, not always in order, so its
+    /// fixes are kept as a reordering device's for `holdMs` of fix time
+    /// after `state`'s newest (the first late one is then placed, not late).
+    public init(resuming state: DeviceState) {
+        self.init(base: state, reorderUntil: state.lastTime + Self.holdMs)
+    }
+
     /// The fix time before which nothing can be put in place.
     var floor: Int64 { base?.lastTime ?? .min }
 

@@ -221,7 +221,7 @@ final class TrackingStage: @unchecked Sendable {
                 }
             }
             shards[Self.shard(of: device, count: shards.count)].devices[device] = TrackedDevice(
-                state: state, heardMs: t)
+                state: state, heardMs: t, rewind: state.map(Rewind.init(resuming:)))
             if !resume.fixes.isEmpty { markDirty(device, at: t) }
         }
         let refused = unknown.subtracting(taken.keys)
