@@ -66,6 +66,7 @@ let package = Package(
             dependencies: [
                 "FleetProtocols", "FleetStorage", "FleetTracking",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -219,6 +220,9 @@ let package = Package(
                 "FleetSQLite", "FleetStorage", "FleetTracking", "FleetProtocols", "FleetGeo",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "FleetPostgresTests", dependencies: ["FleetPostgres", "FleetStorage"],
             swiftSettings: strict),
         .testTarget(
             name: "FleetDaemonTests",

@@ -191,3 +191,33 @@ echo "== accuracy: the standard simulated fleet scored against its truth =="
 # duplicate and reordered datagrams (see the script); fleetd's defaults, then
 # the same with the accuracy gate off.
 scripts/accuracy.sh "$bin"
+
+echo
+echo "== PostgreSQL: one node against SQLite at stepped rates (fleetbench ingest) =="
+# The same ingest as above, 20 000 devices, Teltonika, a fix a datagram; on
+# SQLite, then on a throwaway PostgreSQL 15 (scripts/pg-test-server.sh:
+# loopback, default server settings but shared_buffers 256 MB), three
+# sittings each, alternating.
+pgwork=$(mktemp -d /tmp/fleetd-bench-pg.XXXXXX)
+chmod 755 "$pgwork"
+pgport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+scripts/pg-test-server.sh start "$pgwork/pg" "$pgport"
+trap 'scripts/pg-test-server.sh stop "$pgwork/pg" >/dev/null 2>&1 || true; rm -rf "$pgwork"' EXIT
+pgset=(--set storage.backend=postgresql --set "postgresql.url=postgres://fleetd@127.0.0.1:$pgport/fleetd"
+  --set "postgresql.password_file=$pgwork/pg/password")
+pgrates=(--rate 5000 --rate 10000 --rate 15000 --rate 20000 --rate 25000 --rate 30000 --rate 40000
+  --rate 50000 --rate 60000)
+for sitting in 1 2 3; do
+  for backend in sqlite postgresql; do
+    echo "-- $backend, sitting $sitting"
+    extra=()
+    [ "$backend" = postgresql ] && extra=("${pgset[@]}")
+    "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+      --proto teltonika --records 1 --devices 20000 --warmup-rate 2500 "${pgrates[@]}" "${extra[@]}" |
+      grep -E "highest sustained|p99|peak RSS" || true
+  done
+done
+
+echo
+echo "== many nodes: one fleet through nginx to 1, 2 and 3 nodes on PostgreSQL =="
+scripts/cluster-bench.sh "$bin"

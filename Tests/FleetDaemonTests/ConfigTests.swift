@@ -85,6 +85,23 @@ import Testing
             "f:2: unexpected \"j\" after the value (one key = value per line)"
         ),
         ("storage = 1", "f:1: storage: must be a table, found an integer"),
+        (
+            "[storage]\nbackend = \"mysql\"",
+            "f:2: storage.backend: must be \"sqlite\" or \"postgresql\", found \"mysql\""
+        ),
+        (
+            "[postgresql]\nurl = \"mysql://x\"",
+            "f:2: postgresql.url: must be a postgres://USER@HOST:PORT/DATABASE URL"
+        ),
+        ("[postgresql]\npool_size = 0", "f:2: postgresql.pool_size: must be 1…64, found 0"),
+        (
+            "[cluster]\nnode = \"a b\"",
+            "f:2: cluster.node: must be at most 63 letters, digits, '-', '_' or '.', found \"a b\""
+        ),
+        (
+            "[cluster]\nnode = \"n1\"",
+            "f: cluster.node: nodes share a PostgreSQL database: set [storage] backend = \"postgresql\""
+        ),
     ])
     func errorsNameFileLineAndKey(_ c: (String, String)) {
         #expect(throws: ConfigError.self) { try DaemonConfig.parse(c.0, file: "f") }
