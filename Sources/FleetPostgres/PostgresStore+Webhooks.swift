@@ -18,27 +18,30 @@ extension PostgresStore {
         throws(StoreError) -> Bool
     {
         try link.transaction("cannot store webhook \(w.name)") { s in
-            let settings = PostgresBindings.of(
-                w.url, w.secret, PGWebhookSQL.text(w.types), PGWebhookSQL.text(w.devices),
-                PGWebhookSQL.text(w.fences), w.allowPrivate, w.batchMax, w.timeoutS, w.maxAgeH,
-                w.origin.rawValue, w.name)
-            let changed = try s.run(
-                """
-                UPDATE webhooks SET url = $1, secret = $2, types = $3, devices = $4, fences = $5,
-                  allow_private = $6, batch_max = $7, timeout_s = $8, max_age_h = $9, origin = $10
-                WHERE name = $11
-                """, settings)
-            let created = changed == 0
-            if created {
-                webhookIds[w.name] = nil
-                var b = settings
-                b.add(Int64(Date().timeIntervalSince1970 * 1000))
-                try s.run(
+            // One statement, so that nodes storing the config's subscriptions
+            // at the same start-up do not collide: `xmax = 0` marks a row
+            // this statement inserted rather than updated.
+            let created: Bool =
+                try s.query(
                     """
                     INSERT INTO webhooks (url, secret, types, devices, fences, allow_private,
                       batch_max, timeout_s, max_age_h, origin, name, created_ms)
                     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)
-                    """, b)
+                    ON CONFLICT (name) DO UPDATE SET url = excluded.url, secret = excluded.secret,
+                      types = excluded.types, devices = excluded.devices, fences = excluded.fences,
+                      allow_private = excluded.allow_private, batch_max = excluded.batch_max,
+                      timeout_s = excluded.timeout_s, max_age_h = excluded.max_age_h,
+                      origin = excluded.origin
+                    RETURNING xmax = 0
+                    """,
+                    .of(
+                        w.url, w.secret, PGWebhookSQL.text(w.types), PGWebhookSQL.text(w.devices),
+                        PGWebhookSQL.text(w.fences), w.allowPrivate, w.batchMax, w.timeoutS,
+                        w.maxAgeH, w.origin.rawValue, w.name,
+                        Int64(Date().timeIntervalSince1970 * 1000))
+                ).first.map { try $0[0] } ?? false
+            if created {
+                webhookIds[w.name] = nil
                 if let since { try backfill(w, after: since, s) }
             }
             if let audit { try PGAdminSQL.record(audit, s) }

@@ -55,12 +55,14 @@ import Testing
             """
     }
 
-    /// A node of the cluster (a new process on `dir` when given: a restart).
-    static func node(_ name: String, pg: PostgresServer, fences: String, dir: URL? = nil) throws
-        -> DaemonProcess
-    {
+    /// A node of the cluster (a new process on `dir` when given: a restart),
+    /// with `extra` config (its webhooks).
+    static func node(
+        _ name: String, pg: PostgresServer, fences: String, dir: URL? = nil, extra: String = ""
+    ) throws -> DaemonProcess {
         let d = try DaemonProcess(
-            fences: fences, extraConfig: pg.sectionConfig + "\n[cluster]\nnode = \"\(name)\"",
+            fences: fences,
+            extraConfig: pg.sectionConfig + "\n[cluster]\nnode = \"\(name)\"\n" + extra,
             dir: dir, storageExtra: "retain_days = 0\n" + pg.storageConfig, tracking: "",
             trip: "")
         d.databaseArgs = ["--config", d.configPath]
@@ -80,7 +82,20 @@ import Testing
         let fences = try String(
             contentsOf: Binaries.packageRoot.appendingPathComponent("config/geofences.geojson"),
             encoding: .utf8)
-        var nodes = try ["n1", "n2", "n3"].map { try Self.node($0, pg: pg, fences: fences) }
+        // Every node has the same subscription to every alert.
+        guard let receiver = try WebhookReceiver.started() else { return }
+        let hook = """
+            [[webhooks]]
+            name = "all"
+            url = "http://127.0.0.1:\(receiver.port)/all"
+            secret = "\(receiver.secret)"
+            allow_private = true
+            batch_max = 100
+            timeout_s = 5
+            """
+        var nodes = try ["n1", "n2", "n3"].map {
+            try Self.node($0, pg: pg, fences: fences, extra: hook)
+        }
         defer { for n in nodes { _ = n.stop() } }
 
         let dir = URL(fileURLWithPath: "/tmp").appendingPathComponent(
@@ -132,7 +147,7 @@ import Testing
         kill(nodes[1].process.processIdentifier, SIGKILL)
         nodes[1].process.waitUntilExit()
         Thread.sleep(forTimeInterval: 15)
-        nodes[1] = try Self.node("n2", pg: pg, fences: fences, dir: nodes[1].dir)
+        nodes[1] = try Self.node("n2", pg: pg, fences: fences, dir: nodes[1].dir, extra: hook)
 
         let deadline = Date().addingTimeInterval(240)
         while sim.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
@@ -172,6 +187,26 @@ import Testing
             #expect((Int(parts[0]) ?? 0) > 500, "\(gap.out)")
             #expect((Int(parts[1]) ?? .max) <= 15_000, "slowest device back after \(parts[1]) ms")
         }
+
+        // Each alert delivered to the subscription once, whichever node
+        // raised it (a batch resent after its sender died keeps its
+        // webhook-id, which is how a receiver drops the repeat).
+        let ids = Set(try nodes[0].fleetctl("alerts").compactMap { $0["id"] as? Int })
+        let hooked = Date().addingTimeInterval(90)
+        while Date() < hooked, receiver.delivered("all").count < ids.count {
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        let delivered = receiver.delivered("all")
+        #expect(delivered == ids, "\(ids.subtracting(delivered).count) alerts not delivered")
+        var carrier: [Int: String] = [:]
+        var twice = 0
+        for r in receiver.requests where r.webhook == "all" && r.status < 300 && r.verified {
+            for a in r.alerts {
+                if let other = carrier[a], other != r.id { twice += 1 }
+                carrier[a] = r.id
+            }
+        }
+        #expect(twice == 0, "\(twice) alerts came in two different messages")
 
         // The cluster as fleetctl shows it: three nodes, the devices shared out.
         let cluster = try nodes[0].fleetctl("cluster")

@@ -1,6 +1,7 @@
 import FleetProtocols
 import FleetSimCore
 import Foundation
+import Synchronization
 import Testing
 
 /// fleetd on a real PostgreSQL 15 (a server of the test's own): the same
@@ -143,5 +144,78 @@ import Testing
         #expect(b.status == 2)
         #expect(b.err.contains("storage.backend"), "\(b.err)")
         #expect(b.err.contains(#"must be "sqlite" or "postgresql""#), "\(b.err)")
+    }
+}
+
+/// Two nodes of a cluster on a real PostgreSQL: an event stream opened on
+/// one carries the alerts the other raises (read by id from the shared
+/// database), and a device the other holds is refused here without an
+/// acknowledgement (`owned_elsewhere`) until that node lets it go.
+@Suite(.serialized) struct ClusterStreamEndToEndTests {
+    let t0: Int64 = 1_700_000_000_000
+
+    @Test func aStreamOnOneNodeCarriesTheOthersAlerts() async throws {
+        let pg = try PostgresServer()
+        defer { pg.remove() }
+        func node(_ name: String) throws -> DaemonProcess {
+            let d = try DaemonProcess(
+                fences: depotFences,
+                extraConfig: pg.sectionConfig + "\n[cluster]\nnode = \"\(name)\"",
+                storageExtra: "retain_days = 0\n" + pg.storageConfig,
+                tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0", http: "127.0.0.1:0",
+                osmand: "")
+            d.databaseArgs = ["--config", d.configPath]
+            return d
+        }
+        let a = try node("a")
+        defer { _ = a.stop() }
+        let b = try node("b")
+        defer { _ = b.stop() }
+        let token = try runTool(
+            try Binaries.path("fleetctl"),
+            ["tokens", "add", "watcher", "--role", "viewer", "--config", a.configPath])
+        #expect(token.status == 0, "\(token.err)")
+        let auth = HTTPTestClient.bearer(token.out.trimmingCharacters(in: .whitespacesAndNewlines))
+        let http = HTTPTestClient(port: a.ports["http"] ?? 0)
+        let open = Mutex(false)
+        async let stream = http.events(
+            "/api/v1/events?positions=off", headers: auth, timeout: 30, retries: 20,
+            opened: { open.withLock { $0 = true } }
+        ) { seen in seen.filter { $0.event == "alert" }.count < 2 }
+        let deadline = Date().addingTimeInterval(10)
+        while !open.withLock({ $0 }), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // truck-1 crosses the depot through node b only.
+        let toB = try UDPClient(host: "127.0.0.1", port: b.port)
+        for (k, lat) in [47.95, 48.05, 48.15].enumerated() {
+            #expect(
+                exchange(toB, [fixLine(k + 1, t0 + Int64(k) * 10_000, lat: lat, lon: 11.05)])?
+                    .acked == [Int64(k + 1)])
+        }
+        let (status, events) = try await stream
+        #expect(status == 200)
+        let alerts = events.filter { $0.event == "alert" }
+        #expect(alerts.map { $0.json["type"] as? String } == ["geofence_enter", "geofence_exit"])
+        #expect(alerts.allSatisfy { $0.json["device"] as? String == "truck-1" })
+
+        // Node b holds truck-1 (it has just sent there): node a refuses its
+        // fix unacknowledged, then takes it once b has let it go (b hands it
+        // over a second after its last fix there, at its next renewal).
+        let toA = try UDPClient(host: "127.0.0.1", port: a.port)
+        let next = fixLine(4, t0 + 30_000, lat: 48.15, lon: 11.06)
+        #expect(exchange(toA, [next], timeout: 500) == nil)
+        var reply: JSONReply?
+        let handover = Date().addingTimeInterval(15)
+        while Date() < handover, reply?.acked != [4] {
+            reply = exchange(toA, [next], timeout: 500)
+        }
+        #expect(reply?.acked == [4], "log a:\n\(a.log)\nlog b:\n\(b.log)")
+        let cluster = try a.fleetctl("cluster")
+        #expect(
+            cluster.first { $0["node"] as? String == "a" }?["devices"] as? Int == 1,
+            "\(cluster)")
+        #expect(a.stop() == 0)
+        #expect(b.stop() == 0)
     }
 }
