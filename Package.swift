@@ -163,8 +163,12 @@ let package = Package(
             name: "fleetbench",
             dependencies: [
                 "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStorage", "FleetSQLite",
-                "FleetSimCore",
+                "FleetSimCore", "FleetPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // sendmmsg/recvmmsg and malloc_trim, which Swift's Glibc module does not declare.
@@ -222,7 +226,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "FleetPostgresTests", dependencies: ["FleetPostgres", "FleetStorage"],
+            name: "FleetPostgresTests",
+            dependencies: ["FleetPostgres", "FleetStorage", "FleetProtocols", "FleetTracking"],
             swiftSettings: strict),
         .testTarget(
             name: "FleetDaemonTests",

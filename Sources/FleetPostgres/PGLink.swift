@@ -1,3 +1,4 @@
+import Dispatch
 import FleetProtocols
 import FleetStorage
 import Logging
@@ -166,6 +167,36 @@ struct PGSession {
         }
     }
 
+    /// `COPY table (columns) FROM STDIN` with `text` (COPY's text format),
+    /// in order after what was sent before; waits at most `limit`, then
+    /// closes the connection and throws. postgres-nio has `COPY` only as an
+    /// async call: it runs in a task while this (non-pool) thread waits.
+    func copy(into table: String, columns: [String], text: String) throws {
+        let connection = connection
+        let result = PGCopyResult()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await connection.copyFrom(
+                    table: table, columns: columns, logger: PGLink.logger
+                ) { writer in
+                    try await writer.write(ByteBuffer(string: text))
+                }
+                result.set(nil)
+            } catch {
+                result.set(error)
+            }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + .nanoseconds(Int(limit.nanoseconds))) == .timedOut {
+            let closing: EventLoopFuture<Void> = connection.close()
+            _ = closing
+            done.wait()
+            throw PGTimeout.orLost(result.error ?? PGTimeout(description: "COPY"), limit)
+        }
+        if let e = result.error { throw e }
+    }
+
     /// Sends `sql` without waiting: statements sent in a row are pipelined
     /// on the connection and run in order.
     func send(_ sql: String, _ binds: PostgresBindings = PostgresBindings())
@@ -253,4 +284,13 @@ struct PGTimeout: Error, CustomStringConvertible {
                 "connection lost or no answer within \(limit.nanoseconds / 1_000_000_000) s (\(error))"
         )
     }
+}
+
+/// What a `COPY` run in a task came to, for the thread waiting on it.
+final class PGCopyResult: @unchecked Sendable {
+    private let lock = NIOLock()
+    private var stored: (any Error)?
+
+    func set(_ e: (any Error)?) { lock.withLock { stored = e } }
+    var error: (any Error)? { lock.withLock { stored } }
 }
