@@ -205,6 +205,9 @@ scripts/pg-test-server.sh start "$pgwork/pg" "$pgport"
 trap 'scripts/pg-test-server.sh stop "$pgwork/pg" >/dev/null 2>&1 || true; rm -rf "$pgwork"' EXIT
 pgset=(--set storage.backend=postgresql --set "postgresql.url=postgres://fleetd@127.0.0.1:$pgport/fleetd"
   --set "postgresql.password_file=$pgwork/pg/password")
+echo "-- the writer alone: fleetd's COPY against multi-row INSERT … VALUES (fleetbench pgstore)"
+"$bin/fleetbench" pgstore --url "postgres://fleetd@127.0.0.1:$pgport/fleetd" \
+  --password-file "$pgwork/pg/password" --rows 200000 --passes 3 | tail -n 1
 pgrates=(--rate 5000 --rate 10000 --rate 15000 --rate 20000 --rate 25000 --rate 30000 --rate 40000
   --rate 50000 --rate 60000)
 for sitting in 1 2 3; do

@@ -14,6 +14,13 @@
 # (DIR is given to it; its parent must be searchable). Debian's
 # postgresql-15 provides the programs (/usr/lib/postgresql/15/bin).
 set -euo pipefail
+# Every descriptor inherited beyond the standard three is closed first: the
+# server would otherwise keep them open for its whole life (a test runner's
+# pipes among them, whose readers would then wait for an end that never comes).
+for fd in /proc/$$/fd/*; do
+  n=${fd##*/}
+  if [ "$n" -gt 2 ] 2>/dev/null; then eval "exec $n>&-" 2>/dev/null || true; fi
+done
 cmd=${1:?usage: pg-test-server.sh start DIR PORT | stop DIR | restart DIR | resume DIR}
 dir=${2:?the server folder}
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)

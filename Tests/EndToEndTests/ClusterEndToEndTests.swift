@@ -3,9 +3,10 @@ import Testing
 
 /// Three fleetd nodes on one real PostgreSQL 15, behind a real nginx running
 /// the shipped stream config (`config/nginx-stream.conf`, its addresses
-/// replaced by the nodes'), fed by `fleetsim fleet` (1 000 vehicles from 16
-/// loopback addresses, resending until acknowledged); one node is
-/// SIGKILLed mid-stream and started again 15 s later. Every acknowledged fix
+/// replaced by the nodes'), fed by `fleetsim fleet` (1 000 vehicles, an hour
+/// of fixes, from 16 loopback addresses, resending until
+/// acknowledged); one node is SIGKILLed mid-stream and started again 15 s
+/// later. The waits are `Task.sleep`s: the suite's other tests run meanwhile. Every acknowledged fix
 /// is stored exactly once, the alerts are those of one SQLite node fed the
 /// same fleet, and every device is tracked again within 15 s of the kill.
 @Suite(.serialized) struct ClusterEndToEndTests {
@@ -76,7 +77,28 @@ import Testing
         }.sorted()
     }
 
-    @Test func threeNodesBehindNginxLoseNothingWhenOneIsKilled() throws {
+    /// Starts `args` of fleetsim with its output in `out`.
+    static func fleetsim(_ args: [String], out: URL) throws -> Process {
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        let sim = Process()
+        sim.executableURL = URL(fileURLWithPath: try Binaries.path("fleetsim"))
+        sim.arguments = args
+        sim.standardOutput = FileHandle(forWritingAtPath: out.path)
+        sim.standardError = FileHandle(forWritingAtPath: out.path)
+        try sim.run()
+        return sim
+    }
+
+    /// Waits (at most `timeout` s) for `p` to end, sleeping without holding
+    /// a thread of Swift's cooperative pool: the rest of the suite runs on
+    /// those meanwhile. True when it ended.
+    static func ended(_ p: Process, timeout: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while p.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(200)) }
+        return !p.isRunning
+    }
+
+    @Test func threeNodesBehindNginxLoseNothingWhenOneIsKilled() async throws {
         let pg = try PostgresServer()
         defer { pg.remove() }
         let fences = try String(
@@ -120,7 +142,7 @@ import Testing
             nginx.terminate()
             nginx.waitUntilExit()
         }
-        Thread.sleep(forTimeInterval: 0.5)
+        try await Task.sleep(for: .milliseconds(500))
         #expect(nginx.isRunning, "nginx did not start: \(dir.path)/nginx-error.log")
 
         // The fleet through nginx, in the background.
@@ -141,17 +163,15 @@ import Testing
         defer { if sim.isRunning { sim.terminate() } }
 
         // Mid-stream: node n2 dies without a word, and comes back 15 s later.
-        Thread.sleep(forTimeInterval: 10)
+        try await Task.sleep(for: .seconds(10))
         #expect(sim.isRunning, "the fleet finished before the kill: \(out.path)")
         let killedAt = Int64(Date().timeIntervalSince1970 * 1000)
         kill(nodes[1].process.processIdentifier, SIGKILL)
         nodes[1].process.waitUntilExit()
-        Thread.sleep(forTimeInterval: 15)
+        try await Task.sleep(for: .seconds(15))
         nodes[1] = try Self.node("n2", pg: pg, fences: fences, dir: nodes[1].dir, extra: hook)
 
-        let deadline = Date().addingTimeInterval(240)
-        while sim.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
-        #expect(!sim.isRunning, "the fleet did not finish in 4 minutes")
+        #expect(await Self.ended(sim, timeout: 300), "the fleet did not finish in 5 minutes")
         let report = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
         // "fleetsim: sent F fixes in D datagrams, A acknowledged, R resends, U unacknowledged, …"
         let sentLine = report.split(separator: "\n").first { $0.contains("fleetsim: sent") } ?? ""
@@ -194,7 +214,7 @@ import Testing
         let ids = Set(try nodes[0].fleetctl("alerts").compactMap { $0["id"] as? Int })
         let hooked = Date().addingTimeInterval(90)
         while Date() < hooked, receiver.delivered("all").count < ids.count {
-            Thread.sleep(forTimeInterval: 0.5)
+            try await Task.sleep(for: .milliseconds(500))
         }
         let delivered = receiver.delivered("all")
         #expect(delivered == ids, "\(ids.subtracting(delivered).count) alerts not delivered")
@@ -218,15 +238,18 @@ import Testing
         let clusterAlerts = try Self.alerts(nodes[0])
         let lite = try DaemonProcess(fences: fences, tracking: "", trip: "")
         defer { _ = lite.stop() }
-        let single = try runTool(
-            try Binaries.path("fleetsim"),
+        let singleOut = dir.appendingPathComponent("single.out")
+        let single = try Self.fleetsim(
             Self.fleet + [
                 "--fences",
-                Binaries.packageRoot.appendingPathComponent("config/geofences.geojson")
-                    .path,
+                Binaries.packageRoot.appendingPathComponent("config/geofences.geojson").path,
                 "--json-target", "127.0.0.1:\(lite.port)",
-            ], timeout: 240)
-        #expect(single.status == 0, "\(single.out)\(single.err)")
+            ], out: singleOut)
+        defer { if single.isRunning { single.terminate() } }
+        #expect(await Self.ended(single, timeout: 300))
+        #expect(
+            single.terminationStatus == 0,
+            "\((try? String(contentsOf: singleOut, encoding: .utf8)) ?? "")")
         let liteAlerts = try Self.alerts(lite)
         #expect(clusterAlerts.count > 1000)
         let onlyCluster = Set(clusterAlerts).subtracting(liteAlerts).sorted()

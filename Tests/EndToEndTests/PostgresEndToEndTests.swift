@@ -13,15 +13,16 @@ import Testing
 
     /// The bundled routes replayed by `fleetsim` (as fast as acknowledged)
     /// into `d`; every fix must be acknowledged.
-    func replayRoutes(_ d: DaemonProcess) throws {
+    func replayRoutes(_ d: DaemonProcess) async throws {
         let routes = ["t01_munich_car_1hz.csv", "t02_visnjan_car.csv", "t03_limerick_bus304.csv"]
             .map { Binaries.packageRoot.appendingPathComponent("Simulator/routes/\($0)").path }
-        let r = try runTool(
-            try Binaries.path("fleetsim"),
-            ["replay"] + routes + ["--target", "127.0.0.1:\(d.port)", "--speedup", "0"],
-            timeout: 120)
-        #expect(r.status == 0, "\(r.err)")
-        #expect(r.out.contains("sent 3442 fixes, 3442 acknowledged"), "\(r.out)\n\(r.err)")
+        let out = d.dir.appendingPathComponent("replay.out")
+        let sim = try ClusterEndToEndTests.fleetsim(
+            ["replay"] + routes + ["--target", "127.0.0.1:\(d.port)", "--speedup", "0"], out: out)
+        #expect(await ClusterEndToEndTests.ended(sim, timeout: 120))
+        let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+        #expect(sim.terminationStatus == 0, "\(text)")
+        #expect(text.contains("sent 3442 fixes, 3442 acknowledged"), "\(text)")
     }
 
     /// Alerts as comparable lines (ids left out: commit order may differ).
@@ -38,7 +39,7 @@ import Testing
         }.sorted()
     }
 
-    @Test func theSameAnswersAsSQLiteAndNothingAcknowledgedWhileTheServerIsDown() throws {
+    @Test func theSameAnswersAsSQLiteAndNothingAcknowledgedWhileTheServerIsDown() async throws {
         let pg = try PostgresServer()
         defer { pg.remove() }
         let fences = try String(
@@ -52,8 +53,8 @@ import Testing
             storageExtra: "retain_days = 0\n" + pg.storageConfig, tracking: "", trip: "",
             environment: ["WATCHDOG_USEC": "4000000"])
         onPG.databaseArgs = ["--config", onPG.configPath]
-        try replayRoutes(lite)
-        try replayRoutes(onPG)
+        try await replayRoutes(lite)
+        try await replayRoutes(onPG)
 
         let alerts = try alertLines(onPG)
         #expect(alerts.count > 20)
