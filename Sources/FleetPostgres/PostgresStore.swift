@@ -325,15 +325,6 @@ public final class PostgresStore {
             ).map { r -> String in try r[0] })
     }
 
-    /// The device id of `ident` (nil when the database has none).
-    func deviceId(_ ident: String, _ s: PGSession) throws -> Int64? {
-        if let id = deviceIds[ident] { return id }
-        let id: Int64? = try s.query("SELECT id FROM devices WHERE ident = $1", .of(ident)).first
-            .map { try $0[0] }
-        if let id { deviceIds[ident] = id }
-        return id
-    }
-
     /// `VALUES` of `rows` tuples of `columns` parameters each.
     static func values(_ rows: Int, _ columns: Int) -> String {
         (0..<rows).map { r in
