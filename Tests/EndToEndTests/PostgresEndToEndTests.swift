@@ -180,10 +180,10 @@ import Testing
         let http = HTTPTestClient(port: a.ports["http"] ?? 0)
         let open = Mutex(false)
         async let stream = http.events(
-            "/api/v1/events?positions=off", headers: auth, timeout: 30, retries: 20,
+            "/api/v1/events?positions=off", headers: auth, timeout: 120, retries: 20,
             opened: { open.withLock { $0 = true } }
         ) { seen in seen.filter { $0.event == "alert" }.count < 2 }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while !open.withLock({ $0 }), Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
