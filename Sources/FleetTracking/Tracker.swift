@@ -17,10 +17,13 @@ import Synchronization
 /// never locks a device out.
 ///
 /// Geofences: a fence containing the fix is entered (after its dwell, the
-/// alert dated when the stay began); a device inside exits only once it is
+/// alert dated when the stay began; an entry no deeper than the margin only
+/// after `shallowVisitS` inside); a device inside exits only once it is
 /// more than the fence's margin outside the boundary (hysteresis) for
-/// `exitConfirmFixes` fixes in a row and its dwell; the exit is dated from the
-/// first of them and says how long the device was inside. When two consecutive
+/// `exitConfirmFixes` fixes in a row and its dwell; the exit says how long
+/// the device was inside. Entries and exits are dated where the way from
+/// the previous fix crossed the boundary (`crossingTime`), else at the
+/// fix (for an exit, the first beyond the margin). When two consecutive
 /// fixes are both outside a fence but the straight segment between them
 /// passes through it, an enter and an exit are raised, flagged `crossed`
 /// (fences with a dwell are exempt: a pass-through cannot satisfy it), when
@@ -144,6 +147,15 @@ public struct Tracker: Sendable {
     }
 
     private func margin(_ f: Fence) -> Double { f.marginM ?? settings.marginM }
+
+    /// The entry hysteresis (`TrackerSettings.shallowVisitS`): true when a
+    /// device at `p`, inside `fence` for `inside` ms, has entered it for
+    /// good: deeper than the fence's margin, or inside long enough.
+    private func deepEnough(_ fence: Fence, _ p: Coordinate, inside: Int64) -> Bool {
+        let m = margin(fence)
+        guard settings.shallowVisitS > 0, m > 0 else { return true }
+        return Double(inside) >= settings.shallowVisitS * 1000 || !fence.boundary(within: m, of: p)
+    }
 
     /// A parked vehicle's mean position is as uncertain as one fix divided
     /// by the square root of the number of independent fixes in it: its
@@ -357,8 +369,9 @@ public struct Tracker: Sendable {
         // Crossings are inferred only on a way the odometer gate calls
         // movement: from a vehicle parked on a mean to one scattered fix
         // (an unreported outlier, the first fix of a departure not yet
-        // confirmed) the chord is no path driven.
-        let crossable = !(parkedOnMean && st.motion?.isStill == true)
+        // confirmed) the chord is no path driven; nor to a vague fix (one
+        // that says it may be anywhere within its accuracy).
+        let crossable = !vague && !(parkedOnMean && st.motion?.isStill == true)
         if let containing, !parked {
             scratch.removeAll(keepingCapacity: true)
             scratch.append(contentsOf: containing)
@@ -473,13 +486,52 @@ public struct Tracker: Sendable {
     private static func passesDeep(
         _ fence: Fence, from a: Coordinate, to b: Coordinate, margin: Double
     ) -> Bool {
+        deepPoint(fence, from: a, to: b, margin: margin) != nil
+    }
+
+    /// The first of 15 evenly spaced points of the segment inside `fence`
+    /// more than `margin` metres from its boundary, as a fraction of the way.
+    private static func deepPoint(
+        _ fence: Fence, from a: Coordinate, to b: Coordinate, margin: Double
+    ) -> Double? {
         for k in 1..<16 {
             let f = Double(k) / 16
             let q = Coordinate(lat: a.lat + (b.lat - a.lat) * f, lon: a.lon + (b.lon - a.lon) * f)
-            if fence.contains(q), !fence.boundary(within: margin, of: q) { return true }
+            if fence.contains(q), margin <= 0 || !fence.boundary(within: margin, of: q) {
+                return f
+            }
         }
-        return false
+        return nil
     }
+
+    /// When the straight way from `a` (at `ta`, ms) to `b` (at `tb`) crossed
+    /// `fence`'s boundary, interpolated in time along it (bisection to
+    /// 1/65 536 of the way); nil when both ends are on the same side, or when
+    /// the way is slower than `interpolateMinMps` on average (a vehicle
+    /// that stood for part of it: when it moved is unknown). Entries and
+    /// exits are dated by it: after a tunnel, a coverage gap or a sparse
+    /// device's interval, the crossing lies between the fixes, not at the
+    /// first fix beyond it.
+    static func crossingTime(
+        _ fence: Fence, from a: Coordinate, at ta: Int64, to b: Coordinate, at tb: Int64
+    ) -> Int64? {
+        let inA = fence.contains(a)
+        guard inA != fence.contains(b), tb > ta else { return nil }
+        let metres = Haversine.distance(a, b)
+        guard metres >= interpolateMinMps * Double(tb - ta) / 1000 else { return nil }
+        var lo = 0.0
+        var hi = 1.0
+        for _ in 0..<16 {
+            let f = (lo + hi) / 2
+            let q = Coordinate(lat: a.lat + (b.lat - a.lat) * f, lon: a.lon + (b.lon - a.lon) * f)
+            if fence.contains(q) == inA { lo = f } else { hi = f }
+        }
+        return ta + Int64((Double(tb - ta) * hi).rounded())
+    }
+
+    /// The slowest average speed (m/s) of a way between two fixes along
+    /// which a crossing is dated by interpolation (7.2 km/h: driving).
+    static let interpolateMinMps = 2.0
 
     private static func sortedContains(_ a: [Int32], _ v: Int32) -> Bool {
         var lo = 0
@@ -517,22 +569,30 @@ public struct Tracker: Sendable {
             // (of 15 evenly spaced) must lie inside farther than the fence's
             // margin from the boundary.
             let m = margin(fence)
-            if m > 0, !Self.passesDeep(fence, from: from, to: p, margin: m) { continue }
+            guard let f = Self.deepPoint(fence, from: from, to: p, margin: m) else { continue }
+            // Dated where the way crossed in and out (else at its middle).
+            let q = Coordinate(
+                lat: from.lat + (p.lat - from.lat) * f, lon: from.lon + (p.lon - from.lon) * f)
+            let tq = prev.time + Int64((Double(fix.time - prev.time) * f).rounded())
+            let entered =
+                Self.crossingTime(fence, from: from, at: prev.time, to: q, at: tq) ?? mid
+            let left = max(
+                entered, Self.crossingTime(fence, from: q, at: tq, to: p, at: fix.time) ?? mid)
             alerts.append(
                 Alert(
-                    type: .geofenceEnter, device: fix.device, time: mid, fence: fence.id,
+                    type: .geofenceEnter, device: fix.device, time: entered, fence: fence.id,
                     lat: fix.lat, lon: fix.lon, crossed: true))
             if m > 0, fence.boundary(within: m, of: p) {
-                var held = FenceMembership(fence: fence.id, phase: .inside(since: mid))
+                var held = FenceMembership(fence: fence.id, phase: .inside(since: entered))
                 held.rank = RankHint(UInt32(bitPattern: facts[Int(i)].rank))
                 kept.append(held)
                 continue
             }
             alerts.append(
                 Alert(
-                    type: .geofenceExit, device: fix.device, time: mid, fence: fence.id,
+                    type: .geofenceExit, device: fix.device, time: left, fence: fence.id,
                     lat: fix.lat, lon: fix.lon,
-                    durationS: 0, crossed: true))
+                    durationS: Double(left - entered) / 1000, crossed: true))
         }
         return kept
     }
@@ -597,6 +657,39 @@ public struct Tracker: Sendable {
                     type: type, device: fix.device, time: time, fence: fence, lat: fix.lat,
                     lon: fix.lon, durationS: duration.map { Double($0) / 1000 }))
         }
+        // True when the way from the last position here went deeper into
+        // `fence` than its margin (the entry hysteresis is then met).
+        func passedDeep(_ fence: Fence) -> Bool {
+            let m = margin(fence)
+            guard let prev, m > 0, settings.shallowVisitS > 0 else { return false }
+            return Self.passesDeep(
+                fence, from: Coordinate(lat: prev.lat, lon: prev.lon), to: p, margin: m)
+        }
+        // A device inside `fence` since `since`: stays (inside, or within the
+        // margin outside), exits, or starts to.
+        func stayOrLeave(
+            _ m: inout FenceMembership, since: Int64, fence: Fence, inside: Bool, dwell: Int64
+        ) {
+            if inside || !beyondMargin(fence, p) {
+                next.append(m)
+                return
+            }
+            // Dated where the way from the last position crossed out.
+            var left = fix.time
+            if let prev,
+                let t = Self.crossingTime(
+                    fence, from: Coordinate(lat: prev.lat, lon: prev.lon), at: prev.time, to: p,
+                    at: fix.time)
+            {
+                left = max(t, since)
+            }
+            if settings.exitConfirmFixes <= 1 && dwell == 0 {
+                alert(.geofenceExit, m.fence, at: left, duration: left - since)
+            } else {
+                m.phase = .exiting(enteredAt: since, since: left, fixes: 1)
+                next.append(m)
+            }
+        }
         var k = 0  // into `ranks`
         // Fences newly containing the device, with ranks below `limit`
         // (none whose boundary lies within the fix's uncertainty).
@@ -610,9 +703,23 @@ public struct Tracker: Sendable {
                     continue
                 }
                 let id = idByRank[r]
+                // A moving device's entry is dated where the way from the
+                // last position crossed in (a parked one's, from its rest).
+                var enteredAt = enteredAt
+                if enteredAt == fix.time, let prev,
+                    let t = Self.crossingTime(
+                        fences.fences[Int(indexByRank[r])],
+                        from: Coordinate(lat: prev.lat, lon: prev.lon),
+                        at: prev.time, to: p, at: fix.time)
+                {
+                    enteredAt = t
+                }
                 var m = FenceMembership(fence: id, phase: .entering(since: enteredAt))
                 m.rank = RankHint(UInt32(bitPattern: ranks[k]))
-                if facts[Int(indexByRank[r])].dwellMs == 0, settings.enterConfirmFixes <= 1 {
+                if facts[Int(indexByRank[r])].dwellMs == 0, settings.enterConfirmFixes <= 1,
+                    deepEnough(fences.fences[Int(indexByRank[r])], p, inside: fix.time - enteredAt)
+                        || passedDeep(fences.fences[Int(indexByRank[r])])
+                {
                     alert(.geofenceEnter, id, at: enteredAt)
                     m.phase = .inside(since: enteredAt)
                 }
@@ -643,21 +750,29 @@ public struct Tracker: Sendable {
             let dwell = facts[index].dwellMs
             switch m.phase {
             case .entering(let since):
-                guard inside else { continue }  // left before the dwell: no alert
-                if fix.time - since >= dwell {
+                let fence = fences.fences[index]
+                guard inside else {
+                    // Left before the dwell or the entry hysteresis: no
+                    // alert, unless the way out went deeper than the margin
+                    // (a sparse device's one fix inside, near the edge, of
+                    // a fence it drove through).
+                    if dwell == 0, settings.enterConfirmFixes <= 1, passedDeep(fence) {
+                        alert(.geofenceEnter, m.fence, at: since)
+                        m.phase = .inside(since: since)
+                        stayOrLeave(&m, since: since, fence: fence, inside: inside, dwell: dwell)
+                    }
+                    continue
+                }
+                if fix.time - since >= dwell,
+                    deepEnough(fence, p, inside: fix.time - since) || passedDeep(fence)
+                {
                     alert(.geofenceEnter, m.fence, at: since)
                     m.phase = .inside(since: since)
                 }
                 next.append(m)
             case .inside(let since):
-                if inside || !beyondMargin(fences.fences[index], p) {
-                    next.append(m)
-                } else if settings.exitConfirmFixes <= 1 && dwell == 0 {
-                    alert(.geofenceExit, m.fence, at: fix.time, duration: fix.time - since)
-                } else {
-                    m.phase = .exiting(enteredAt: since, since: fix.time, fixes: 1)
-                    next.append(m)
-                }
+                stayOrLeave(
+                    &m, since: since, fence: fences.fences[index], inside: inside, dwell: dwell)
             case .exiting(let enteredAt, let since, let fixes):
                 if inside || !beyondMargin(fences.fences[index], p) {
                     m.phase = .inside(since: enteredAt)

@@ -16,6 +16,15 @@ public struct TrackerSettings: Sendable, Equatable {
     /// dated from the first of the two. Fences with a dwell are confirmed by
     /// their dwell.
     public var enterConfirmFixes: Int = 1
+    /// Entry hysteresis, the exit's mirrored: an entry whose fixes stay
+    /// within the fence's margin of its boundary is raised only once the
+    /// device has been inside this many seconds; a fix deeper than the
+    /// margin raises it at once. Either way it is dated from when the device
+    /// entered. A vehicle brushing a fence (a corner cut, a road along its
+    /// edge) by less than the margin for less than this raises nothing, as a
+    /// vehicle inside that strays less than the margin out does not exit.
+    /// 0 turns it off (every entry is raised on its first fix).
+    public var shallowVisitS: Double = 60
 
     /// Jump filter: a fix implying more than this speed (km/h) from the last
     /// accepted one is held as a suspect (0 turns the filter off). The implied

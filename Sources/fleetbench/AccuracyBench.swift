@@ -97,6 +97,10 @@ struct AccuracyBench: ParsableCommand {
                     i += 1
                 }
             }
+            var truthOf: [Int64: SimFix] = [:]
+            if let t = trace, t.device == device.device {
+                for p in packets { for f in p.fixes { truthOf[f.time / 1000 * 1000] = f } }
+            }
             var state: DeviceState?
             var rewind: Rewind?
             var seq: Int64 = 0
@@ -131,8 +135,10 @@ struct AccuracyBench: ParsableCommand {
                                 let fences = (state?.fences ?? []).map {
                                     "\($0.fence):\($0.phase)"
                                 }
+                                let depths = Self.depths(
+                                    of: fix, truth: truthOf[fix.time / 1000 * 1000], index: index)
                                 say(
-                                    "\(fix.time) \(fix.lat) \(fix.lon) acc=\(fix.accuracyM ?? -1) hdop=\(fix.extra?.hdop ?? -1) \(o.disposition) \(motion) \(fences) \(o.alerts.map { "\($0.type.rawValue) \($0.fence ?? "") \($0.time)" })"
+                                    "\(fix.time) \(fix.lat) \(fix.lon) acc=\(fix.accuracyM ?? -1) hdop=\(fix.extra?.hdop ?? -1) \(o.disposition) \(motion) \(fences) \(o.alerts.map { "\($0.type.rawValue) \($0.fence ?? "") \($0.time)" }) \(depths)"
                                 )
                             }
                             for a in o.alerts {
@@ -154,5 +160,22 @@ struct AccuracyBench: ParsableCommand {
             }
         }
         return (alerts, trips)
+    }
+
+    /// For a trace: each fence within 60 m of the fix or of the true
+    /// position, as `id fix/true` signed depths in metres (+ inside).
+    static func depths(of fix: Fix, truth: SimFix?, index: FenceIndex) -> String {
+        var parts: [String] = []
+        let here = Coordinate(lat: fix.lat, lon: fix.lon)
+        let real = truth.map { Coordinate(lat: $0.trueLat, lon: $0.trueLon) } ?? here
+        for fence in index.fences
+        where fence.boundary(within: 60, of: here) || fence.boundary(within: 60, of: real) {
+            func depth(_ c: Coordinate) -> Int {
+                let d = fence.distanceToBoundary(c)
+                return Int((fence.contains(c) ? d : -d).rounded())
+            }
+            parts.append("\(fence.id) \(depth(here))/\(depth(real))")
+        }
+        return parts.joined(separator: ", ")
     }
 }

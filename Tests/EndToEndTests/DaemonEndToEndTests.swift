@@ -60,9 +60,11 @@ func fixLine(
         #expect(alerts.map { $0["type"] as? String } == ["geofence_enter", "geofence_exit"])
         #expect(alerts.map { $0["fence"] as? String } == ["depot", "depot"])
         #expect(alerts.map { $0["device"] as? String } == ["truck-1", "truck-1"])
+        // Dated where the way between the fixes crossed the depot's edges
+        // (latitude 48.0 and 48.1: halfway between the fixes).
         #expect(
             alerts.map { $0["time"] as? String } == [
-                "2023-11-14T22:13:30.000Z", "2023-11-14T22:13:40.000Z",
+                "2023-11-14T22:13:25.000Z", "2023-11-14T22:13:35.000Z",
             ])
         #expect(alerts.map { $0["id"] as? Int } == [1, 2])
         #expect(alerts[0]["lat"] as? Double == 48.05)
@@ -155,8 +157,9 @@ func fixLine(
                 == JSONReply(acked: [4]))
         let alerts = try second.fleetctl("alerts")
         #expect(alerts.map { $0["type"] as? String } == ["geofence_enter", "geofence_exit"])
-        #expect(alerts.last?["time"] as? String == "2023-11-14T22:13:21.000Z")
-        #expect(alerts.last?["duration_s"] as? Int == 1)
+        // Dated where the way out crossed the edge (5 km of 116 km in 1 s).
+        #expect(alerts.last?["time"] as? String == "2023-11-14T22:13:20.048Z")
+        #expect(alerts.last?["duration_s"] as? Double == 0.048)
         #expect(second.stop() == 0)
     }
 

@@ -75,7 +75,8 @@ import Testing
         // The lines are written right after the commit that made the reply possible.
         #expect(lines(log).map { $0["type"] as? String } == ["geofence_enter", "geofence_exit"])
         #expect(lines(log).map { $0["id"] as? Int } == [1, 2])
-        #expect(lines(log).last?["duration_s"] as? Int == 10)
+        // Out at latitude 48.1: a fifth of the way from 48.05 to 48.3.
+        #expect(lines(log).last?["duration_s"] as? Int == 2)
         // logrotate: move the file away, SIGHUP, and new alerts go to a new file.
         try FileManager.default.moveItem(atPath: log, toPath: log + ".1")
         kill(d.process.processIdentifier, SIGHUP)

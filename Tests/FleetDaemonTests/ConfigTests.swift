@@ -41,12 +41,15 @@ import Testing
             json = "[::1]:6000"
             [screen]
             max_speed_kmh = 300
+            [tracking]
+            shallow_visit_s = 0
             """, file: "f")
         #expect(c.storage.database == "/tmp/x.db")
         #expect(c.storage.synchronous == .full)
         #expect(c.engine.batchMaxFixes == 1000)
         #expect(c.listen.addresses["json"] == ListenAddress(host: "::1", port: 6000))
         #expect(c.screen.maxSpeedKmh == 300)
+        #expect(c.tracking.settings.shallowVisitS == 0)
         #expect(
             try DaemonConfig.parse("[listen]\njson = \"\"", file: "f").listen.addresses["json"]
                 == nil)
@@ -94,6 +97,10 @@ import Testing
             "f:2: postgresql.url: must be a postgres://USER@HOST:PORT/DATABASE URL"
         ),
         ("[postgresql]\npool_size = 0", "f:2: postgresql.pool_size: must be 1…64, found 0"),
+        (
+            "[tracking]\nshallow_visit_s = -1",
+            "f:2: tracking.shallow_visit_s: must be 0.0…86400.0, found -1.0"
+        ),
         (
             "[cluster]\nnode = \"a b\"",
             "f:2: cluster.node: must be at most 63 letters, digits, '-', '_' or '.', found \"a b\""

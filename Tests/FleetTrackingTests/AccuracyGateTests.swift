@@ -41,9 +41,11 @@ import Testing
         let inside = Self.fix(0, west: -100, accuracy: 10)
         // 100 m outside, accurate to 2 000 m: no exit.
         #expect(alerts([inside, Self.fix(60, west: 100, accuracy: 2000)]) == ["geofence_enter @0"])
-        // The same fix without an accuracy, or with the gate off: an exit.
+        // The same fix without an accuracy, or with the gate off: an exit,
+        // dated where the way from the last fix crossed the boundary (halfway).
         #expect(
-            alerts([inside, Self.fix(60, west: 100)]) == ["geofence_enter @0", "geofence_exit @60"])
+            alerts([inside, Self.fix(60, west: 100)]) == ["geofence_enter @0", "geofence_exit @30"])
+        // (A fix that says it is vague ends no interpolated way: dated at it.)
         #expect(
             alerts([inside, Self.fix(60, west: 100, accuracy: 2000)], gate: false)
                 == ["geofence_enter @0", "geofence_exit @60"])
@@ -52,7 +54,7 @@ import Testing
         // reaches the boundary and does not.
         #expect(
             alerts([inside, Self.fix(60, west: 100, accuracy: 45)])
-                == ["geofence_enter @0", "geofence_exit @60"])
+                == ["geofence_enter @0", "geofence_exit @30"])
         #expect(alerts([inside, Self.fix(60, west: 100, accuracy: 50)]) == ["geofence_enter @0"])
         // The next good fix decides.
         #expect(
@@ -73,9 +75,10 @@ import Testing
                 Self.fix(70, west: -50, accuracy: 5),
             ])
                 == ["geofence_enter @70"])
-        // Deep inside, even a vague fix's circle lies within: it enters.
+        // Deep inside, even a vague fix's circle lies within: it enters,
+        // dated where the way crossed in (300 of its 400 m).
         #expect(
-            alerts([outside, Self.fix(60, west: -100, accuracy: 45)]) == ["geofence_enter @60"])
+            alerts([outside, Self.fix(60, west: -100, accuracy: 45)]) == ["geofence_enter @45"])
     }
 
     @Test func hdopStandsInForAccuracy() {
@@ -85,7 +88,7 @@ import Testing
         // HDOP 1 = 5 m: an exit.
         #expect(
             alerts([inside, Self.fix(60, west: 100, hdop: 1)])
-                == ["geofence_enter @0", "geofence_exit @60"])
+                == ["geofence_enter @0", "geofence_exit @30"])
     }
 
     @Test func aVagueFixDoesNotCancelAnExitUnderWay() {

@@ -88,7 +88,7 @@ import Testing
         let alerts = run([yard()], fixes)
         #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit], "\(alerts)")
         #expect(alerts.first?.crossed == true)
-        #expect(alerts.first?.time == 75_000)
+        #expect(alerts.first.map { abs($0.time - 63_750) < 100 } == true)  // where it crossed in
         #expect(alerts.last?.time == 3_710_000)  // the first fix beyond the margin
     }
 }
@@ -124,14 +124,15 @@ import Testing
 
     /// The same vehicle drives off north, a fix every two minutes: the
     /// first fix beyond the yard waits for the second to confirm the
-    /// departure, then the first leg's crossing is raised, dated halfway
-    /// between the last fix where it stood and the first one away.
+    /// departure, then the first leg's crossing is raised, dated where the
+    /// way from the last fix where it stood to the first one away crossed
+    /// in and out.
     @Test func aDepartureCrossesOnItsFirstLeg() {
         var fixes: [(t: Int64, north: Double)] = (0..<10).map { (Int64($0) * 60, -100) }
         fixes += [(660, 500), (780, 1100)]
         let alerts = run(fixes)
         #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
         #expect(alerts.allSatisfy { $0.crossed })
-        #expect(alerts.map(\.time) == [600_000, 600_000])
+        #expect(zip(alerts.map(\.time), [560_000, 600_000]).allSatisfy { abs($0 - $1) < 100 })
     }
 }

@@ -10,6 +10,10 @@ public struct SimFix: Sendable, Equatable {
     /// The radius the device says it is accurate to, metres.
     public var accuracyM: Double
     public var ignition: Bool
+    /// Where the vehicle really was (the noise-free path): never sent, kept
+    /// for diagnostics such as `fleetbench accuracy --trace`.
+    public var trueLat: Double = 0
+    public var trueLon: Double = 0
 }
 
 /// One datagram's worth of fixes, sent when the device's clock reaches

@@ -357,7 +357,8 @@ struct VehicleRun {
         let fix = SimFix(
             time: p.time, lat: lat, lon: lon,
             speedKmh: driving ? max(0, p.speedKmh + rng.normal()) : 0, courseDeg: p.courseDeg,
-            accuracyM: (accuracy * 10).rounded() / 10, ignition: driving)
+            accuracyM: (accuracy * 10).rounded() / 10, ignition: driving, trueLat: p.lat,
+            trueLon: p.lon)
         vehicle.fixes += 1
         if let g = gap {
             if g.contains(p.time) {

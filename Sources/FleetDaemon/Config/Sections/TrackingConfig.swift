@@ -21,6 +21,8 @@ public struct TrackingConfig: Sendable, Equatable {
             "exit_confirm_fixes", default: t.exitConfirmFixes, range: 1...100)
         t.enterConfirmFixes = try tr.int(
             "enter_confirm_fixes", default: t.enterConfirmFixes, range: 1...2)
+        t.shallowVisitS = try tr.double(
+            "shallow_visit_s", default: t.shallowVisitS, range: 0...86_400)
         t.jumpSpeedKmh = try tr.double(
             "jump_speed_kmh", default: t.jumpSpeedKmh, range: 0...100_000)
         t.jumpConfirmFixes = try tr.int(
