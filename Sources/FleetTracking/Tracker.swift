@@ -657,13 +657,16 @@ public struct Tracker: Sendable {
                     type: type, device: fix.device, time: time, fence: fence, lat: fix.lat,
                     lon: fix.lon, durationS: duration.map { Double($0) / 1000 }))
         }
-        // True when the way from the last position here went deeper into
-        // `fence` than its margin (the entry hysteresis is then met).
+        // True when the way from the last position here, which one end of
+        // lies outside `fence`, went deeper into it than its margin (the
+        // entry hysteresis is then met). Between two fixes both inside, a
+        // chord across a corner is no deeper way driven.
         func passedDeep(_ fence: Fence) -> Bool {
             let m = margin(fence)
             guard let prev, m > 0, settings.shallowVisitS > 0 else { return false }
-            return Self.passesDeep(
-                fence, from: Coordinate(lat: prev.lat, lon: prev.lon), to: p, margin: m)
+            let from = Coordinate(lat: prev.lat, lon: prev.lon)
+            guard !fence.contains(from) || !fence.contains(p) else { return false }
+            return Self.passesDeep(fence, from: from, to: p, margin: m)
         }
         // A device inside `fence` since `since`: stays (inside, or within the
         // margin outside), exits, or starts to.

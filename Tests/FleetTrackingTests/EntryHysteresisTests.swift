@@ -73,6 +73,17 @@ import Testing
         #expect(run(fixes) == ["geofence_enter @24000", "geofence_exit @44000"])
     }
 
+    @Test func aChordBetweenTwoShallowFixesInsideIsNoDeepWay() {
+        // Round the yard's south-west corner inside it, a fix a second: 12 m
+        // from the south edge, then 12 m from the west edge. The chord
+        // between them passes 26 m deep, but both its ends are inside:
+        // scatter across a corner, not a way driven deeper. Nothing raised.
+        let fixes: [(Int64, Double, Double)] = [
+            (0, -10, 60), (1, 12, 40), (2, 40, 12), (3, 60, -10), (4, 80, -40), (5, 100, -70),
+        ]
+        #expect(run(fixes) == [])
+    }
+
     @Test func anExitAfterATunnelIsDatedWhereTheWayCrossedOut() {
         // East at 10 m/s through the yard, a fix every 2 s, then no fix for
         // 100 s (a tunnel) from 100 m inside: the east edge is 100 m of the
