@@ -569,15 +569,21 @@ public struct Tracker: Sendable {
             // (of 15 evenly spaced) must lie inside farther than the fence's
             // margin from the boundary.
             let m = margin(fence)
-            guard let f = Self.deepPoint(fence, from: from, to: p, margin: m) else { continue }
-            // Dated where the way crossed in and out (else at its middle).
-            let q = Coordinate(
-                lat: from.lat + (p.lat - from.lat) * f, lon: from.lon + (p.lon - from.lon) * f)
-            let tq = prev.time + Int64((Double(fix.time - prev.time) * f).rounded())
-            let entered =
-                Self.crossingTime(fence, from: from, at: prev.time, to: q, at: tq) ?? mid
-            let left = max(
-                entered, Self.crossingTime(fence, from: q, at: tq, to: p, at: fix.time) ?? mid)
+            let deep = Self.deepPoint(fence, from: from, to: p, margin: m)
+            if m > 0, deep == nil { continue }
+            // Dated where the way crossed in and out (else at its middle: a
+            // way too slow to interpolate, or a fence without a margin that
+            // the way clips between two of the sampled points).
+            var entered = mid
+            var left = mid
+            if let f = deep {
+                let q = Coordinate(
+                    lat: from.lat + (p.lat - from.lat) * f, lon: from.lon + (p.lon - from.lon) * f)
+                let tq = prev.time + Int64((Double(fix.time - prev.time) * f).rounded())
+                entered = Self.crossingTime(fence, from: from, at: prev.time, to: q, at: tq) ?? mid
+                left = max(
+                    entered, Self.crossingTime(fence, from: q, at: tq, to: p, at: fix.time) ?? mid)
+            }
             alerts.append(
                 Alert(
                     type: .geofenceEnter, device: fix.device, time: entered, fence: fence.id,

@@ -136,6 +136,17 @@ struct Gaussian {
         #expect(alerts[1].durationS == 75)
     }
 
+    @Test func aFenceWithoutAMarginIsCrossedByTheSlightestClip() {
+        // A 1.4 km segment clipping the yard's south-east corner by 3.5 m
+        // (7 m of it inside, between two of the points sampled for depth):
+        // with margin 0 any cut is a pass, dated halfway.
+        let a = (t: Int64(0), lat: 48.0 - 510 * mLat, lon: 11.0 - 315 * mLon)
+        let b = (t: Int64(120), lat: 48.0 + 490 * mLat, lon: 11.0 + 685 * mLon)
+        let alerts = run([yard(margin: 0)], [a, b])
+        #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
+        #expect(alerts.map(\.time) == [60_000, 60_000])
+    }
+
     @Test func aSparseTrackCuttingACornerRaisesACrossedPair() {
         // One fix per 2 minutes; the segment between two fixes cuts the yard's south-east corner:
         // in through the south edge 80 m west of the corner, out through the east edge 80 m north
