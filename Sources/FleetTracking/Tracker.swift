@@ -663,14 +663,15 @@ public struct Tracker: Sendable {
                     type: type, device: fix.device, time: time, fence: fence, lat: fix.lat,
                     lon: fix.lon, durationS: duration.map { Double($0) / 1000 }))
         }
+        // The last position, where the way to this fix starts (nil: none).
+        let from = prev.map { Coordinate(lat: $0.lat, lon: $0.lon) }
         // True when the way from the last position here, which one end of
         // lies outside `fence`, went deeper into it than its margin (the
         // entry hysteresis is then met). Between two fixes both inside, a
         // chord across a corner is no deeper way driven.
         func passedDeep(_ fence: Fence) -> Bool {
             let m = margin(fence)
-            guard let prev, m > 0, settings.shallowVisitS > 0 else { return false }
-            let from = Coordinate(lat: prev.lat, lon: prev.lon)
+            guard let from, m > 0, settings.shallowVisitS > 0 else { return false }
             guard !fence.contains(from) || !fence.contains(p) else { return false }
             return Self.passesDeep(fence, from: from, to: p, margin: m)
         }
@@ -685,10 +686,8 @@ public struct Tracker: Sendable {
             }
             // Dated where the way from the last position crossed out.
             var left = fix.time
-            if let prev,
-                let t = Self.crossingTime(
-                    fence, from: Coordinate(lat: prev.lat, lon: prev.lon), at: prev.time, to: p,
-                    at: fix.time)
+            if let prev, let from,
+                let t = Self.crossingTime(fence, from: from, at: prev.time, to: p, at: fix.time)
             {
                 left = max(t, since)
             }
@@ -705,9 +704,9 @@ public struct Tracker: Sendable {
         func enter(below limit: Int32) {
             while k < ranks.count && ranks[k] < limit {
                 let r = Int(ranks[k])
-                if uncertain > 0,
-                    fences.fences[Int(indexByRank[r])].boundary(within: uncertain, of: p)
-                {
+                let index = Int(indexByRank[r])
+                let fence = fences.fences[index]
+                if uncertain > 0, fence.boundary(within: uncertain, of: p) {
                     k += 1
                     continue
                 }
@@ -715,19 +714,15 @@ public struct Tracker: Sendable {
                 // A moving device's entry is dated where the way from the
                 // last position crossed in (a parked one's, from its rest).
                 var enteredAt = enteredAt
-                if enteredAt == fix.time, let prev,
-                    let t = Self.crossingTime(
-                        fences.fences[Int(indexByRank[r])],
-                        from: Coordinate(lat: prev.lat, lon: prev.lon),
-                        at: prev.time, to: p, at: fix.time)
+                if enteredAt == fix.time, let prev, let from,
+                    let t = Self.crossingTime(fence, from: from, at: prev.time, to: p, at: fix.time)
                 {
                     enteredAt = t
                 }
                 var m = FenceMembership(fence: id, phase: .entering(since: enteredAt))
                 m.rank = RankHint(UInt32(bitPattern: ranks[k]))
-                if facts[Int(indexByRank[r])].dwellMs == 0, settings.enterConfirmFixes <= 1,
-                    deepEnough(fences.fences[Int(indexByRank[r])], p, inside: fix.time - enteredAt)
-                        || passedDeep(fences.fences[Int(indexByRank[r])])
+                if facts[index].dwellMs == 0, settings.enterConfirmFixes <= 1,
+                    deepEnough(fence, p, inside: fix.time - enteredAt) || passedDeep(fence)
                 {
                     alert(.geofenceEnter, id, at: enteredAt)
                     m.phase = .inside(since: enteredAt)
