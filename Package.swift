@@ -145,6 +145,7 @@ let package = Package(
             name: "fleetd",
             dependencies: [
                 "FleetDaemon", "FleetPostgres", "FleetSQLite", "FleetStorage", "FleetSystemd",
+                "FleetTracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

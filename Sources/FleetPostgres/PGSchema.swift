@@ -1,8 +1,9 @@
 import FleetStorage
+import FleetTracking
 import Foundation
 
 /// The PostgreSQL schema, as versioned migrations: the tables and meanings
-/// of SQLite's (`Schema` in FleetSQLite, at its v10), in PostgreSQL's types.
+/// of SQLite's (`Schema` in FleetSQLite, at its v11), in PostgreSQL's types.
 ///
 /// Migrations only ever append. They run in one transaction each, under an
 /// advisory lock, so that nodes starting together migrate once; the
@@ -172,6 +173,16 @@ enum PGSchema {
             ALTER TABLE alerts ADD COLUMN node TEXT;
             ALTER TABLE webhook_batches ADD COLUMN claimed_by TEXT;
             ALTER TABLE webhook_batches ADD COLUMN claimed_until_ms BIGINT;
+            """
+        ),
+        (
+            3, "trips count the detour of their late fixes",
+            // Kept apart from the tracked distance and recomputed from the
+            // stored fixes each time; the partial index holds late rows only.
+            """
+            ALTER TABLE trips ADD COLUMN late_detour_m DOUBLE PRECISION NOT NULL DEFAULT 0;
+            CREATE INDEX positions_late ON positions(device_id, time_ms)
+              WHERE disposition = \(FixDisposition.late.rawValue);
             """
         ),
     ]

@@ -208,9 +208,10 @@ public final class PostgresReader: Sendable {
             try s.query(
                 """
                 SELECT t.id, d.ident, d.name, t.start_ms, t.end_ms, t.start_lat, t.start_lon,
-                       t.end_lat, t.end_lon, t.start_fence, t.end_fence, t.distance_m,
-                       t.max_speed_kmh, t.fixes, t.start_odometer_m, t.end_odometer_m,
-                       t.start_fence_id, t.end_fence_id
+                       t.end_lat, t.end_lon, t.start_fence, t.end_fence,
+                       t.distance_m + t.late_detour_m, t.max_speed_kmh, t.fixes,
+                       t.start_odometer_m, t.end_odometer_m, t.start_fence_id, t.end_fence_id,
+                       t.late_detour_m
                 FROM trips t JOIN devices d ON d.id = t.device_id
                 WHERE ($1::text IS NULL OR d.ident = $1) AND ($2::bigint IS NULL OR t.end_ms >= $2)
                   AND ($3::bigint IS NULL OR t.start_ms < $3)
@@ -227,7 +228,8 @@ public final class PostgresReader: Sendable {
                     endLat: try $0[7], endLon: try $0[8], startFence: try $0[9],
                     endFence: try $0[10], distanceM: try $0[11], maxSpeedKmh: try $0[12],
                     fixes: Int(try $0[13] as Int64), startOdometerM: try $0[14],
-                    endOdometerM: try $0[15], startFenceId: try $0[16], endFenceId: try $0[17])
+                    endOdometerM: try $0[15], startFenceId: try $0[16], endFenceId: try $0[17],
+                    lateDetourM: try $0[18])
             }
         }
     }

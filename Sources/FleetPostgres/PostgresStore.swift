@@ -20,7 +20,7 @@ public final class PostgresStore {
     public let settings: PostgresSettings
     let link: PGLink
     /// Device ident → row id, for the devices this store has written or read.
-    private var deviceIds: [String: Int64] = [:]
+    var deviceIds: [String: Int64] = [:]
     /// Webhook name → subscription id, as the outbox rows name them.
     var webhookIds: [String: Int64] = [:]
     /// The last device id `prune` visited.
@@ -36,17 +36,22 @@ public final class PostgresStore {
 
     /// Device ownership when this store is one node of several (`cluster`).
     public let cluster: PostgresCluster?
+    /// How a trip's late fixes add to its distance (`trips.late_detour_m`).
+    public let lateDetour: LateDetour
 
     /// Connects to the database (`settings`), migrating its schema, with
     /// `synchronous_commit` for `synchronous`. With `node`, this process is
     /// that node of a cluster: it tracks a device only while it holds the
     /// device's lease (`leaseMs` long unless renewed), writes a device's
-    /// state only then, and names itself on the alerts it raises. Throws
-    /// `StoreError` naming the database (never its password) when it cannot.
+    /// state only then, and names itself on the alerts it raises.
+    /// `lateDetour` (from the tracker's settings) measures what late fixes
+    /// add to the trips they fall in. Throws `StoreError` naming the
+    /// database (never its password) when it cannot.
     public init(
         settings: PostgresSettings, synchronous: SynchronousMode = .normal, node: String? = nil,
-        leaseMs: Int64 = 10_000
+        leaseMs: Int64 = 10_000, lateDetour: LateDetour = LateDetour()
     ) throws(StoreError) {
+        self.lateDetour = lateDetour
         var s = settings
         s.synchronousCommit = synchronous.postgres
         self.settings = s
@@ -270,6 +275,7 @@ public final class PostgresStore {
                     } catch { failure = failure ?? error }
                 }
                 if let failure { throw failure }
+                try updateLateDetours(batch, s)
                 if !batch.outbox.isEmpty { try insertOutbox(batch.outbox, records, s) }
                 return records
             }

@@ -260,15 +260,19 @@ public final class SQLiteReader: Sendable {
         try read("cannot read trips") { db in
             guard try db.tableExists("trips") else { return [] }
             // A database not yet migrated to v10 (read by a newer fleetctl) has no fence ids.
+            let columns = Set(try db.columns(in: "trips").map(\.name))
             let ids =
-                try db.columns(in: "trips").contains { $0.name == "start_fence_id" }
+                columns.contains("start_fence_id")
                 ? "t.start_fence_id, t.end_fence_id" : "NULL, NULL"
+            // Nor, before v11, the detour of late fixes.
+            let detour = columns.contains("late_detour_m") ? "t.late_detour_m" : "0.0"
             return try Row.fetchAll(
                 db,
                 sql: """
                     SELECT t.id, d.ident, d.name, t.start_ms, t.end_ms, t.start_lat, t.start_lon,
-                           t.end_lat, t.end_lon, t.start_fence, t.end_fence, t.distance_m,
-                           t.max_speed_kmh, t.fixes, t.start_odometer_m, t.end_odometer_m, \(ids)
+                           t.end_lat, t.end_lon, t.start_fence, t.end_fence,
+                           t.distance_m + \(detour), t.max_speed_kmh, t.fixes, t.start_odometer_m,
+                           t.end_odometer_m, \(ids), \(detour)
                     FROM trips t JOIN devices d ON d.id = t.device_id
                     WHERE (?1 IS NULL OR d.ident = ?1) AND (?2 IS NULL OR t.end_ms >= ?2)
                       AND (?3 IS NULL OR t.start_ms < ?3)
@@ -285,7 +289,7 @@ public final class SQLiteReader: Sendable {
                     startLat: $0[5], startLon: $0[6], endLat: $0[7], endLon: $0[8],
                     startFence: $0[9], endFence: $0[10], distanceM: $0[11], maxSpeedKmh: $0[12],
                     fixes: $0[13], startOdometerM: $0[14], endOdometerM: $0[15],
-                    startFenceId: $0[16], endFenceId: $0[17])
+                    startFenceId: $0[16], endFenceId: $0[17], lateDetourM: $0[18])
             }
         }
     }

@@ -32,11 +32,18 @@ public final class SQLiteStore {
     private var deviceIds: [String: Int64] = [:]
     /// Webhook name → subscription id, as the outbox rows name them.
     var webhookIds: [String: Int64] = [:]
+    /// How a trip's late fixes add to its distance (`trips.late_detour_m`).
+    public let lateDetour: LateDetour
 
     /// Opens the database at `path` in WAL mode, creating its folder and
-    /// running pending migrations. Throws `StoreError`.
-    public init(path: String, synchronous: SynchronousMode = .normal) throws(StoreError) {
+    /// running pending migrations. `lateDetour` (from the tracker's
+    /// settings) measures what late fixes add to the trips they fall in.
+    /// Throws `StoreError`.
+    public init(
+        path: String, synchronous: SynchronousMode = .normal, lateDetour: LateDetour = LateDetour()
+    ) throws(StoreError) {
         self.path = path
+        self.lateDetour = lateDetour
         do {
             queue = try Schema.openWritable(path: path, synchronous: synchronous)
             try queue.inDatabase {
@@ -260,6 +267,7 @@ public final class SQLiteStore {
                         }
                     }
                 }
+                var newTrips: [(device: Int64, id: Int64, start: Int64, end: Int64)] = []
                 if !batch.trips.isEmpty {
                     let insertTrip = try db.cachedStatement(
                         sql: """
@@ -276,6 +284,11 @@ public final class SQLiteStore {
                             t.distanceM, t.maxSpeedKmh, t.fixes, t.start.odometerM, t.end.odometerM,
                             t.startFenceId, t.endFenceId,
                         ])
+                        newTrips.append(
+                            (
+                                try deviceId(t.device, db: db, added: &added), db.lastInsertedRowID,
+                                t.start.time, t.end.time
+                            ))
                     }
                 }
                 if !batch.confirmed.isEmpty {
@@ -290,6 +303,7 @@ public final class SQLiteStore {
                         ])
                     }
                 }
+                try updateLateDetours(newTrips: newTrips, batch, db, added: &added)
                 return .commit
             }
         } catch {
@@ -385,7 +399,7 @@ public final class SQLiteStore {
         bindText(s, base + 26, x?.attributes)
     }
 
-    private func deviceId(_ ident: String, db: Database, added: inout [String]) throws -> Int64 {
+    func deviceId(_ ident: String, db: Database, added: inout [String]) throws -> Int64 {
         // Rows of one device come in runs (a fix and the alerts it raised):
         // the last answer is checked before hashing the id.
         if ident == lastDevice.ident { return lastDevice.id }

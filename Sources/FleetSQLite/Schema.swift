@@ -1,4 +1,5 @@
 import FleetStorage
+import FleetTracking
 import Foundation
 import GRDB
 
@@ -235,6 +236,18 @@ public enum Schema {
                 sql: """
                     ALTER TABLE trips ADD COLUMN start_fence_id TEXT;
                     ALTER TABLE trips ADD COLUMN end_fence_id TEXT;
+                    """)
+        }
+        m.registerMigration("v11: trips count the detour of their late fixes") { db in
+            // `late_detour_m` is kept apart from the tracked `distance_m`, so
+            // that it is recomputed from the stored fixes each time (a late
+            // fix stored twice counts once). The partial index holds the
+            // few `late` rows only: a trip looks for its own at insert.
+            try db.execute(
+                sql: """
+                    ALTER TABLE trips ADD COLUMN late_detour_m REAL NOT NULL DEFAULT 0;
+                    CREATE INDEX positions_late ON positions(device_id, time_ms)
+                      WHERE disposition = \(FixDisposition.late.rawValue);
                     """)
         }
         return m

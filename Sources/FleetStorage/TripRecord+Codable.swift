@@ -4,6 +4,8 @@
 /// not read back). `open` (added with the API) is true for a trip under way,
 /// whose `id` is null. `start_fence_id` and `end_fence_id` (added later)
 /// are the ids of the fences `start_fence` and `end_fence` name.
+/// `late_detour_m` (added later) is the part of `distance_m` the trip's
+/// late fixes add; absent when read back, it is 0.
 extension TripRecord: Codable {
     enum CodingKeys: String, CodingKey {
         case id, device, vehicle
@@ -15,6 +17,7 @@ extension TripRecord: Codable {
         case startOdometerM = "start_odometer_m", endOdometerM = "end_odometer_m"
         case open
         case startFenceId = "start_fence_id", endFenceId = "end_fence_id"
+        case lateDetourM = "late_detour_m"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -38,7 +41,8 @@ extension TripRecord: Codable {
             endOdometerM: try c.decode(Double.self, forKey: .endOdometerM),
             open: try c.decodeIfPresent(Bool.self, forKey: .open) ?? false,
             startFenceId: try c.decodeIfPresent(String.self, forKey: .startFenceId),
-            endFenceId: try c.decodeIfPresent(String.self, forKey: .endFenceId))
+            endFenceId: try c.decodeIfPresent(String.self, forKey: .endFenceId),
+            lateDetourM: try c.decodeIfPresent(Double.self, forKey: .lateDetourM) ?? 0)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -64,5 +68,6 @@ extension TripRecord: Codable {
         try c.encode(open, forKey: .open)
         try c.encode(startFenceId, forKey: .startFenceId)
         try c.encode(endFenceId, forKey: .endFenceId)
+        try c.encode(RecordCoding.tenth(lateDetourM), forKey: .lateDetourM)
     }
 }

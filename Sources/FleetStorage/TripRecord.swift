@@ -20,7 +20,13 @@ public struct TripRecord: Sendable, Equatable {
     /// and for trips stored before ids were kept.
     public var startFenceId: String?
     public var endFenceId: String?
+    /// Metres driven: the distance tracked, plus `lateDetourM`.
     public var distanceM: Double
+    /// Of `distanceM`, the metres the trip's `late` fixes add (the way
+    /// through them less the straight way they were skipped on;
+    /// `LateDetour`), recomputed whenever such a fix is stored; 0 for a
+    /// trip under way.
+    public var lateDetourM: Double
     public var maxSpeedKmh: Double
     public var fixes: Int
     /// The device's odometer at the start and end, metres.
@@ -43,8 +49,9 @@ public struct TripRecord: Sendable, Equatable {
         startLat: Double, startLon: Double, endLat: Double, endLon: Double, startFence: String?,
         endFence: String?, distanceM: Double, maxSpeedKmh: Double, fixes: Int,
         startOdometerM: Double, endOdometerM: Double, open: Bool = false,
-        startFenceId: String? = nil, endFenceId: String? = nil
+        startFenceId: String? = nil, endFenceId: String? = nil, lateDetourM: Double = 0
     ) {
+        self.lateDetourM = lateDetourM
         self.startFenceId = startFenceId
         self.endFenceId = endFenceId
         self.id = id

@@ -104,6 +104,10 @@ struct AccuracyBench: ParsableCommand {
             var state: DeviceState?
             var rewind: Rewind?
             var seq: Int64 = 0
+            // The device's fixes as fleetd stores them (one per time, the
+            // first kept), for its trips' late detour (`LateDetour`).
+            var stored: [Int64: LateDetour.Point] = [:]
+            var deviceTrips: [Trip] = []
             for k in order {
                 let p = packets[k]
                 let bytes: [UInt8]
@@ -128,6 +132,14 @@ struct AccuracyBench: ParsableCommand {
                     for d in decoded {
                         for fix in d.fixes {
                             let o = tracker.process(fix, state: &state, rewind: &rewind)
+                            if fix.valid, o.disposition == .accepted || o.disposition == .late,
+                                stored[fix.time] == nil
+                            {
+                                stored[fix.time] = LateDetour.Point(
+                                    time: fix.time, lat: fix.lat, lon: fix.lon,
+                                    accuracyM: fix.accuracyM, hdop: fix.extra?.hdop,
+                                    late: o.disposition == .late)
+                            }
                             if let t = trace, t.device == fix.device, fix.time >= t.from,
                                 fix.time <= t.to
                             {
@@ -147,16 +159,21 @@ struct AccuracyBench: ParsableCommand {
                                         device: a.device, type: a.type.rawValue, fence: a.fence,
                                         timeMs: a.time))
                             }
-                            for t in o.trips {
-                                trips.append(
-                                    FleetScore.Trip(
-                                        device: t.device, startMs: t.start.time,
-                                        endMs: t.end.time, distanceM: t.distanceM,
-                                        maxSpeedKmh: t.maxSpeedKmh))
-                            }
+                            deviceTrips += o.trips
                         }
                     }
                 }
+            }
+            // As the store does: each trip's distance with its late fixes' detour.
+            let detour = LateDetour(settings)
+            let points = stored.values.sorted { $0.time < $1.time }
+            for t in deviceTrips {
+                let inside = points.filter { $0.time >= t.start.time && $0.time <= t.end.time }
+                trips.append(
+                    FleetScore.Trip(
+                        device: t.device, startMs: t.start.time, endMs: t.end.time,
+                        distanceM: t.distanceM + detour.metres(inside),
+                        maxSpeedKmh: t.maxSpeedKmh))
             }
         }
         return (alerts, trips)

@@ -4,6 +4,7 @@ import FleetPostgres
 import FleetSQLite
 import FleetStorage
 import FleetSystemd
+import FleetTracking
 import Foundation
 import Logging
 
@@ -111,12 +112,15 @@ struct FleetdCommand: AsyncParsableCommand {
     @Sendable static func openStore(_ c: DaemonConfig) throws -> any Store {
         switch c.storage.backend {
         case .sqlite:
-            return try SQLiteStore(path: c.storage.database, synchronous: c.storage.synchronous)
+            return try SQLiteStore(
+                path: c.storage.database, synchronous: c.storage.synchronous,
+                lateDetour: LateDetour(c.tracking.settings))
         case .postgresql:
             return try PostgresStore(
                 settings: postgresSettings(c), synchronous: c.storage.synchronous,
                 node: c.cluster.node.isEmpty ? nil : c.cluster.node,
-                leaseMs: Int64(c.cluster.leaseS * 1000))
+                leaseMs: Int64(c.cluster.leaseS * 1000),
+                lateDetour: LateDetour(c.tracking.settings))
         }
     }
 

@@ -39,6 +39,41 @@ import Testing
         }.sorted()
     }
 
+    /// Device `van-9` drives 2 km east, 2 km north and 2 km east, a fix
+    /// every 20 s, parked before and after; the fixes at its two corners
+    /// come late (60 s and 5 min after their time), the second one twice.
+    func sendCornerDrive(_ d: DaemonProcess) throws {
+        let mLat = 1 / 111_195.08
+        let mLon = 1 / (111_195.08 * cos(48 * Double.pi / 180))
+        let base = t0 + 50_000_000
+        var seq = 0
+        func send(_ t: Int64, _ north: Double, _ east: Double) throws {
+            seq += 1
+            let line = fixLine(
+                seq, base + t * 1000, lat: 48 + north * mLat, lon: 11 + east * mLon,
+                device: "van-9")
+            let client = try UDPClient(host: "127.0.0.1", port: d.port)
+            var reply: JSONReply?
+            for _ in 0..<5 where reply == nil { reply = exchange(client, [line]) }
+            #expect(reply?.acked == [Int64(seq)], "fix at \(t) s not acknowledged")
+        }
+        func at(_ t: Int64) -> (Double, Double) {
+            t <= 400
+                ? (0, Double(t - 200) * 10)
+                : t <= 600 ? (Double(t - 400) * 10, 2000) : (2000, 2000 + Double(t - 600) * 10)
+        }
+        for k in 0..<20 { try send(Int64(k) * 10, 0, 0) }
+        for k in 1...30 {
+            let t = 200 + Int64(k) * 20
+            if t == 400 || t == 600 { continue }
+            try send(t, at(t).0, at(t).1)
+            if t == 460 { try send(400, at(400).0, at(400).1) }
+        }
+        for k in 1...30 { try send(800 + Int64(k) * 10, 2000, 4000) }
+        try send(600, at(600).0, at(600).1)
+        try send(600, at(600).0, at(600).1)
+    }
+
     @Test func theSameAnswersAsSQLiteAndNothingAcknowledgedWhileTheServerIsDown() async throws {
         let pg = try PostgresServer()
         defer { pg.remove() }
@@ -65,6 +100,22 @@ import Testing
         let summary = try runTool(
             try Binaries.path("fleetctl"), ["summary", "--config", onPG.configPath])
         #expect(summary.out.contains("positions stored 3442"), "\(summary.out)\(summary.err)")
+
+        // Late fixes (older than the reorder window) count in the distance
+        // of the trip they fall in, the same on both: one sent while the
+        // trip was under way, one after it was stored, that one twice.
+        try sendCornerDrive(lite)
+        try sendCornerDrive(onPG)
+        let corner = 400 - 200 * 2.0.squareRoot()  // the way through a corner less its diagonal
+        for d in [lite, onPG] {
+            let vans = try d.fleetctl("trips", ["--device", "van-9"])
+            #expect(vans.count == 1)
+            let detour = vans.first?["late_detour_m"] as? Double ?? -1
+            #expect(abs(detour - 2 * corner) < 1, "late_detour_m \(detour)")
+            let distance = vans.first?["distance_m"] as? Double ?? -1
+            #expect(abs(distance - 6000) < 30, "distance_m \(distance)")
+        }
+        #expect(try tripLines(onPG) == (try tripLines(lite)))
 
         // The server goes away: nothing is acknowledged, fleetd stays up and says so.
         let client = try UDPClient(host: "127.0.0.1", port: onPG.port)

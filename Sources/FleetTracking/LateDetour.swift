@@ -1,0 +1,129 @@
+import FleetGeo
+
+/// The distance a stored trip gains from its `late` fixes: fixes that came
+/// in older than the reorder window allows (`TrackerSettings.reorderWindowS`),
+/// stored and flagged but never tracked, so the trip's tracked distance
+/// went straight past them.
+///
+/// The trip's fixes are read in fix-time order. Each run of late fixes
+/// between two accepted ones `a` and `b` (the fixes the tracked distance
+/// measured `a` → `b` between) adds the way through them less the chord:
+/// `|a l₁| + … + |lₙ b| − |a b|` (WGS 84 geodesics, as the odometer). A late
+/// fix counts as the tracker would have taken it:
+///
+/// - it is valid and not vague (accuracy, else HDOP × `hdopAccuracyM`, at
+///   most `odometerMaxAccuracyM`); a vague accepted fix is no neighbour
+///   either, as it moved the vehicle nowhere;
+/// - it is no jump: from the way's previous point and to `b` it implies at
+///   most `jumpSpeedKmh` after forgiving `jumpAllowanceM`;
+/// - the vehicle moved between `a` and `b` (more than `stillRadiusM` apart):
+///   a late fix while it stood is scatter, which the odometer gate would
+///   have added nothing for.
+///
+/// Pure: recomputed from scratch from the stored fixes, so a late fix
+/// stored twice, or a trip recomputed again, gives the same figure.
+public struct LateDetour: Sendable, Equatable {
+    public var jumpSpeedKmh: Double
+    public var jumpAllowanceM: Double
+    public var odometerMaxAccuracyM: Double
+    public var hdopAccuracyM: Double
+    public var stillRadiusM: Double
+
+    /// The rule the tracker's `settings` imply.
+    public init(_ settings: TrackerSettings = TrackerSettings()) {
+        jumpSpeedKmh = settings.jumpSpeedKmh
+        jumpAllowanceM = settings.jumpAllowanceM
+        odometerMaxAccuracyM = settings.odometerMaxAccuracyM
+        hdopAccuracyM = settings.hdopAccuracyM
+        stillRadiusM = settings.stillRadiusM
+    }
+
+    /// One stored fix of a trip, as the store reads it.
+    public struct Point: Sendable, Equatable {
+        /// Fix time, Unix milliseconds.
+        public var time: Int64
+        /// Degrees, WGS 84.
+        public var lat: Double
+        public var lon: Double
+        /// Reported accuracy (metres, 68 % radius) and HDOP, when reported.
+        public var accuracyM: Double?
+        public var hdop: Double?
+        /// True for a fix stored `late`; false for one stored `accepted`.
+        public var late: Bool
+
+        public init(
+            time: Int64, lat: Double, lon: Double, accuracyM: Double? = nil, hdop: Double? = nil,
+            late: Bool
+        ) {
+            self.time = time
+            self.lat = lat
+            self.lon = lon
+            self.accuracyM = accuracyM
+            self.hdop = hdop
+            self.late = late
+        }
+    }
+
+    /// Metres the late fixes among `points` add to the trip (≥ 0; 0 when
+    /// none counts). `points` are the trip's accepted and late fixes, valid
+    /// ones only, in any order (sorted here by time).
+    public func metres(_ points: [Point]) -> Double {
+        guard points.contains(where: \.late) else { return 0 }
+        let sorted = points.sorted { $0.time < $1.time }
+        var total = 0.0
+        var from: Point?
+        var run: [Point] = []
+        for p in sorted where !vague(p) {
+            if p.late {
+                if from != nil { run.append(p) }
+                continue
+            }
+            if let a = from, !run.isEmpty { total += detour(from: a, through: run, to: p) }
+            from = p
+            run.removeAll(keepingCapacity: true)
+        }
+        return total
+    }
+
+    /// The way `a` → `run` → `b` less the chord `a` → `b`, through the late
+    /// fixes that are no jump; 0 when the vehicle stood.
+    func detour(from a: Point, through run: [Point], to b: Point) -> Double {
+        let chord = distance(a, b)
+        guard chord > stillRadiusM else { return 0 }
+        var way = 0.0
+        var prev = a
+        for l in run where plausible(prev, l) && plausible(l, b) {
+            way += distance(prev, l)
+            prev = l
+        }
+        guard prev != a else { return 0 }
+        way += distance(prev, b)
+        return max(0, way - chord)
+    }
+
+    /// Whether `p` → `q` implies at most `jumpSpeedKmh` after forgiving
+    /// `jumpAllowanceM` (always, with the jump filter off).
+    func plausible(_ p: Point, _ q: Point) -> Bool {
+        guard jumpSpeedKmh > 0 else { return true }
+        let seconds = Double(q.time - p.time) / 1000
+        return distance(p, q) - jumpAllowanceM <= jumpSpeedKmh / 3.6 * max(seconds, 0)
+    }
+
+    /// Whether `p` reports an accuracy worse than `odometerMaxAccuracyM`.
+    func vague(_ p: Point) -> Bool {
+        guard odometerMaxAccuracyM > 0 else { return false }
+        let accuracy: Double? =
+            if let a = p.accuracyM, a > 0, a.isFinite {
+                a
+            } else if let h = p.hdop, h > 0, h.isFinite {
+                h * hdopAccuracyM
+            } else {
+                nil
+            }
+        return (accuracy ?? 0) > odometerMaxAccuracyM
+    }
+
+    func distance(_ p: Point, _ q: Point) -> Double {
+        Geodesic.distance(lat1: p.lat, lon1: p.lon, lat2: q.lat, lon2: q.lon)
+    }
+}
