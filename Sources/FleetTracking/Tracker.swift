@@ -300,10 +300,15 @@ public struct Tracker: Sendable {
         // confirmed it: the way from the parked place to it (`firstLeg`).
         var firstLeg: (from: Waypoint, to: Waypoint)?
         var parkedOnMean = false
+        // Where and since when the vehicle stood before this fix (its
+        // parked mean): a fence entered by a fix while the mean lay inside
+        // it was entered when the vehicle came to rest there.
+        var standing: (at: Coordinate, since: Int64)?
         if case .still(let lat, let lon, let weight, let rest, let pending)? = st.motion,
             weight >= 2
         {
             parkedOnMean = true
+            standing = (Coordinate(lat: lat, lon: lon), rest.time)
             if let q = pending {
                 var parkedAt = rest
                 parkedAt.lat = lat
@@ -453,7 +458,8 @@ public struct Tracker: Sendable {
         } else {
             memberships(
                 fix, at: p, uncertain: uncertainty(fix) / independent.squareRoot(),
-                enteredAt: restTime ?? fix.time, prev: crossable ? prev : nil, via: via, state: &st,
+                enteredAt: restTime ?? fix.time, standing: restTime == nil ? standing : nil,
+                prev: crossable ? prev : nil, via: via, state: &st,
                 alerts: &alerts)
         }
         st.lat = here.lat
@@ -607,9 +613,12 @@ public struct Tracker: Sendable {
     /// (dwell, hysteresis, exit confirmation), new fences entered, crossings.
     /// `p` is where the fences are judged, `uncertain` the accuracy gate's
     /// radius there (0: not gated), `enteredAt` the time a fence entered now
-    /// is entered since; `prev` nil skips the crossings.
+    /// is entered since (`standing.since` for a fence that encloses
+    /// `standing.at`, the mean the vehicle stood on before this fix);
+    /// `prev` nil skips the crossings.
     private mutating func memberships(
-        _ fix: Fix, at p: Coordinate, uncertain: Double, enteredAt: Int64, prev: Waypoint?,
+        _ fix: Fix, at p: Coordinate, uncertain: Double, enteredAt: Int64,
+        standing: (at: Coordinate, since: Int64)? = nil, prev: Waypoint?,
         via: [Suspect]?, state st: inout DeviceState, alerts: inout [Alert]
     ) {
         // `ranks`: the containing fences' id ranks, ascending and distinct.
@@ -714,7 +723,9 @@ public struct Tracker: Sendable {
                 // A moving device's entry is dated where the way from the
                 // last position crossed in (a parked one's, from its rest).
                 var enteredAt = enteredAt
-                if enteredAt == fix.time, let prev, let from,
+                if let standing, fence.contains(standing.at) {
+                    enteredAt = standing.since
+                } else if enteredAt == fix.time, let prev, let from,
                     let t = Self.crossingTime(fence, from: from, at: prev.time, to: p, at: fix.time)
                 {
                     enteredAt = t

@@ -69,6 +69,25 @@ import Testing
         #expect(alerts.first?.time == 0)
     }
 
+    /// Parked 2 m inside the yard's east edge for half an hour, a fix a
+    /// minute that reports 15 m: neither a fix nor the mean is ever sure
+    /// enough to enter. Driving off west across the yard, the first fix is
+    /// 58 m inside: the vehicle was in the yard all along, so the entry is
+    /// dated from when it came to rest there, not from its departure.
+    @Test func aDepartureAcrossTheYardDatesTheEntryFromTheRestInsideIt() {
+        let lat = 48.0 + 100 * mLat
+        var fixes: [(t: Int64, lat: Double, lon: Double, acc: Double?)] = []
+        for k in 0..<30 { fixes.append((Int64(k * 60), lat, 11.0 + 198 * mLon, 15)) }
+        fixes += [
+            (1805, lat, 11.0 + 140 * mLon, 5), (1815, lat, 11.0 + 60 * mLon, 5),
+            (1825, lat, 11.0 - 20 * mLon, 5), (1835, lat, 11.0 - 100 * mLon, 5),
+            (1845, lat, 11.0 - 180 * mLon, 5), (1855, lat, 11.0 - 260 * mLon, 5),
+        ]
+        let alerts = run([yard()], fixes)
+        #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
+        #expect(alerts.first?.time == 0)
+    }
+
     /// A drive through the yard whose fixes, 30 s apart, fall both outside
     /// it, the second 10 m beyond its east edge, where the vehicle parks for
     /// an hour: the pass is an entry (crossed) and no exit, since the vehicle
