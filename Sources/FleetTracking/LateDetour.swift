@@ -1,4 +1,5 @@
 import FleetGeo
+import Foundation
 
 /// The distance a stored trip gains from its `late` fixes: fixes that came
 /// in older than the reorder window allows (`TrackerSettings.reorderWindowS`),
@@ -16,6 +17,10 @@ import FleetGeo
 ///   either, as it moved the vehicle nowhere;
 /// - it is no jump: from the way's previous point and to `b` it implies at
 ///   most `jumpSpeedKmh` after forgiving `jumpAllowanceM`;
+/// - it is no spike: the way does not go out to it and turn back (by more
+///   than 135°) with both legs longer than `jumpAllowanceM` (a multipath
+///   outlier 450 m off between two fixes 20 s apart passes the jump test,
+///   and would add 600 m);
 /// - the vehicle moved between `a` and `b` (more than `stillRadiusM` apart):
 ///   a late fix while it stood is scatter, which the odometer gate would
 ///   have added nothing for.
@@ -92,7 +97,8 @@ public struct LateDetour: Sendable, Equatable {
         guard chord > stillRadiusM else { return 0 }
         var way = 0.0
         var prev = a
-        for l in run where plausible(prev, l) && plausible(l, b) {
+        for (k, l) in run.enumerated() where plausible(prev, l) && plausible(l, b) {
+            if spike(prev, l, k + 1 < run.count ? run[k + 1] : b) { continue }
             way += distance(prev, l)
             prev = l
         }
@@ -107,6 +113,21 @@ public struct LateDetour: Sendable, Equatable {
         guard jumpSpeedKmh > 0 else { return true }
         let seconds = Double(q.time - p.time) / 1000
         return distance(p, q) - jumpAllowanceM <= jumpSpeedKmh / 3.6 * max(seconds, 0)
+    }
+
+    /// Whether the way `p` → `l` → `q` goes out to `l` and turns back by
+    /// more than 135°, both legs longer than `jumpAllowanceM`.
+    func spike(_ p: Point, _ l: Point, _ q: Point) -> Bool {
+        let inLeg = distance(p, l)
+        let outLeg = distance(l, q)
+        guard inLeg > jumpAllowanceM, outLeg > jumpAllowanceM else { return false }
+        // Directions in a local east/north frame at `l` (metres' ratios suffice).
+        let k = cos(l.lat * .pi / 180)
+        let u = ((l.lon - p.lon) * k, l.lat - p.lat)
+        let v = ((q.lon - l.lon) * k, q.lat - l.lat)
+        let dot = u.0 * v.0 + u.1 * v.1
+        let norms = (u.0 * u.0 + u.1 * u.1).squareRoot() * (v.0 * v.0 + v.1 * v.1).squareRoot()
+        return norms > 0 && dot / norms < -0.5.squareRoot()
     }
 
     /// Whether `p` reports an accuracy worse than `odometerMaxAccuracyM`.

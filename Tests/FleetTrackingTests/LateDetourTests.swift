@@ -85,10 +85,29 @@ import Testing
         // 3 km away one second after its neighbour: 10 800 km/h.
         let pts = [p(0, 0, 0), p(1, 3000, 0, late: true), p(2, 0, 60)]
         #expect(rule.metres(pts) == 0)
-        // With the filter off (jump_speed_kmh = 0) it counts.
+        // With the filter off (jump_speed_kmh = 0) it is still a spike out
+        // and back; one that goes on (a fix 3 km on, in 40 s) counts then.
         var off = TrackerSettings()
         off.jumpSpeedKmh = 0
-        #expect(LateDetour(off).metres(pts) > 5900)
+        #expect(LateDetour(off).metres(pts) == 0)
+        let on = [p(0, 0, 0), p(20, 3000, 100, late: true), p(40, 3000, 200)]
+        #expect(rule.metres(on) == 0)
+        #expect(LateDetour(off).metres(on) > 90)
+    }
+
+    @Test func aLateSpikeOutAndBackAddsNothing() {
+        // Between two fixes 20 s and 150 m apart, a late fix 450 m off to
+        // the side and back: 126 km/h after the 100 m forgiven, no jump,
+        // but a way that turns back by 170°.
+        let a = p(0, 0, 0)
+        let b = p(20, 0, 150)
+        #expect(rule.metres([a, p(10, 440, 100, late: true), b]) == 0)
+        // A real corner (90°) with legs of 250 m counts, sparse as it is.
+        let corner = rule.metres([p(0, 0, 0), p(30, 0, 250, late: true), p(60, 250, 250)])
+        #expect(abs(corner - (500 - 250 * 2.0.squareRoot())) < 1)
+        // A turn back with short legs (scatter of a slow vehicle) counts too.
+        let short = [p(0, 0, 0), p(10, 0, 90, late: true), p(20, 20, 60)]
+        #expect(rule.metres(short) > 0)
     }
 
     @Test func theSameFixesGiveTheSameFigure() {
