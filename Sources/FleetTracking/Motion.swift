@@ -13,7 +13,10 @@ import FleetGeo
 /// each older fix, so the last metres of a slow approach count and a fix's
 /// scatter is averaged over the last few), and the odometer becomes its
 /// value at `rest` plus the distance from `rest` to there: the scatter of a
-/// stop adds nothing, the approach to it is kept.
+/// stop adds nothing, the approach to it is kept. A first fix `stillTimeS`
+/// or more into a stay that lies beyond `stillRadiusM` of `rest` but
+/// within half of it of where the stay ends parks the vehicle the same way
+/// (a tracker that sends a fix a minute once stopped, that fix scattered).
 public enum Motion: Sendable, Equatable {
     /// Parked around (`lat`, `lon`), the mean of the last `weight` (≤ 100)
     /// fixes; `rest` is where and when it came to rest.
@@ -116,6 +119,28 @@ public enum Motion: Sendable, Equatable {
                 } else {
                     self = .moving(rest: rest, stay: stay)
                 }
+            } else if stay.count >= 2, Double(p.time - rest.time) >= settings.stillTimeS * 1000,
+                Geodesic.distance(
+                    lat1: rest.lat + stay.recentLat, lon1: rest.lon + stay.recentLon,
+                    lat2: p.lat, lon2: p.lon) <= settings.stillRadiusM / 2
+            {
+                // Parked where the stay ended, seen only now: the stay began
+                // on the approach (its first fix up to `stillRadiusM` short
+                // of where the vehicle stopped), the device then went quiet
+                // (a fix a minute parked), and this fix, scattered beyond
+                // the stay's first one, lies by where the stay ended. The
+                // vehicle came to rest when the stay began, as it would
+                // have had a fix come 30 s in.
+                var at = rest
+                at.lat += stay.recentLat
+                at.lon += stay.recentLon
+                odometer = rest.odometerM + rest.distance(lat: at.lat, lon: at.lon)
+                at.odometerM = odometer
+                let w = min(stay.count + 1, 100)
+                self = .still(
+                    lat: at.lat + (p.lat - at.lat) / Double(w),
+                    lon: at.lon + (p.lon - at.lon) / Double(w), weight: w, rest: at,
+                    pending: nil)
             } else {
                 var r = p
                 r.odometerM = odometer

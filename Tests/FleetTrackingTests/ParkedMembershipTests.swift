@@ -88,6 +88,26 @@ import Testing
         #expect(alerts.first?.time == 0)
     }
 
+    /// A vehicle drives east into the yard at 6 m/s, a fix a second, and
+    /// stops 23 m inside its west edge at 56 s; after 22 s more of fixes
+    /// there it sends a fix a minute, the first of them scattered 10 m
+    /// east. Each fix reports 15 m, too much for any of them to enter; the
+    /// mean does, dated from when the vehicle came to rest: when the stay
+    /// that ended the drive began (its first fix, 42 m short of the stop,
+    /// at 49 s), not from the scattered fix at 138 s, which lies more than
+    /// 50 m beyond that first fix but by where the stay ended.
+    @Test func aStopSeenThroughSparseFixesIsParkedFromWhenTheStayBegan() {
+        let lat = 48.0 + 100 * mLat
+        var fixes: [(t: Int64, lat: Double, lon: Double, acc: Double?)] = []
+        for k in 0...56 { fixes.append((Int64(k), lat, 11.0 + Double(6 * k - 313) * mLon, 15)) }
+        for k in 57...78 { fixes.append((Int64(k), lat, 11.0 + 23 * mLon, 15)) }
+        fixes.append((138, lat, 11.0 + 33 * mLon, 15))
+        for k in 1...60 { fixes.append((138 + Int64(k) * 60, lat, 11.0 + 23 * mLon, 15)) }
+        let alerts = run([yard()], fixes)
+        #expect(alerts.map(\.type) == [.geofenceEnter])
+        #expect(alerts.first?.time == 49_000)
+    }
+
     /// A drive through the yard whose fixes, 30 s apart, fall both outside
     /// it, the second 10 m beyond its east edge, where the vehicle parks for
     /// an hour: the pass is an entry (crossed) and no exit, since the vehicle
