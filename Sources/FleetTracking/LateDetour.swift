@@ -28,19 +28,13 @@ import Foundation
 /// Pure: recomputed from scratch from the stored fixes, so a late fix
 /// stored twice, or a trip recomputed again, gives the same figure.
 public struct LateDetour: Sendable, Equatable {
-    public var jumpSpeedKmh: Double
-    public var jumpAllowanceM: Double
-    public var odometerMaxAccuracyM: Double
-    public var hdopAccuracyM: Double
-    public var stillRadiusM: Double
+    /// The tracker's settings: the jump filter, the odometer's accuracy
+    /// limit and still radius.
+    public var settings: TrackerSettings
 
     /// The rule the tracker's `settings` imply.
     public init(_ settings: TrackerSettings = TrackerSettings()) {
-        jumpSpeedKmh = settings.jumpSpeedKmh
-        jumpAllowanceM = settings.jumpAllowanceM
-        odometerMaxAccuracyM = settings.odometerMaxAccuracyM
-        hdopAccuracyM = settings.hdopAccuracyM
-        stillRadiusM = settings.stillRadiusM
+        self.settings = settings
     }
 
     /// One stored fix of a trip, as the store reads it.
@@ -94,7 +88,7 @@ public struct LateDetour: Sendable, Equatable {
     /// fixes that are no jump; 0 when the vehicle stood.
     func detour(from a: Point, through run: [Point], to b: Point) -> Double {
         let chord = distance(a, b)
-        guard chord > stillRadiusM else { return 0 }
+        guard chord > settings.stillRadiusM else { return 0 }
         var way = 0.0
         var prev = a
         for (k, l) in run.enumerated() where plausible(prev, l) && plausible(l, b) {
@@ -110,9 +104,10 @@ public struct LateDetour: Sendable, Equatable {
     /// Whether `p` → `q` implies at most `jumpSpeedKmh` after forgiving
     /// `jumpAllowanceM` (always, with the jump filter off).
     func plausible(_ p: Point, _ q: Point) -> Bool {
-        guard jumpSpeedKmh > 0 else { return true }
+        guard settings.jumpSpeedKmh > 0 else { return true }
         let seconds = Double(q.time - p.time) / 1000
-        return distance(p, q) - jumpAllowanceM <= jumpSpeedKmh / 3.6 * max(seconds, 0)
+        return distance(p, q) - settings.jumpAllowanceM
+            <= settings.jumpSpeedKmh / 3.6 * max(seconds, 0)
     }
 
     /// Whether the way `p` → `l` → `q` goes out to `l` and turns back by
@@ -120,7 +115,9 @@ public struct LateDetour: Sendable, Equatable {
     func spike(_ p: Point, _ l: Point, _ q: Point) -> Bool {
         let inLeg = distance(p, l)
         let outLeg = distance(l, q)
-        guard inLeg > jumpAllowanceM, outLeg > jumpAllowanceM else { return false }
+        guard inLeg > settings.jumpAllowanceM, outLeg > settings.jumpAllowanceM else {
+            return false
+        }
         // Directions in a local east/north frame at `l` (metres' ratios suffice).
         let k = cos(l.lat * .pi / 180)
         let u = ((l.lon - p.lon) * k, l.lat - p.lat)
@@ -132,16 +129,7 @@ public struct LateDetour: Sendable, Equatable {
 
     /// Whether `p` reports an accuracy worse than `odometerMaxAccuracyM`.
     func vague(_ p: Point) -> Bool {
-        guard odometerMaxAccuracyM > 0 else { return false }
-        let accuracy: Double? =
-            if let a = p.accuracyM, a > 0, a.isFinite {
-                a
-            } else if let h = p.hdop, h > 0, h.isFinite {
-                h * hdopAccuracyM
-            } else {
-                nil
-            }
-        return (accuracy ?? 0) > odometerMaxAccuracyM
+        settings.isVague(accuracyM: p.accuracyM, hdop: p.hdop)
     }
 
     func distance(_ p: Point, _ q: Point) -> Double {

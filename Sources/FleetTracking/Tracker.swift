@@ -289,9 +289,7 @@ public struct Tracker: Sendable {
         // vehicle nowhere: its time counts, its position adds no distance
         // and starts nothing (the reported multipath outlier, the urban
         // canyon); fences still judge it, through the accuracy gate.
-        let vague =
-            settings.odometerMaxAccuracyM > 0
-            && (reportedAccuracy(fix) ?? 0) > settings.odometerMaxAccuracyM
+        let vague = settings.isVague(accuracyM: fix.accuracyM, hdop: fix.extra?.hdop)
         if let prev, vague {
             here.lat = prev.lat
             here.lon = prev.lon
@@ -995,9 +993,7 @@ public struct Tracker: Sendable {
     /// The accuracy `fix` reports, metres (68 % radius): its accuracy, else
     /// its HDOP × `hdopAccuracyM`; nil when it reports neither.
     func reportedAccuracy(_ fix: Fix) -> Double? {
-        if let a = fix.accuracyM, a > 0, a.isFinite { return a }
-        if let h = fix.extra?.hdop, h > 0, h.isFinite { return h * settings.hdopAccuracyM }
-        return nil
+        settings.reportedAccuracy(accuracyM: fix.accuracyM, hdop: fix.extra?.hdop)
     }
 
     /// The radius, metres, within which `fix` may really be, for the

@@ -105,3 +105,21 @@ public struct TrackerSettings: Sendable, Equatable {
         self.jumpSpeedKmh = jumpSpeedKmh
     }
 }
+
+extension TrackerSettings {
+    /// The accuracy a fix reports, metres (68 % radius): its accuracy,
+    /// else its HDOP × `hdopAccuracyM`; nil when it reports neither.
+    public func reportedAccuracy(accuracyM: Double?, hdop: Double?) -> Double? {
+        if let a = accuracyM, a > 0, a.isFinite { return a }
+        if let h = hdop, h > 0, h.isFinite { return h * hdopAccuracyM }
+        return nil
+    }
+
+    /// Whether a fix reporting these says it is vague: an accuracy worse
+    /// than `odometerMaxAccuracyM` (never when that is 0). A vague fix
+    /// moves the vehicle nowhere.
+    public func isVague(accuracyM: Double?, hdop: Double?) -> Bool {
+        odometerMaxAccuracyM > 0
+            && (reportedAccuracy(accuracyM: accuracyM, hdop: hdop) ?? 0) > odometerMaxAccuracyM
+    }
+}
