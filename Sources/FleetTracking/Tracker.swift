@@ -10,8 +10,9 @@ import Synchronization
 ///
 /// In order per device: a resend of the last fix time is a duplicate; an
 /// older fix is late (stored, nothing else); an invalid fix only advances the
-/// clock. A fix implying more than `jumpSpeedKmh` from the last accepted one
-/// is held as a jump suspect; once `jumpConfirmFixes` suspects among the last
+/// clock. A fix implying more than `jumpSpeedKmh` from the last accepted one,
+/// or a moving one lying beyond the reach of the speed it reports
+/// (`jumpDecelerationMps2`), is held as a jump suspect; once `jumpConfirmFixes` suspects among the last
 /// `jumpWindowFixes` valid fixes agree with one another, the vehicle is moved
 /// there (the path through them counts; the jump does not), so one real jump
 /// never locks a device out.
@@ -212,15 +213,11 @@ public struct Tracker: Sendable {
         st.seq += 1
         // The jump filter.
         var via: [Suspect]?
-        if let last = st.lastWaypoint, settings.jumpSpeedKmh > 0,
-            impliedKmh(last.time, last.lat, last.lon, fix) > settings.jumpSpeedKmh
-        {
+        if let last = st.lastWaypoint, isJump(from: (last.time, last.lat, last.lon), to: fix) {
             let n = Int64(max(1, settings.jumpWindowFixes))
             let seq = st.seq
             st.suspects.removeAll { $0.seq <= seq - n }
-            let agreeing = st.suspects.filter {
-                impliedKmh($0.time, $0.lat, $0.lon, fix) <= settings.jumpSpeedKmh
-            }
+            let agreeing = st.suspects.filter { !isJump(from: ($0.time, $0.lat, $0.lon), to: fix) }
             if agreeing.count + 1 >= settings.jumpConfirmFixes {
                 via = agreeing
                 st.suspects = []
@@ -245,12 +242,34 @@ public struct Tracker: Sendable {
         return outcome
     }
 
-    /// Speed implied by moving from (`t`, `lat`, `lon`) to `fix`, km/h, after
-    /// forgiving `jumpAllowanceM` of position error.
-    private func impliedKmh(_ t: Int64, _ lat: Double, _ lon: Double, _ fix: Fix) -> Double {
-        let d = Geodesic.distance(lat1: lat, lon1: lon, lat2: fix.lat, lon2: fix.lon)
-        let dt = Double(max(1, fix.time - t)) / 1000
-        return max(0, d - settings.jumpAllowanceM) / dt * 3.6
+    /// The jump filter's two tests of `fix` against the last accepted
+    /// position (or, for suspects agreeing, an earlier suspect): it implies
+    /// more than `jumpSpeedKmh` after forgiving `jumpAllowanceM` (off at 0),
+    /// or it lies beyond the reach of the speed it reports itself (off when
+    /// `jumpDecelerationMps2` is 0). The reach is that speed over the time
+    /// between them, plus what slowing down to it from a higher one at
+    /// `jumpDecelerationMps2` adds (a·t²/2), plus six times the fix's
+    /// reported accuracy (at least 25 m, at most `jumpAllowanceM`). It
+    /// catches a multipath outlier hundreds of metres off with an ordinary
+    /// accuracy, which the speed bound lets through on a device reporting
+    /// every few seconds. Only a moving fix (5 km/h or more) that reports
+    /// both its speed and its accuracy (or HDOP) is held to its reach.
+    private func isJump(from last: (time: Int64, lat: Double, lon: Double), to fix: Fix) -> Bool {
+        let decel = settings.jumpDecelerationMps2
+        let reported = fix.speedKmh.flatMap { $0 >= 5 && $0.isFinite ? $0 : nil }
+        let speedTest = decel > 0 && reported != nil
+        guard settings.jumpSpeedKmh > 0 || speedTest else { return false }
+        let d = Geodesic.distance(lat1: last.lat, lon1: last.lon, lat2: fix.lat, lon2: fix.lon)
+        if settings.jumpSpeedKmh > 0 {
+            let dt = Double(max(1, fix.time - last.time)) / 1000
+            if max(0, d - settings.jumpAllowanceM) / dt * 3.6 > settings.jumpSpeedKmh {
+                return true
+            }
+        }
+        guard speedTest, let kmh = reported, let u = reportedAccuracy(fix) else { return false }
+        let dt = Double(max(0, fix.time - last.time)) / 1000
+        let allowance = min(settings.jumpAllowanceM, max(25, 6 * u))
+        return d > kmh / 3.6 * dt + decel * dt * dt / 2 + allowance
     }
 
     /// Names of the fences containing a position, ", " between several; nil when none.

@@ -27,6 +27,8 @@ struct AccuracyBench: ParsableCommand {
     @Option(help: "Fences besides the yards (GeoJSON).") var fences = "config/geofences.geojson"
     @Option(help: "Route files; default Simulator/routes/*.csv.") var routes: [String] = []
     @Option(help: "Speed limit, km/h (the truth's and the tracker's).") var speedLimit = 80.0
+    @Option(help: "GNSS error per axis, metres (the scenario's noise).") var noise = 5.0
+    @Option(help: "Share of fixes that are multipath outliers.") var outliers = 0.002
     @Flag(help: "Run with the accuracy gate off as well.") var both = false
     @Option(help: "tracking.accuracy_gate_factor (default: fleetd's).") var gateFactor: Double?
     @Flag(help: "List every missed true fence event and every phantom fence alert.")
@@ -51,6 +53,8 @@ struct AccuracyBench: ParsableCommand {
         s.hours = hours
         s.seed = seed
         s.speedLimitKmh = speedLimit
+        s.noiseM = noise
+        s.outlierRate = outliers
         if let problem = s.problem { throw ValidationError(problem) }
         let world = FleetWorld(scenario: s, routes: loaded, fences: given)
         let index = FenceIndex(fences: world.fences)

@@ -72,6 +72,79 @@ import Testing
         #expect(s.suspects.isEmpty)
     }
 
+    /// A fix every 6 s at 55 km/h (15.3 m/s), accurate to 8 m.
+    func drive(_ k: Int, east: Double? = nil, north: Double = 0, speed: Double? = 55) -> Fix {
+        var f = at(Int64(k) * 6, east ?? Double(k) * 6 * 55 / 3.6, north, speed: speed)
+        f.accuracyM = 8
+        return f
+    }
+
+    @Test func anOutlierBeyondItsOwnSpeedsReachIsASuspect() {
+        // 300 m north of the road: 314 m from the last fix, 128 km/h after
+        // forgiving 100 m (within 300), beyond the 230 m that 55 km/h
+        // reaches in 6 s (92 m + 5 m/s² × 36 s² / 2 + 6 × 8 m).
+        let fixes = [drive(0), drive(1), drive(2), drive(3, north: 300), drive(4), drive(5)]
+        var replay = Replay(fences: FenceIndex(fences: []))
+        replay.feed(fixes)
+        #expect(
+            replay.dispositions == [.accepted, .accepted, .accepted, .jump, .accepted, .accepted])
+        let s = replay.states["v"]!
+        // Only the road: 5 × 91.7 m (on the ellipsoid, within 3 m).
+        #expect(abs(s.odometerM - 5 * 6 * 55 / 3.6) < 3, "\(s.odometerM)")
+        // Off (jump_deceleration_mps2 = 0), or a fix reporting no speed:
+        // the speed bound alone lets it through, and its detour counts.
+        var off = TrackerSettings()
+        off.jumpDecelerationMps2 = 0
+        var loose = Replay(fences: FenceIndex(fences: []), settings: off)
+        loose.feed(fixes)
+        #expect(!loose.dispositions.contains(.jump))
+        #expect(loose.states["v"]!.odometerM > s.odometerM + 300)
+        var unreported = fixes
+        unreported[3].speedKmh = nil
+        var blind = Replay(fences: FenceIndex(fences: []))
+        blind.feed(unreported)
+        #expect(blind.dispositions[3] == .accepted)
+        #expect(blind.states["v"]!.odometerM > s.odometerM + 300)
+    }
+
+    @Test func aVehicleSpeedingUpOrBrakingHardStaysWithinItsReach() {
+        // From 0 to 100 km/h in 10 s (2.8 m/s²), then braking from 100 km/h
+        // to 10 km/h in 5 s (5 m/s²), a fix a second, each reporting the
+        // speed it has at that moment: every fix accepted.
+        var fixes: [Fix] = []
+        var x = 0.0
+        var v = 0.0
+        for t in 0...20 {
+            var f = at(Int64(t), x, 0, speed: v * 3.6)
+            f.accuracyM = 3
+            fixes.append(f)
+            let a = t < 10 ? 100 / 3.6 / 10 : t < 15 ? -90 / 3.6 / 5 : 0
+            x += v + a / 2
+            v += a
+        }
+        // A sparse device: a fix every 30 s, braking from 90 km/h to a stop
+        // within the interval, and setting off to 40 km/h within the next.
+        var sparse = [at(0, 0, 0, speed: 90), at(30, 300, 0, speed: 5), at(60, 500, 0, speed: 40)]
+        for k in sparse.indices { sparse[k].accuracyM = 8 }
+        var replay = Replay(fences: FenceIndex(fences: []))
+        replay.feed(fixes)
+        var slow = Replay(fences: FenceIndex(fences: []))
+        slow.feed(sparse)
+        #expect(!replay.dispositions.contains(.jump))
+        #expect(!slow.dispositions.contains(.jump))
+    }
+
+    @Test func aRealJumpWithReportedSpeedsStillMovesTheVehicle() {
+        // The receiver jumps 2 km north while driving: its fixes there agree
+        // with one another by both tests, and the vehicle is moved after three.
+        var fixes = (0..<5).map { drive($0) }
+        fixes += (5..<10).map { drive($0, north: 2000) }
+        var replay = Replay(fences: FenceIndex(fences: []))
+        replay.feed(fixes)
+        #expect(
+            Array(replay.dispositions[5...]) == [.jump, .jump, .accepted, .accepted, .accepted])
+    }
+
     @Test func suspectsOutsideTheWindowDoNotCount() {
         var settings = TrackerSettings()
         settings.jumpConfirmFixes = 2

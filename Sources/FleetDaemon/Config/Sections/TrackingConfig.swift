@@ -25,6 +25,8 @@ public struct TrackingConfig: Sendable, Equatable {
             "shallow_visit_s", default: t.shallowVisitS, range: 0...86_400)
         t.jumpSpeedKmh = try tr.double(
             "jump_speed_kmh", default: t.jumpSpeedKmh, range: 0...100_000)
+        t.jumpDecelerationMps2 = try tr.double(
+            "jump_deceleration_mps2", default: t.jumpDecelerationMps2, range: 0...100)
         t.jumpConfirmFixes = try tr.int(
             "jump_confirm_fixes", default: t.jumpConfirmFixes, range: 1...100)
         t.jumpWindowFixes = try tr.int(
