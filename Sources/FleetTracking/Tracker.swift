@@ -244,9 +244,9 @@ public struct Tracker: Sendable {
 
     /// The jump filter's two tests of `fix` against the last accepted
     /// position (or, for suspects agreeing, an earlier suspect): it implies
-    /// more than `jumpSpeedKmh` after forgiving `jumpAllowanceM` (off at 0),
-    /// or it lies beyond the reach of the speed it reports itself (off when
-    /// `jumpDecelerationMps2` is 0). The reach is that speed over the time
+    /// more than `jumpSpeedKmh` after forgiving `jumpAllowanceM`, or it lies
+    /// beyond the reach of the speed it reports itself (off when
+    /// `jumpDecelerationMps2` is 0). A `jumpSpeedKmh` of 0 turns both off. The reach is that speed over the time
     /// between them, plus what slowing down to it from a higher one at
     /// `jumpDecelerationMps2` adds (a·t²/2), plus six times the fix's
     /// reported accuracy (at least 25 m, at most `jumpAllowanceM`). It
@@ -255,19 +255,14 @@ public struct Tracker: Sendable {
     /// every few seconds. Only a moving fix (5 km/h or more) that reports
     /// both its speed and its accuracy (or HDOP) is held to its reach.
     private func isJump(from last: (time: Int64, lat: Double, lon: Double), to fix: Fix) -> Bool {
-        let decel = settings.jumpDecelerationMps2
-        let reported = fix.speedKmh.flatMap { $0 >= 5 && $0.isFinite ? $0 : nil }
-        let speedTest = decel > 0 && reported != nil
-        guard settings.jumpSpeedKmh > 0 || speedTest else { return false }
+        guard settings.jumpSpeedKmh > 0 else { return false }
         let d = Geodesic.distance(lat1: last.lat, lon1: last.lon, lat2: fix.lat, lon2: fix.lon)
-        if settings.jumpSpeedKmh > 0 {
-            let dt = Double(max(1, fix.time - last.time)) / 1000
-            if max(0, d - settings.jumpAllowanceM) / dt * 3.6 > settings.jumpSpeedKmh {
-                return true
-            }
-        }
-        guard speedTest, let kmh = reported, let u = reportedAccuracy(fix) else { return false }
-        let dt = Double(max(0, fix.time - last.time)) / 1000
+        let dt = Double(max(1, fix.time - last.time)) / 1000
+        if max(0, d - settings.jumpAllowanceM) / dt * 3.6 > settings.jumpSpeedKmh { return true }
+        let decel = settings.jumpDecelerationMps2
+        guard decel > 0, let kmh = fix.speedKmh, kmh >= 5, kmh.isFinite,
+            let u = reportedAccuracy(fix)
+        else { return false }
         let allowance = min(settings.jumpAllowanceM, max(25, 6 * u))
         return d > kmh / 3.6 * dt + decel * dt * dt / 2 + allowance
     }

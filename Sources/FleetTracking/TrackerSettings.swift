@@ -35,7 +35,8 @@ public struct TrackerSettings: Sendable, Equatable {
     /// Jump filter, second test: a moving fix farther from the last accepted
     /// one than the speed it reports can reach (its speed over the time
     /// between them, plus slowing down to it at this rate, m/s², plus six
-    /// times its accuracy) is held as a suspect too. 0 turns the test off.
+    /// times its accuracy) is held as a suspect too. 0 turns the test off
+    /// (as does a `jumpSpeedKmh` of 0, the whole filter).
     public var jumpDecelerationMps2: Double = 5
     /// k: suspects (counting the newest) that must agree with one another on a
     /// new place before the vehicle is moved there.
