@@ -217,7 +217,11 @@ public struct Tracker: Sendable {
             let n = Int64(max(1, settings.jumpWindowFixes))
             let seq = st.seq
             st.suspects.removeAll { $0.seq <= seq - n }
-            let agreeing = st.suspects.filter { !isJump(from: ($0.time, $0.lat, $0.lon), to: fix) }
+            // Suspects agree by the speed bound alone: a device whose
+            // reported speeds are wrong (0 while driving) is moved, not locked out.
+            let agreeing = st.suspects.filter {
+                !isJump(from: ($0.time, $0.lat, $0.lon), to: fix, reach: false)
+            }
             if agreeing.count + 1 >= settings.jumpConfirmFixes {
                 via = agreeing
                 st.suspects = []
@@ -243,8 +247,8 @@ public struct Tracker: Sendable {
     }
 
     /// The jump filter's two tests of `fix` against the last accepted
-    /// position (or, for suspects agreeing, an earlier suspect): it implies
-    /// more than `jumpSpeedKmh` after forgiving `jumpAllowanceM`, or it lies
+    /// position (or, with `reach` false, only the first, against an earlier
+    /// suspect it may agree with): it implies more than `jumpSpeedKmh` after forgiving `jumpAllowanceM`, or it lies
     /// beyond the reach of the speed it reports itself (off when
     /// `jumpDecelerationMps2` is 0). A `jumpSpeedKmh` of 0 turns both off. The reach is that speed over the time
     /// between them, plus what slowing down to it from a higher one at
@@ -252,15 +256,18 @@ public struct Tracker: Sendable {
     /// reported accuracy (at least 25 m, at most `jumpAllowanceM`). It
     /// catches a multipath outlier hundreds of metres off with an ordinary
     /// accuracy, which the speed bound lets through on a device reporting
-    /// every few seconds. Only a moving fix (5 km/h or more) that reports
-    /// both its speed and its accuracy (or HDOP) is held to its reach.
-    private func isJump(from last: (time: Int64, lat: Double, lon: Double), to fix: Fix) -> Bool {
+    /// every few seconds. Only a fix that reports both its speed (0 too: an
+    /// outlier as the vehicle stops) and its accuracy (or HDOP) is held to
+    /// its reach.
+    private func isJump(
+        from last: (time: Int64, lat: Double, lon: Double), to fix: Fix, reach: Bool = true
+    ) -> Bool {
         guard settings.jumpSpeedKmh > 0 else { return false }
         let d = Geodesic.distance(lat1: last.lat, lon1: last.lon, lat2: fix.lat, lon2: fix.lon)
         let dt = Double(max(1, fix.time - last.time)) / 1000
         if max(0, d - settings.jumpAllowanceM) / dt * 3.6 > settings.jumpSpeedKmh { return true }
         let decel = settings.jumpDecelerationMps2
-        guard decel > 0, let kmh = fix.speedKmh, kmh >= 5, kmh.isFinite,
+        guard reach, decel > 0, let kmh = fix.speedKmh, kmh >= 0, kmh.isFinite,
             let u = reportedAccuracy(fix)
         else { return false }
         let allowance = min(settings.jumpAllowanceM, max(25, 6 * u))

@@ -32,7 +32,7 @@ public struct TrackerSettings: Sendable, Equatable {
     public var jumpSpeedKmh: Double = 300
     /// Metres of position error forgiven when judging a jump.
     public var jumpAllowanceM: Double = 100
-    /// Jump filter, second test: a moving fix farther from the last accepted
+    /// Jump filter, second test: a fix farther from the last accepted
     /// one than the speed it reports can reach (its speed over the time
     /// between them, plus slowing down to it at this rate, m/s², plus six
     /// times its accuracy) is held as a suspect too. 0 turns the test off

@@ -134,6 +134,40 @@ import Testing
         #expect(!slow.dispositions.contains(.jump))
     }
 
+    @Test func anOutlierAsTheVehicleStopsIsASuspect() {
+        // Parked, a fix every 4 s reporting 0 km/h; one lands 260 m away:
+        // within 300 km/h after forgiving 100 m, beyond the 88 m that 0 km/h
+        // reaches in 4 s (5 m/s² × 16 s² / 2 + 6 × 8 m).
+        var fixes: [Fix] = []
+        for k in 0..<6 {
+            var f = at(Int64(k) * 4, k == 3 ? 260 : 0, 0, speed: 0)
+            f.accuracyM = 8
+            fixes.append(f)
+        }
+        var replay = Replay(fences: FenceIndex(fences: []))
+        replay.feed(fixes)
+        #expect(
+            replay.dispositions == [.accepted, .accepted, .accepted, .jump, .accepted, .accepted])
+    }
+
+    @Test func aDeviceReportingSpeedZeroWhileDrivingIsNotLockedOut() {
+        // 90 km/h (25 m/s), a fix every 5 s, each reporting 0 km/h: every
+        // fix lies 125 m on, beyond 0 km/h's reach of 110.5 m. Suspects agree
+        // by the speed bound alone: the vehicle is moved through them.
+        var fixes: [Fix] = []
+        for k in 0..<12 {
+            var f = at(Int64(k) * 5, Double(k) * 125, 0, speed: 0)
+            f.accuracyM = 8
+            fixes.append(f)
+        }
+        var replay = Replay(fences: FenceIndex(fences: []))
+        replay.feed(fixes)
+        let s = replay.states["v"]!
+        // It follows, at most two fixes behind (the suspects that confirm a move).
+        #expect(abs(s.lon - (11 + 11 * 125 * mLon)) <= 2 * 125 * mLon + 1e-9, "\(s.lon)")
+        #expect(replay.dispositions.filter { $0 == .accepted }.count >= 6, "\(replay.dispositions)")
+    }
+
     @Test func aRealJumpWithReportedSpeedsStillMovesTheVehicle() {
         // The receiver jumps 2 km north while driving: its fixes there agree
         // with one another by both tests, and the vehicle is moved after three.
