@@ -734,7 +734,7 @@ public struct Tracker: Sendable {
                 let r = Int(ranks[k])
                 let index = Int(indexByRank[r])
                 let fence = fences.fences[index]
-                if uncertain > 0, fence.boundary(within: uncertain, of: p) {
+                if uncertain > 0, fence.boundary(within: uncertain, of: p), !passedDeep(fence) {
                     k += 1
                     continue
                 }
@@ -776,10 +776,15 @@ public struct Tracker: Sendable {
             let index = Int(indexByRank[Int(r)])
             // The accuracy gate: a fix that may be on either side of this
             // fence's boundary changes nothing about it (no exit, no step
-            // towards one, no return from one, no end of a dwell).
+            // towards one, no return from one, no end of a dwell), unless
+            // it confirms an entry by a way driven deeper than the margin.
             if uncertain > 0, fences.fences[index].boundary(within: uncertain, of: p) {
-                next.append(m)
-                continue
+                var deepWay = false
+                if case .entering = m.phase { deepWay = passedDeep(fences.fences[index]) }
+                if !deepWay {
+                    next.append(m)
+                    continue
+                }
             }
             let dwell = facts[index].dwellMs
             switch m.phase {

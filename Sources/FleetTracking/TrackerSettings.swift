@@ -77,7 +77,9 @@ public struct TrackerSettings: Sendable, Equatable {
     public var stillTimeS: Double = 30
     /// Accuracy gate: a fix whose reported uncertainty (its accuracy radius,
     /// metres) reaches a fence's boundary cannot change its membership on
-    /// its own: it neither enters the fence nor counts towards leaving it.
+    /// its own: it neither enters the fence nor counts towards leaving it,
+    /// unless the way to it from outside went deeper than the fence's
+    /// margin (a corner cut between sparse fixes: the vehicle was inside).
     /// Fixes that report no uncertainty are not gated.
     public var accuracyGate: Bool = true
     /// The gate's radius is the reported uncertainty times this. Phones and

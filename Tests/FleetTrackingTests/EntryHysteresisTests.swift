@@ -73,6 +73,32 @@ import Testing
         #expect(run(fixes) == ["geofence_enter @24000", "geofence_exit @44000"])
     }
 
+    @Test func aWayDrivenDeepConfirmsAnEntryTheGateWouldHold() {
+        // Across the yard's south-west corner, a fix every 10 s, each
+        // accurate to 8 m (the gate: 16 m). The one fix inside is 3 m from
+        // the south edge, within its gate; the way to it from 5 m outside
+        // the west edge passes 27 m deep. A visit, dated where the ways
+        // crossed the west edge (10.77 s) and the south edge (20.53 s).
+        let points: [(Int64, Double, Double)] = [
+            (0, 117, -70), (10, 60, -5), (20, 3, 60), (30, -54, 125), (40, -111, 190),
+            (50, -168, 255),
+        ]
+        var tracker = Tracker(fences: FenceIndex(fences: [yard()]))
+        var state: DeviceState?
+        var alerts: [Alert] = []
+        for (t, north, east) in points {
+            var fix = Fix(
+                device: "v", time: t * 1000, lat: 48.0 + north * mLat, lon: 11.0 + east * mLon)
+            fix.accuracyM = 8
+            let o = tracker.process(fix, state: state)
+            state = o.state
+            alerts += o.alerts.filter { $0.type == .geofenceEnter || $0.type == .geofenceExit }
+        }
+        #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
+        #expect(abs((alerts.first?.time ?? 0) - 10_770) < 100)
+        #expect(abs((alerts.last?.time ?? 0) - 20_530) < 100)
+    }
+
     @Test func aChordBetweenTwoShallowFixesInsideIsNoDeepWay() {
         // Round the yard's south-west corner inside it, a fix a second: 12 m
         // from the south edge, then 12 m from the west edge. The chord
