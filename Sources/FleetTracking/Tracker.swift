@@ -554,6 +554,25 @@ public struct Tracker: Sendable {
         return ta + Int64((Double(tb - ta) * hi).rounded())
     }
 
+    /// When the straight way from `prev` to `p` (at `time`, ms), both ends
+    /// outside `fence`, went in and came out: where it crossed in before and
+    /// out after its deep point (`deep`, a fraction of the way, from
+    /// `deepPoint`), interpolated in time (`crossingTime`); else, or for a
+    /// way too slow to interpolate, its middle.
+    static func passTimes(
+        _ fence: Fence, from prev: Waypoint, to p: Coordinate, at time: Int64, deep: Double?
+    ) -> (entered: Int64, left: Int64) {
+        let mid = prev.time + (time - prev.time) / 2
+        guard let f = deep else { return (mid, mid) }
+        let from = Coordinate(lat: prev.lat, lon: prev.lon)
+        let q = Coordinate(
+            lat: from.lat + (p.lat - from.lat) * f, lon: from.lon + (p.lon - from.lon) * f)
+        let tq = prev.time + Int64((Double(time - prev.time) * f).rounded())
+        let entered = crossingTime(fence, from: from, at: prev.time, to: q, at: tq) ?? mid
+        let left = max(entered, crossingTime(fence, from: q, at: tq, to: p, at: time) ?? mid)
+        return (entered, left)
+    }
+
     /// The slowest average speed (m/s) of a way between two fixes along
     /// which a crossing is dated by interpolation (7.2 km/h: driving).
     static let interpolateMinMps = 2.0
@@ -582,7 +601,6 @@ public struct Tracker: Sendable {
     ) -> [FenceMembership] {
         var kept: [FenceMembership] = []
         let from = Coordinate(lat: prev.lat, lon: prev.lon)
-        let mid = prev.time + (fix.time - prev.time) / 2
         // Every fence containing `p` is a member, so the index need not find the ends'.
         let cut = fences.touched(from: from, to: p, endsExcluded: true) { i in
             member(i) || facts[Int(i)].dwellMs != 0
@@ -596,19 +614,7 @@ public struct Tracker: Sendable {
             let m = margin(fence)
             let deep = Self.deepPoint(fence, from: from, to: p, margin: m)
             if m > 0, deep == nil { continue }
-            // Dated where the way crossed in and out (else at its middle: a
-            // way too slow to interpolate, or a fence without a margin that
-            // the way clips between two of the sampled points).
-            var entered = mid
-            var left = mid
-            if let f = deep {
-                let q = Coordinate(
-                    lat: from.lat + (p.lat - from.lat) * f, lon: from.lon + (p.lon - from.lon) * f)
-                let tq = prev.time + Int64((Double(fix.time - prev.time) * f).rounded())
-                entered = Self.crossingTime(fence, from: from, at: prev.time, to: q, at: tq) ?? mid
-                left = max(
-                    entered, Self.crossingTime(fence, from: q, at: tq, to: p, at: fix.time) ?? mid)
-            }
+            let (entered, left) = Self.passTimes(fence, from: prev, to: p, at: fix.time, deep: deep)
             alerts.append(
                 Alert(
                     type: .geofenceEnter, device: fix.device, time: entered, fence: fence.id,
@@ -813,9 +819,32 @@ public struct Tracker: Sendable {
                 stayOrLeave(
                     &m, since: since, fence: fences.fences[index], inside: inside, dwell: dwell)
             case .exiting(let enteredAt, let since, let fixes):
-                if inside || !beyondMargin(fences.fences[index], p) {
+                let fence = fences.fences[index]
+                if inside || !beyondMargin(fence, p) {
                     m.phase = .inside(since: enteredAt)
                     next.append(m)
+                } else if dwell == 0, let prev, let from, margin(fence) > 0,
+                    let f = Self.deepPoint(fence, from: from, to: p, margin: margin(fence))
+                {
+                    // Out, back in deeper than the margin, and out again (a
+                    // road leaving a zone and cutting back through a bend of
+                    // it), between a fix beyond the margin (or one inside
+                    // that the gate held) and this one: the exit is
+                    // confirmed, and the pass is a crossed pair.
+                    var (entered, left) = Self.passTimes(
+                        fence, from: prev, to: p, at: fix.time, deep: f)
+                    if fence.contains(from) { entered = prev.time }
+                    alert(.geofenceExit, m.fence, at: since, duration: since - enteredAt)
+                    alerts.append(
+                        Alert(
+                            type: .geofenceEnter, device: fix.device, time: max(entered, since),
+                            fence: m.fence, lat: fix.lat, lon: fix.lon, crossed: true))
+                    alerts.append(
+                        Alert(
+                            type: .geofenceExit, device: fix.device, time: max(left, since),
+                            fence: m.fence, lat: fix.lat, lon: fix.lon,
+                            durationS: Double(max(left, since) - max(entered, since)) / 1000,
+                            crossed: true))
                 } else if fixes + 1 >= settings.exitConfirmFixes && fix.time - since >= dwell {
                     alert(.geofenceExit, m.fence, at: since, duration: since - enteredAt)
                 } else {

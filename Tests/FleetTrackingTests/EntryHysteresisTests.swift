@@ -99,6 +99,24 @@ import Testing
         #expect(abs((alerts.last?.time ?? 0) - 20_530) < 100)
     }
 
+    @Test func aWayBackThroughAFenceWhileLeavingItIsAVisit() {
+        // East out of the yard (crossing its east edge at 16.15 s), then,
+        // before three fixes beyond the margin confirm the exit, a sparse
+        // way from 25 m east of it to 50 m north of it that cuts back
+        // through its north-east corner 22 m deep: in at 22 s through the
+        // east edge, out at 26.67 s through the north one. The exit is
+        // confirmed and the pass is a crossed pair.
+        let fixes: [(Int64, Double, Double)] = [
+            (0, 100, 100), (10, 100, 160), (20, 100, 225), (30, 250, 100), (40, 350, 100),
+            (50, 450, 100),
+        ]
+        #expect(
+            run(fixes) == [
+                "geofence_enter @0", "geofence_exit @16150", "geofence_enter @22000",
+                "geofence_exit @26670",
+            ])
+    }
+
     @Test func aChordBetweenTwoShallowFixesInsideIsNoDeepWay() {
         // Round the yard's south-west corner inside it, a fix a second: 12 m
         // from the south edge, then 12 m from the west edge. The chord
