@@ -11,8 +11,8 @@ import Synchronization
 /// In order per device: a resend of the last fix time is a duplicate; an
 /// older fix is late (stored, nothing else); an invalid fix only advances the
 /// clock. A fix implying more than `jumpSpeedKmh` from the last accepted one,
-/// or a moving one lying beyond the reach of the speed it reports
-/// (`jumpDecelerationMps2`), is held as a jump suspect; once `jumpConfirmFixes` suspects among the last
+/// or lying beyond the reach of the speed it reports (`jumpDecelerationMps2`),
+/// is held as a jump suspect; once `jumpConfirmFixes` suspects among the last
 /// `jumpWindowFixes` valid fixes agree with one another, the vehicle is moved
 /// there (the path through them counts; the jump does not), so one real jump
 /// never locks a device out.
@@ -248,10 +248,11 @@ public struct Tracker: Sendable {
 
     /// The jump filter's two tests of `fix` against the last accepted
     /// position (or, with `reach` false, only the first, against an earlier
-    /// suspect it may agree with): it implies more than `jumpSpeedKmh` after forgiving `jumpAllowanceM`, or it lies
-    /// beyond the reach of the speed it reports itself (off when
-    /// `jumpDecelerationMps2` is 0). A `jumpSpeedKmh` of 0 turns both off. The reach is that speed over the time
-    /// between them, plus what slowing down to it from a higher one at
+    /// suspect it may agree with): it implies more than `jumpSpeedKmh` after
+    /// forgiving `jumpAllowanceM`, or it lies beyond the reach of the speed
+    /// it reports itself (off when `jumpDecelerationMps2` is 0). A
+    /// `jumpSpeedKmh` of 0 turns both off. The reach is that speed over the
+    /// time between them, plus what slowing down to it from a higher one at
     /// `jumpDecelerationMps2` adds (a·t²/2), plus six times the fix's
     /// reported accuracy (at least 25 m, at most `jumpAllowanceM`). It
     /// catches a multipath outlier hundreds of metres off with an ordinary
@@ -555,7 +556,8 @@ public struct Tracker: Sendable {
     }
 
     /// When the straight way from `prev` to `p` (at `time`, ms), both ends
-    /// outside `fence`, went in and came out: where it crossed in before and
+    /// outside `fence` (for an end inside, the caller dates the entry
+    /// itself), went in and came out: where it crossed in before and
     /// out after its deep point (`deep`, a fraction of the way, from
     /// `deepPoint`), interpolated in time (`crossingTime`); else, or for a
     /// way too slow to interpolate, its middle.
