@@ -72,6 +72,24 @@ func runTool(
     )
 }
 
+/// `runTool` on a thread of its own, for a long run (minutes) inside an
+/// async test: the wait then holds no thread of the cooperative pool, which
+/// on a 2-core machine has two, and every other async test of the suite
+/// would stall behind it (streams not opened, sleeps overslept).
+func runToolOffPool(
+    _ path: String, _ args: [String], timeout: Double = 30, cwd: URL? = nil,
+    environment: [String: String]? = nil
+) async throws -> (status: Int32, out: String, err: String) {
+    try await withCheckedThrowingContinuation { done in
+        Thread {
+            done.resume(
+                with: Result {
+                    try runTool(path, args, timeout: timeout, cwd: cwd, environment: environment)
+                })
+        }.start()
+    }
+}
+
 /// Daemons started and not yet reaped: killed when the test process exits,
 /// so a test that fails (or throws) mid-way leaves no fleetd behind.
 let runningDaemons = Mutex<Set<Int32>>([])

@@ -42,7 +42,7 @@ import Testing
             "Tests/EndToEndTests/Schemathesis/schemathesis.toml")
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
-        let run = try runTool(
+        let run = try await runToolOffPool(
             st,
             [
                 "--config-file", config.path, "run",
