@@ -1,9 +1,11 @@
-# fleetd — the two commands: `make run` and `make test`. Both set up first.
+# fleetd — the two commands: `make run` and `make test`. Both set up first:
+# `make run` only what building and running need, `make test` also what the
+# tests use (scripts/setup.sh run|test).
 SHELL := /bin/bash
 # The Swift toolchain, when it is installed under /opt/swift and not on PATH.
 export PATH := $(PATH):/opt/swift/usr/bin
 
-.PHONY: setup build release run test bench format clean install deb package-test
+.PHONY: setup setup-test build release run check test bench format clean install deb package-test
 
 # Where `make install` puts things (DESTDIR: a staging root).
 PREFIX ?= /usr/local
@@ -11,9 +13,13 @@ SYSCONFDIR ?= /etc
 DESTDIR ?=
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 
-## setup: install missing system packages (apt-get; sudo when not root)
+## setup: install what building and running need, when missing (apt-get; sudo when not root)
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh run
+
+## setup-test: install what the tests and benchmarks need too (apt-get, and PyPI into .build/pytools)
+setup-test:
+	@scripts/setup.sh test
 
 ## build: debug build of everything
 build: setup
@@ -28,9 +34,15 @@ release: setup
 run: release
 	@scripts/demo.sh "$$(swift build -c release --static-swift-stdlib --show-bin-path)"
 
+## check: the edit-test loop: build, then the in-process tests (every suite
+## but the end-to-end ones, which start the real programs)
+check: setup-test
+	swift build --build-tests
+	swift test --skip-build --skip EndToEndTests
+
 ## test: build and run every test (unit, property, golden, end-to-end), then
 ## build the Debian package and install, use and purge it on this machine
-test: setup
+test: setup-test
 	swift build --build-tests
 	swift test --skip-build
 	$(MAKE) package-test
@@ -41,7 +53,7 @@ install: release
 	  scripts/install.sh "$$(swift build -c release --static-swift-stdlib --show-bin-path)"
 
 ## deb: the Debian package (.build/deb/), checked by lintian
-deb: release
+deb: setup-test release
 	@scripts/deb.sh "$$(swift build -c release --static-swift-stdlib --show-bin-path)"
 
 ## package-test: builds the package, installs it with dpkg, runs it, purges it
@@ -49,7 +61,7 @@ package-test: deb
 	@scripts/package-test.sh
 
 ## bench: the benchmarks (release build), printing figures
-bench: release
+bench: setup-test release
 	@scripts/bench.sh "$$(swift build -c release --static-swift-stdlib --show-bin-path)"
 
 ## format: format the sources with the toolchain's swift-format

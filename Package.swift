@@ -239,7 +239,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "FleetSimCoreTests", dependencies: ["FleetSimCore"],
+            name: "FleetSimCoreTests", dependencies: ["FleetSimCore", "FleetProtocols"],
             path: "Simulator/Tests/FleetSimCoreTests", swiftSettings: strict),
         // Starts the built binaries as real processes; sends real UDP on loopback.
         .testTarget(

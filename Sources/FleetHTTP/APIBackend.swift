@@ -43,10 +43,15 @@ public protocol APIBackend: Sendable {
     /// throws when it cannot be written.
     func replaceFences(_ document: [UInt8]) async throws -> [FenceProblem]
 
-    /// One phone position (OsmAnd): screened as UDP fixes are, queued, and
-    /// answered once committed (or refused, or not taken). `peer` names
+    /// What one request of a tracker protocol over HTTP (OsmAnd) decoded
+    /// to, `proto`'s `WireFormat` having read it: screened at the daemon's
+    /// door as datagrams are, queued, and answered once committed (or
+    /// refused, or not taken). A decoding refused whole comes back
+    /// `.refused` with its reason, counted like any refusal. `peer` names
     /// the sender in logs.
-    func ingest(_ fix: Fix, receivedMs: Int64, peer: String) async -> IngestOutcome
+    func ingest(
+        _ decoding: WireDecoding, proto: TrackerProtocol, receivedMs: Int64, peer: String
+    ) async -> IngestOutcome
 
     /// The daemon's metrics in the Prometheus text format (`GET
     /// /metrics`); nil when this backend keeps none.

@@ -1,6 +1,6 @@
 import FleetJSON
 
-/// Decodes fleetd's JSON fix datagrams (see README, "JSON fix format").
+/// Decodes fleetd's JSON fix datagrams (see `docs/protocols.md`, "JSON fix format").
 ///
 /// A datagram holds one JSON object per line (JSON Lines, `\n` or `\r\n`
 /// separated; blank lines ignored). Each line is decoded on its own: a bad

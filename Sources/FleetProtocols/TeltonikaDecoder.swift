@@ -1,5 +1,5 @@
 /// Decodes Teltonika AVL datagrams sent over UDP: Codec 8, Codec 8 Extended
-/// and Codec 16 (see README, "Teltonika", and Teltonika's "Data Sending
+/// and Codec 16 (see `docs/protocols.md`, "Teltonika", and Teltonika's "Data Sending
 /// Protocols" pages).
 ///
 /// Strict: the length field must equal the datagram's size − 2, the IMEI

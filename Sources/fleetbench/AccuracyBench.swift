@@ -83,12 +83,8 @@ struct AccuracyBench: ParsableCommand {
         var trips: [FleetScore.Trip] = []
         let sender = WireSender(text: "127.0.0.1:9", ip: "127.0.0.1")
         for device in world.devices {
-            let format: any WireFormat =
-                switch device.proto {
-                case "json": JSONWireFormat()
-                case "teltonika": TeltonikaWireFormat()
-                default: NMEAWireFormat()
-                }
+            let format = device.proto.makeFormat()
+            var encoder = SimEncoder()
             var order: [Int] = []
             var i = 0
             let packets = device.packets
@@ -107,29 +103,27 @@ struct AccuracyBench: ParsableCommand {
             }
             var state: DeviceState?
             var rewind: Rewind?
-            var seq: Int64 = 0
             // The device's fixes as fleetd stores them (one per time, the
             // first kept), for its trips' late detour (`LateDetour`).
             var stored: [Int64: LateDetour.Point] = [:]
             var deviceTrips: [Trip] = []
             for k in order {
                 let p = packets[k]
-                let bytes: [UInt8]
-                switch device.proto {
-                case "json":
-                    bytes = PacketEncoder.json(
-                        device: device.device, fixes: p.fixes, firstSeq: seq + 1)
-                    seq += Int64(p.fixes.count)
-                case "teltonika":
-                    bytes = PacketEncoder.teltonika(
-                        imei: device.device, fixes: p.fixes, packetId: UInt16(k & 0xFFFF),
-                        avlPacketId: 0)
-                default:
-                    bytes = PacketEncoder.nmea(device: device.device, fixes: p.fixes)
-                }
                 let now = p.dueMs
-                var decoded = bytes.withUnsafeBufferPointer {
-                    [format.decode($0, sender: { sender }, nowMs: now)]
+                var decoded: [WireDecoding]
+                switch encoder.encode(device.proto, device: device.device, fixes: p.fixes) {
+                case .datagram(_, let bytes):
+                    decoded = bytes.withUnsafeBufferPointer {
+                        [format.decode($0, sender: { sender }, nowMs: now)]
+                    }
+                case .requests(let targets):
+                    // Each request's query, which the format reads as a form.
+                    decoded = targets.map { target in
+                        let query = target.split(separator: "?", maxSplits: 1).dropFirst().first
+                        return Array((query ?? "").utf8).withUnsafeBufferPointer {
+                            format.decode($0, sender: { sender }, nowMs: now)
+                        }
+                    }
                 }
                 decoded += format.flush(nowMs: now + 10_000)
                 for _ in 0..<(p.duplicate ? 2 : 1) {

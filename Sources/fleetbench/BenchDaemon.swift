@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetProtocols
 import Foundation
 
 #if canImport(Glibc)
@@ -20,6 +21,18 @@ final class BenchDaemon {
     /// `settings`: extra `key = value` lines for fleetd's config, each under
     /// its section (`storage.synchronous=OFF`).
     /// `extraConfig`: more config text, appended (`[[webhooks]]` tables).
+    /// The protocols the benchmarks drive: those over UDP, each on a port
+    /// the kernel picks; the HTTP ones are off.
+    static let udp = TrackerProtocol.allCases.filter { $0.transport == .udp }
+    static var listen: String {
+        TrackerProtocol.allCases.map { p in
+            switch p.transport {
+            case .udp: "\(p.key) = \"127.0.0.1:0\""
+            case .http: "\(p.key) = \"\""
+            }
+        }.joined(separator: "\n")
+    }
+
     init(
         fleetd: String, dir: URL, fences: String, settings: [String] = [], extraConfig: String = ""
     ) throws {
@@ -65,10 +78,7 @@ final class BenchDaemon {
         [geofences]
         file = "\(fences)"
         [listen]
-        json = "127.0.0.1:0"
-        teltonika = "127.0.0.1:0"
-        nmea = "127.0.0.1:0"
-        osmand = ""
+        \(Self.listen)
         [log]
         level = "error"
         \(extraConfig)
@@ -85,7 +95,7 @@ final class BenchDaemon {
             let n = buf.withUnsafeMutableBytes { recv(notifyFD, $0.baseAddress, $0.count, 0) }
             let msg = String(decoding: buf[0..<max(n, 0)], as: UTF8.self)
             guard msg.contains("READY=1") else { continue }
-            for name in ["json", "teltonika", "nmea", "http"] {
+            for name in Self.udp.map(\.rawValue) + ["http"] {
                 if let r = msg.range(of: "\(name) 127.0.0.1:"),
                     let p = Int(msg[r.upperBound...].prefix { $0.isNumber })
                 {

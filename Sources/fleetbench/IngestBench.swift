@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetProtocols
 import FleetSimCore
 import Foundation
 
@@ -76,8 +77,11 @@ struct IngestBench: ParsableCommand {
     var scrapeMs = 0
 
     func run() throws {
-        guard let p = LoadOptions.Proto(rawValue: proto), p != .nmea else {
-            throw ValidationError("--proto must be teltonika or json")
+        // NMEA is never acknowledged, so it has no acknowledgement latency to measure.
+        let acknowledged = LoadOptions.protocols.filter { $0 != .nmea }
+        guard let p = TrackerProtocol(rawValue: proto), acknowledged.contains(p) else {
+            throw ValidationError(
+                "--proto must be \(TrackerProtocol.list(acknowledged)), found \"\(proto)\"")
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
             "fleetbench-\(UUID().uuidString.prefix(8))")

@@ -24,7 +24,7 @@ import Testing
                     type: .geofenceEnter, device: "d", time: Int64(i), fence: "f", lat: 48, lon: 11)
             )
         }
-        let d = InboundDatagram(fixes: [], reply: nil, replyTo: nil, receivedMs: 0)
+        let d = Arrival(fixes: [], reply: nil, ack: .none, receivedMs: 0)
         return PendingCommit(batch: b, items: [d])
     }
 
@@ -53,7 +53,7 @@ import Testing
         // Each sink call saw its own batch already stored.
         #expect(sink.commits.map(\.storedBatches) == [1, 2, 3, 4, 5])
         #expect(sink.commits.flatMap(\.commit.alerts).map(\.id) == [1, 2, 3])
-        #expect(sink.commits.allSatisfy { $0.commit.datagrams.count == 1 })
+        #expect(sink.commits.allSatisfy { $0.commit.arrivals.count == 1 })
         #expect(metrics.snapshot().fixesStored == 15)
         #expect(metrics.snapshot().alerts == 3)
     }

@@ -4,10 +4,10 @@ import Testing
 @testable import FleetDaemon
 
 @Suite struct InboundQueueTests {
-    func datagram(fixes: Int, at ms: Int64) -> InboundDatagram {
+    func datagram(fixes: Int, at ms: Int64) -> Arrival {
         let fix = Fix(device: "d", time: ms, lat: 48, lon: 11)
-        return InboundDatagram(
-            fixes: Array(repeating: fix, count: fixes), reply: nil, replyTo: nil, receivedMs: ms)
+        return Arrival(
+            fixes: Array(repeating: fix, count: fixes), reply: nil, ack: .none, receivedMs: ms)
     }
 
     @Test func takesWhatFitsAndRefusesTheRest() {

@@ -28,7 +28,9 @@ struct EmptyBackend: APIBackend {
     func tripsUnderWay(_ filter: TripFilter) -> [TripRecord] { [] }
     func fencesDocument() -> [UInt8] { [] }
     func replaceFences(_ document: [UInt8]) async throws -> [FenceProblem] { [] }
-    func ingest(_ fix: Fix, receivedMs: Int64, peer: String) async -> IngestOutcome { .busy }
+    func ingest(
+        _ decoding: WireDecoding, proto: TrackerProtocol, receivedMs: Int64, peer: String
+    ) async -> IngestOutcome { .busy }
 }
 
 /// A store with nothing stored.

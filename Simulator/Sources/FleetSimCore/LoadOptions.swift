@@ -1,16 +1,15 @@
+import FleetProtocols
+
 /// What `LoadGenerator` offers fleetd.
 public struct LoadOptions: Sendable {
-    /// The wire protocol of the datagrams.
-    public enum Proto: String, Sendable, CaseIterable {
-        /// JSON Lines, every line with a `seq`: acknowledged per line.
-        case json
-        /// Teltonika Codec 8 over UDP: acknowledged per packet.
-        case teltonika
-        /// NMEA 0183 (`$PFLID`, RMC, GGA): never acknowledged, sent only.
-        case nmea
-    }
+    /// The protocols the load generator speaks: those over UDP (JSON
+    /// Lines, each line with a `seq`, acknowledged per line; Teltonika
+    /// Codec 8, acknowledged per packet; NMEA 0183, `$PFLID` + RMC + GGA,
+    /// never acknowledged, sent only).
+    public static let protocols = TrackerProtocol.allCases.filter { $0.transport == .udp }
 
-    public var proto: Proto = .teltonika
+    /// The wire protocol of the datagrams: one of `protocols`.
+    public var proto: TrackerProtocol = .teltonika
     /// Devices played; datagram k comes from device k mod `devices`.
     public var devices = 100_000
     /// Fixes per datagram (Teltonika records, JSON lines, NMEA RMC+GGA pairs).

@@ -170,11 +170,19 @@ struct FleetCommand: ParsableCommand {
             let t = try Target(text)
             return (t.host, t.port)
         }
+        var targets = FleetSender.Targets()
+        for p in TrackerProtocol.allCases {
+            let text =
+                switch p {
+                case .json: jsonTarget
+                case .teltonika: teltonikaTarget
+                case .nmea: nmeaTarget
+                case .osmand: osmandTarget
+                }
+            targets[p] = try target(text)
+        }
         let sender = try FleetSender(
-            devices: world.devices,
-            targets: FleetSender.Targets(
-                json: try target(jsonTarget), teltonika: try target(teltonikaTarget),
-                nmea: try target(nmeaTarget), osmand: try target(osmandTarget)),
+            devices: world.devices, targets: targets,
             startMs: s.startMs, speedup: speedup, sources: sources)
         let r = sender.run()
         let rejected = r.rejected.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetProtocols
 import FleetSimCore
 import Foundation
 
@@ -61,8 +62,10 @@ struct LoadCommand: ParsableCommand {
     var tsvHeader = false
 
     func validate() throws {
-        guard LoadOptions.Proto(rawValue: proto) != nil else {
-            throw ValidationError("--proto must be teltonika, json or nmea, found \"\(proto)\"")
+        guard let p = TrackerProtocol(rawValue: proto), LoadOptions.protocols.contains(p) else {
+            throw ValidationError(
+                "--proto must be \(TrackerProtocol.list(LoadOptions.protocols)), found \"\(proto)\""
+            )
         }
         guard devices > 0, perDatagram > 0, rate > 0, seconds > 0, resendMs > 0, maxSends > 0
         else {
@@ -79,7 +82,7 @@ struct LoadCommand: ParsableCommand {
         let address = try Target(target)
         let (host, port) = (address.host, address.port)
         var options = LoadOptions()
-        options.proto = LoadOptions.Proto(rawValue: proto)!
+        options.proto = TrackerProtocol(rawValue: proto)!
         options.devices = devices
         options.fixesPerDatagram = perDatagram
         options.rate = rate

@@ -1,4 +1,5 @@
 import FleetGeo
+import FleetProtocols
 import Foundation
 import Testing
 
@@ -209,5 +210,43 @@ import Testing
         #expect(s.vehicleMileageErrorMean == 0)
         #expect(s.tripsAverageAboveMax == 1)  // 36 km/h average over a 30 km/h max
         #expect(s.overspeed.recall == 0)
+    }
+}
+
+/// The simulator speaks every protocol of the registry: what its encoder
+/// sends, that protocol's own format reads back as the same fixes.
+@Suite struct SimEncoderTests {
+    @Test(arguments: TrackerProtocol.allCases)
+    func everyProtocolRoundTripsThroughItsFormat(_ p: TrackerProtocol) throws {
+        var encoder = SimEncoder()
+        let device = SimEncoder.deviceID(p, vehicle: 7)
+        let fixes = (0..<3).map { k in
+            SimFix(
+                time: 1_767_571_200_000 + Int64(k) * 10_000, lat: 48.1 + Double(k) * 0.001,
+                lon: 11.5, speedKmh: 36, courseDeg: 90, accuracyM: 5, ignition: true)
+        }
+        let format = p.makeFormat()
+        let sender = WireSender(text: "127.0.0.1:9", ip: "127.0.0.1")
+        var decoded: [Fix] = []
+        switch encoder.encode(p, device: device, fixes: fixes) {
+        case .datagram(_, let bytes):
+            let d = bytes.withUnsafeBufferPointer {
+                format.decode($0, sender: { sender }, nowMs: 1_767_571_300_000)
+            }
+            decoded = d.fixes
+        case .requests(let targets):
+            for t in targets {
+                let query = String(t.split(separator: "?", maxSplits: 1)[1])
+                decoded +=
+                    Array(query.utf8).withUnsafeBufferPointer {
+                        format.decode($0, sender: { sender }, nowMs: 1_767_571_300_000)
+                    }.fixes
+            }
+        }
+        #expect(decoded.map(\.device) == Array(repeating: device, count: 3))
+        #expect(decoded.map(\.time) == fixes.map(\.time))
+        for (f, s) in zip(decoded, fixes) {
+            #expect(abs(f.lat - s.lat) < 1e-5 && abs(f.lon - s.lon) < 1e-5)
+        }
     }
 }

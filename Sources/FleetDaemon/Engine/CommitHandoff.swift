@@ -2,10 +2,10 @@ import FleetStorage
 import Foundation
 
 /// A tracked batch on its way from the engine thread to the writer thread:
-/// what to commit, and the datagrams whose replies wait for that commit.
+/// what to commit, and the arrivals whose answers wait for that commit.
 struct PendingCommit: Sendable {
     var batch: WriteBatch
-    var items: [InboundDatagram]
+    var items: [Arrival]
 }
 
 /// The bounded hand-off between tracking and committing: the engine tracks

@@ -16,8 +16,8 @@ struct Commit: Sendable {
     var batch: WriteBatch
     /// Its alerts as stored, with their ids.
     var alerts: [AlertRecord]
-    /// The datagrams whose fixes it stored, with the replies they are owed.
-    var datagrams: [InboundDatagram]
+    /// The arrivals whose fixes it stored, with how each sender is answered.
+    var arrivals: [Arrival]
     /// Wall-clock time of the commit, Unix ms.
     var committedMs: Int64
 }

@@ -158,7 +158,7 @@ final class CommitStage: @unchecked Sendable {
             addOutbox(&c.batch)
             if let alerts = commit(c.batch) {
                 let commit = Commit(
-                    batch: c.batch, alerts: alerts, datagrams: c.items, committedMs: now())
+                    batch: c.batch, alerts: alerts, arrivals: c.items, committedMs: now())
                 for sink in sinks { sink.committed(commit) }
             }
         }

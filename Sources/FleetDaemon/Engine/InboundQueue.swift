@@ -10,7 +10,7 @@ import Foundation
 /// acknowledged before its sender gives up and resends.
 final class InboundQueue: @unchecked Sendable {
     private let cond = NSCondition()
-    private var items: [InboundDatagram] = []
+    private var items: [Arrival] = []
     private var head = 0
     private var fixes = 0
     private var closed = false
@@ -26,7 +26,7 @@ final class InboundQueue: @unchecked Sendable {
     }
 
     /// Appends the longest prefix of `datagrams` that fits; returns how many were taken.
-    func offer(_ datagrams: [InboundDatagram]) -> Int {
+    func offer(_ datagrams: [Arrival]) -> Int {
         cond.lock()
         defer { cond.unlock() }
         guard !closed else { return 0 }
@@ -50,7 +50,7 @@ final class InboundQueue: @unchecked Sendable {
     /// Waits for work, then for the batch to fill to `maxFixes` or for
     /// `maxDelay` to pass, and takes it. Returns an empty array after
     /// `idle` with nothing to do, nil once closed and drained.
-    func take(maxFixes: Int, maxDelay: TimeInterval, idle: TimeInterval) -> [InboundDatagram]? {
+    func take(maxFixes: Int, maxDelay: TimeInterval, idle: TimeInterval) -> [Arrival]? {
         cond.lock()
         defer { cond.unlock() }
         let idleDeadline = Date(timeIntervalSinceNow: idle)
@@ -69,17 +69,17 @@ final class InboundQueue: @unchecked Sendable {
         return take0(maxFixes)
     }
 
-    private func take0(_ maxFixes: Int) -> [InboundDatagram] {
+    private func take0(_ maxFixes: Int) -> [Arrival] {
         if head == 0 && fixes <= maxFixes && !items.isEmpty {
             // Everything waiting fits: hand over the array itself (no copy of
             // each datagram), and start a fresh one of the same size.
-            var out: [InboundDatagram] = []
+            var out: [Arrival] = []
             out.reserveCapacity(items.count)
             swap(&out, &items)
             fixes = 0
             return out
         }
-        var out: [InboundDatagram] = []
+        var out: [Arrival] = []
         var n = 0
         while head < items.count && (out.isEmpty || n + items[head].fixes.count <= maxFixes) {
             n += items[head].fixes.count

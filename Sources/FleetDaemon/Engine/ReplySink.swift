@@ -5,7 +5,7 @@ import Foundation
 /// gathered in reused per-socket batches (no allocation per reply). The
 /// daemon lists it last, so that what a sender may look at once
 /// acknowledged (alert log lines, counters) is already there. Observes
-/// each batch's acknowledgement latency (its oldest datagram's) once.
+/// each batch's acknowledgement latency (its oldest arrival's) once.
 /// `@unchecked`: only the writer thread calls it.
 final class ReplySink: CommitSink, @unchecked Sendable {
     /// One reused batch per socket.
@@ -16,12 +16,12 @@ final class ReplySink: CommitSink, @unchecked Sendable {
 
     func committed(_ commit: Commit) {
         var oldest = Int64.max
-        // Datagrams read in place (no copy of each, with its arrays retained).
-        commit.datagrams.withUnsafeBufferPointer { items in
+        // Arrivals read in place (no copy of each, with its arrays retained).
+        commit.arrivals.withUnsafeBufferPointer { items in
             for i in items.indices {
                 oldest = min(oldest, items[i].receivedMs)
-                items[i].waiter?.committed()
-                guard let socket = items[i].replyTo?.socket else { continue }
+                items[i].ack.committed()
+                guard let socket = items[i].replySocket else { continue }
                 let k =
                     replies.firstIndex { $0.socket === socket }
                     ?? {

@@ -189,7 +189,7 @@ final class TrackingStage: @unchecked Sendable {
     /// not hold yet, resuming each one taken from its stored state and the
     /// fixes stored after it; returns `items` without the datagrams of
     /// devices another node holds (not tracked, not acknowledged: resent).
-    private func takeLeases(_ items: [InboundDatagram]) -> [InboundDatagram] {
+    private func takeLeases(_ items: [Arrival]) -> [Arrival] {
         guard let membership, !items.isEmpty else { return items }
         var unknown = Set<String>()
         for d in items {
@@ -229,7 +229,7 @@ final class TrackingStage: @unchecked Sendable {
         return items.filter { d in
             guard d.fixes.contains(where: { refused.contains($0.device) }) else { return true }
             metrics.rejected("cluster", .ownedElsewhere, count: d.fixes.count)
-            d.waiter?.refused()
+            d.ack.dropped()
             return false
         }
     }
@@ -276,7 +276,7 @@ final class TrackingStage: @unchecked Sendable {
     /// is big enough to pay for the hop) and gathers what they produced in
     /// arrival order, so the stored order of alerts does not depend on the
     /// sharding.
-    private func track(_ items: [InboundDatagram], into batch: inout WriteBatch) {
+    private func track(_ items: [Arrival], into batch: inout WriteBatch) {
         var fixes: [Fix] = []
         var received: [Int64] = []
         let total = items.reduce(0) { $0 + $1.fixes.count }

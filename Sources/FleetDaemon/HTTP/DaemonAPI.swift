@@ -139,20 +139,26 @@ final class DaemonAPI: APIBackend {
         return []
     }
 
-    func ingest(_ fix: Fix, receivedMs: Int64, peer: String) async -> IngestOutcome {
-        if let (reason, detail) = door.screenOne(
-            fix, proto: "osmand", receivedMs: receivedMs, from: peer)
-        {
-            return .refused(reason, detail)
-        }
+    /// The HTTP transport's side of the ingest seam: one request's
+    /// decoding goes through the door like any datagram, answered by a
+    /// `CommitWaiter` this task awaits (bounded by `commitWaitS`).
+    func ingest(
+        _ decoding: WireDecoding, proto: TrackerProtocol, receivedMs: Int64, peer: String
+    ) async -> IngestOutcome {
+        let format = proto.makeFormat()
+        metrics.received(format.name, datagrams: 1, fixes: decoding.fixes.count)
         let waiter = CommitWaiter()
-        let d = InboundDatagram(
-            fixes: [fix], reply: nil, replyTo: nil, receivedMs: receivedMs, waiter: waiter)
-        guard door.queue.offer([d]) == 1 else {
-            metrics.rejected("osmand", .overload)
-            return .busy
+        let admission = door.admit(
+            decoding, format: format, bytes: nil, from: .request(peer), answer: .waiter(waiter),
+            receivedMs: receivedMs)
+        switch admission {
+        case .refused(let reason, let detail):
+            return .refused(reason, detail)
+        case .admitted(let arrival):
+            if arrival.fixes.isEmpty { return .committed }  // nothing to store
+            guard door.offer([arrival], proto: format.name) == 1 else { return .busy }
+            return await waiter.wait(timeoutS: Self.commitWaitS) ? .committed : .timedOut
         }
-        return await waiter.wait(timeoutS: Self.commitWaitS) ? .committed : .timedOut
     }
 }
 

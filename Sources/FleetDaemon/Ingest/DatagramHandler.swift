@@ -1,16 +1,17 @@
 import FleetProtocols
 import Foundation
 
-/// What one socket does with the datagrams it reads, whatever its protocol:
-/// decodes each with the socket's `WireFormat` as it is read, screens it at
-/// the `Door`, and hands the whole read batch's work to the engine at once
-/// (one queue hop per batch, not per datagram). Owned by its `UDPListener`'s
-/// thread; not thread-safe.
+/// The UDP transport's side of the ingest seam: what one socket does with
+/// the datagrams it reads, whatever its protocol. Decodes each with the
+/// socket's `WireFormat` as it is read, hands it to the `Door` answered by
+/// datagram (`Acknowledgement.datagram`), and offers the whole read
+/// batch's arrivals to the engine at once (one queue hop per batch, not per
+/// datagram). Owned by its `UDPListener`'s thread; not thread-safe.
 final class DatagramHandler {
     private let door: Door
     let format: any WireFormat
     private let socket: UDPSocket
-    private var pending: [InboundDatagram] = []
+    private var pending: [Arrival] = []
     private var datagrams = 0
     private var fixes = 0
     /// Replies due at once (datagrams with nothing to commit), sent after the batch.
@@ -29,13 +30,13 @@ final class DatagramHandler {
             bytes, sender: { WireSender(text: peer.text, ip: peer.ip) }, nowMs: now)
         take(
             door.admit(
-                decoded, format: format, bytes: bytes, peer: peer,
-                route: ReplyRoute(socket: socket, address: peer), receivedMs: now))
+                decoded, format: format, bytes: bytes, from: .datagram(peer),
+                answer: .datagram(ReplyRoute(socket: socket, address: peer)), receivedMs: now))
     }
 
     /// Queues a screened datagram, or answers at once when it holds nothing to commit.
-    private func take(_ d: InboundDatagram?) {
-        guard let d else { return }
+    private func take(_ admission: Admission) {
+        guard case .admitted(let d) = admission else { return }
         fixes += d.fixes.count
         if d.fixes.isEmpty {
             d.appendReply(to: &immediate)
@@ -49,7 +50,8 @@ final class DatagramHandler {
     func flush(now: Int64) {
         for d in format.flush(nowMs: now) {
             take(
-                door.admit(d, format: format, bytes: nil, peer: nil, route: nil, receivedMs: now))
+                door.admit(
+                    d, format: format, bytes: nil, from: .held, answer: .none, receivedMs: now))
         }
     }
 
@@ -65,12 +67,7 @@ final class DatagramHandler {
             immediate.removeAll()
         }
         guard !pending.isEmpty else { return }
-        let taken = door.queue.offer(pending)
-        if taken < pending.count {
-            for d in pending[taken...] {
-                door.metrics.rejected(format.name, .overload, count: d.fixes.count)
-            }
-        }
+        _ = door.offer(pending, proto: format.name)
         pending.removeAll(keepingCapacity: true)
     }
 }

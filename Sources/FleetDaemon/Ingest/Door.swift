@@ -3,10 +3,14 @@ import FleetTracking
 import Foundation
 import Logging
 
-/// Where datagrams enter, whatever their protocol: what a `WireFormat`
-/// decoded is screened (pure), refusals are counted and logged, and the
-/// rest becomes an `InboundDatagram` for the engine's queue, with the reply
-/// its sender is owed once it is committed.
+/// Where every fix enters, whatever its protocol and transport: a
+/// transport (a UDP socket's `DatagramHandler`, the OsmAnd HTTP server
+/// through `DaemonAPI.ingest`) decodes what it received with its
+/// `WireFormat` and hands the door the decoding, where it came from and
+/// how its sender is answered (`Acknowledgement`). The door screens it
+/// (pure), counts and logs refusals, and makes the `Arrival` the engine
+/// queues, with the reply its sender is owed once it is committed.
+/// `admit` is the only screening entry; `offer` the only way to the queue.
 final class Door: Sendable {
     let queue: InboundQueue
     let metrics: Metrics
@@ -34,44 +38,48 @@ final class Door: Sendable {
         self.rejectLog = RateLimiter(perSecond: rejectLogPerSecond)
     }
 
-    /// Screens one decoded datagram of `format` from `peer`, received at
-    /// `receivedMs`: nil when it is refused whole (no reply: the sender
-    /// resends). Refused items are counted and logged (`bytes`, the
-    /// datagram, shown in hex; `bytes` and `peer` are nil for fixes a format
-    /// held back and released later); the rest keep their order, and the
-    /// reply is what the format owes for them. `route` is where it goes.
+    /// Screens one decoded unit of `format` from `source`, received at
+    /// `receivedMs`, whose sender is answered by `answer`. Refused items
+    /// are counted and logged (`bytes`, what was received, shown in hex;
+    /// nil for fixes a format held back and released later, and for HTTP
+    /// requests). Refused whole (`.refused`, with the first reason) when
+    /// the decoder refused it, or when every fix is refused and the format
+    /// owes no reply for it: nothing is kept and nothing answered, so the
+    /// sender resends. Otherwise the passing fixes keep their order and the
+    /// reply is what the format owes for them; an arrival with no fix left
+    /// is answered at once by its transport.
     func admit(
         _ d: WireDecoding, format: any WireFormat, bytes: UnsafeBufferPointer<UInt8>?,
-        peer: PeerAddress?, route: ReplyRoute?, receivedMs: Int64
-    ) -> InboundDatagram? {
+        from source: ArrivalSource, answer: Acknowledgement, receivedMs: Int64
+    ) -> Admission {
         for r in d.rejections {
             refuse(
-                format.name, r.reason, "\(format.locate(item: r.item)): \(r.detail)", bytes, peer)
+                format.name, r.reason, "\(format.locate(item: r.item)): \(r.detail)", bytes, source)
         }
         if let r = d.refusal {
-            refuse(format.name, r.reason, r.detail, bytes, peer)
-            return nil
+            refuse(format.name, r.reason, r.detail, bytes, source)
+            return .refused(r.reason, r.detail)
         }
         var refused: [(fix: Int, reason: RejectReason)] = []
+        var first: (RejectReason, String)?
         for (i, fix) in d.fixes.enumerated() {
             if let (reason, detail) = refusal(of: fix, receivedMs: receivedMs) {
                 refused.append((i, reason))
+                if first == nil { first = (reason, detail) }
                 refuse(
-                    format.name, reason, "\(format.locate(fix: i, in: d)): \(detail)", bytes, peer)
+                    format.name, reason, "\(format.locate(fix: i, in: d)): \(detail)", bytes,
+                    source)
             }
         }
         // The usual case, every fix passes: the decoder's array is handed on
         // as it is (no copy, no allocation).
-        var out = InboundDatagram(
-            fixes: d.fixes, reply: d.reply, replyTo: route, receivedMs: receivedMs)
+        var out = Arrival(fixes: d.fixes, reply: d.reply, ack: answer, receivedMs: receivedMs)
         if !refused.isEmpty {
             // The format says what is owed now (Teltonika: nothing for an
             // unregistered device, so its resends are taken once it is).
             out.reply = format.reply(to: d, refused: refused)
-            if out.reply == nil, refused.count == d.fixes.count,
-                refused.contains(where: { $0.reason == .unknownDevice })
-            {
-                return nil  // refused whole: nothing kept, nothing answered
+            if out.reply == nil, refused.count == d.fixes.count, let (reason, detail) = first {
+                return .refused(reason, detail)  // nothing kept, nothing answered
             }
             var k = 0
             out.fixes = []
@@ -84,21 +92,22 @@ final class Door: Sendable {
                 }
             }
         }
-        if out.reply == nil { out.replyTo = nil }
-        return out
+        if out.reply == nil, case .datagram = answer { out.ack = .none }
+        return .admitted(out)
     }
 
-    /// Screens one fix that came alone (an OsmAnd request) under `proto`:
-    /// nil when it passes; else the refusal, counted and logged.
-    func screenOne(_ fix: Fix, proto: String, receivedMs: Int64, from peer: String)
-        -> (RejectReason, String)?
-    {
-        metrics.received(proto, datagrams: 1, fixes: 1)
-        let r = refusal(of: fix, receivedMs: receivedMs)
-        if let (reason, detail) = r {
-            refuse(proto, reason, "request from \(peer): \(detail)", nil, nil)
+    /// Offers screened arrivals of protocol `proto` to the engine's queue:
+    /// the longest prefix that fits is taken, the rest are shed (counted
+    /// as `overload` per fix, nothing answered: the senders resend).
+    /// Returns how many were taken.
+    func offer(_ arrivals: [Arrival], proto: String) -> Int {
+        let taken = queue.offer(arrivals)
+        if taken < arrivals.count {
+            for a in arrivals[taken...] {
+                metrics.rejected(proto, .overload, count: max(a.fixes.count, 1))
+            }
         }
-        return r
+        return taken
     }
 
     /// Why `fix` is refused (an unregistered device, then the screen), or nil.
@@ -107,17 +116,16 @@ final class Door: Sendable {
         return screen.check(fix, receivedAtMs: receivedMs)
     }
 
-    /// Counts a refusal and logs it (bounded rate) with the datagram's head
-    /// in hex; `detail` is built only for the lines logged.
+    /// Counts a refusal and logs it (bounded rate) with the received
+    /// bytes' head in hex; `detail` is built only for the lines logged.
     func refuse(
         _ proto: String, _ reason: RejectReason, _ detail: @autoclosure () -> String,
-        _ bytes: UnsafeBufferPointer<UInt8>?, _ address: PeerAddress?
+        _ bytes: UnsafeBufferPointer<UInt8>?, _ source: ArrivalSource
     ) {
         metrics.rejected(proto, reason)
         let (ok, suppressed) = rejectLog.admit()
         guard ok else { return }
-        var line =
-            "rejected \(proto) \(address.map { "datagram from \($0)" } ?? "held fix"): \(reason.rawValue): \(detail())"
+        var line = "rejected \(proto) \(source): \(reason.rawValue): \(detail())"
         if let bytes {
             let head = bytes.prefix(48).map { String($0, radix: 16).leftPadded(2) }.joined()
             line += " [\(bytes.count) bytes: \(head)\(bytes.count > 48 ? "…" : "")]"
@@ -131,4 +139,32 @@ extension String {
     func leftPadded(_ n: Int) -> String {
         count >= n ? self : String(repeating: "0", count: n - count) + self
     }
+}
+
+/// Where an arrival came from, as the door's log lines name it.
+enum ArrivalSource: Sendable, CustomStringConvertible {
+    /// A UDP datagram from this address.
+    case datagram(PeerAddress)
+    /// An HTTP request from this peer (its IP address as text).
+    case request(String)
+    /// A fix a format held back and released later (NMEA's RMC without its GGA).
+    case held
+
+    var description: String {
+        switch self {
+        case .datagram(let a): "datagram from \(a)"
+        case .request(let peer): "request from \(peer.isEmpty ? "?" : peer)"
+        case .held: "held fix"
+        }
+    }
+}
+
+/// What the door made of one unit a transport received.
+enum Admission: Sendable {
+    /// Refused whole: nothing kept, nothing answered (the sender resends);
+    /// the first reason and its detail.
+    case refused(RejectReason, String)
+    /// Screened: its passing fixes (maybe none, when a reply is still owed
+    /// for refused ones) and how its sender is answered.
+    case admitted(Arrival)
 }

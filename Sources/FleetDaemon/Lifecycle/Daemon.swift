@@ -340,27 +340,27 @@ public final class Daemon: Sendable {
         }
     }
 
-    /// One listener per protocol (`WireFormats.all`): on the socket systemd
-    /// passed under the protocol's name when there is one (socket
-    /// activation; the config's address for it is then not used), else on
-    /// the configured address, bound now: a socket that cannot be bound is a
-    /// start-up error naming its address.
+    /// One listener per protocol over UDP (`TrackerProtocol`): on the
+    /// socket systemd passed under the protocol's name when there is one
+    /// (socket activation; the config's address for it is then not used),
+    /// else on the configured address, bound now: a socket that cannot be
+    /// bound is a start-up error naming its address.
     private func bindListeners(door: Door, inherited: [String: Int32]) throws -> [UDPListener] {
         var listeners: [UDPListener] = []
         do {
-            for format in WireFormats.all {
+            for proto in TrackerProtocol.allCases where proto.transport == .udp {
                 let socket: UDPSocket
-                if let fd = inherited[format.key] {
+                if let fd = inherited[proto.key] {
                     socket = UDPSocket(
                         adopting: fd, receiveBuffer: config.listen.receiveBufferBytes)
-                    logger.info("\(format.key): using the socket systemd passed (\(socket.local))")
-                } else if let address = config.listen.addresses[format.key] {
-                    socket = try bind(address, key: format.key)
+                    logger.info("\(proto.key): using the socket systemd passed (\(socket.local))")
+                } else if let address = config.listen.address(of: proto) {
+                    socket = try bind(address, key: proto.key)
                 } else {
                     continue
                 }
-                listeners.append(
-                    UDPListener(socket: socket, format: format.make(config), door: door))
+                let format = proto.makeFormat(nmeaDevices: config.nmea.devices)
+                listeners.append(UDPListener(socket: socket, format: format, door: door))
             }
         } catch {
             for l in listeners { l.socket.close() }
@@ -376,7 +376,7 @@ public final class Daemon: Sendable {
         return (f.index, f.text)
     }
 
-    /// Which protocol each passed socket serves, by `WireFormats` key: a
+    /// Which protocol each passed socket serves, by `TrackerProtocol` key: a
     /// socket named after a protocol (`FileDescriptorName=json`, as
     /// `systemd-socket-activate --fdname=` sets it) serves that one; any
     /// other name (systemd names every socket of one unit alike, by
@@ -387,10 +387,11 @@ public final class Daemon: Sendable {
     /// listen` and `[listen] osmand` itself), a port no protocol is
     /// configured on, two sockets for one protocol.
     func assign(_ passed: InheritedSockets) throws -> [String: Int32] {
-        let keys = WireFormats.all.map(\.key)
+        let udp = TrackerProtocol.allCases.filter { $0.transport == .udp }
+        let keys = udp.map(\.key)
         var out: [String: Int32] = [:]
         for s in passed.sockets {
-            if s.name == "http" || s.name == "osmand" {
+            if s.name == "http" || TrackerProtocol(rawValue: s.name)?.transport == .http {
                 throw StartupError(
                     "systemd passed a socket named \"\(s.name)\": fleetd binds its HTTP and OsmAnd ports itself (the HTTP server cannot serve a passed socket); remove it from the socket unit"
                 )
@@ -406,7 +407,7 @@ public final class Daemon: Sendable {
                 ? s.name : keys.first { config.listen.addresses[$0]?.port == port }
             guard let key else {
                 throw StartupError(
-                    "systemd passed a socket on port \(port) (\(s.name)) that no [listen] address names; name it json, teltonika or nmea (FileDescriptorName=) or set that port in [listen]"
+                    "systemd passed a socket on port \(port) (\(s.name)) that no [listen] address names; name it \(TrackerProtocol.list(udp)) (FileDescriptorName=) or set that port in [listen]"
                 )
             }
             guard out[key] == nil else {

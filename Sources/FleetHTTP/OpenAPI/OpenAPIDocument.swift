@@ -296,7 +296,7 @@ enum OpenAPIDocument {
             "/api/v1/reports/usage": {
               "get": {
                 "operationId": "usageReport", "tags": ["reports"],
-                "summary": "Per vehicle and for the fleet, use in [from, to): distance, driving and parked time, trips, top speed, overspeed, fence visits (rules in the README). JSON, or CSV with Accept: text/csv or format=csv.",
+                "summary": "Per vehicle and for the fleet, use in [from, to): distance, driving and parked time, trips, top speed, overspeed, fence visits (rules in docs/reports.md). JSON, or CSV with Accept: text/csv or format=csv.",
                 "parameters": [
                   { "name": "from", "in": "query", "required": true, "description": "Start of the period (RFC 3339 or Unix ms).", "schema": { "$ref": "#/components/schemas/TimeParameter" } },
                   { "name": "to", "in": "query", "required": true, "description": "End of the period, not included (RFC 3339 or Unix ms); after from.", "schema": { "$ref": "#/components/schemas/TimeParameter" } },
@@ -639,7 +639,7 @@ enum OpenAPIDocument {
               "Alert": {
                 "type": "object",
                 "required": ["id", "time", "device", "type", "fence", "lat", "lon"],
-                "description": "Then the details of its type (see the README).",
+                "description": "Then the details of its type (see docs/tracking.md).",
                 "properties": {
                   "id": { "type": "integer" },
                   "time": { "$ref": "#/components/schemas/Time" },
@@ -758,7 +758,7 @@ enum OpenAPIDocument {
               },
               "FeatureCollection": {
                 "type": "object", "required": ["type", "features"],
-                "description": "GeoJSON (RFC 7946): Polygon and MultiPolygon features, or Points with a radius_m property (circles), or LineStrings with a width_m property (corridors); each with a unique id. See the README for every rule.",
+                "description": "GeoJSON (RFC 7946): Polygon and MultiPolygon features, or Points with a radius_m property (circles), or LineStrings with a width_m property (corridors); each with a unique id. See docs/geofences.md for every rule.",
                 "properties": {
                   "type": { "const": "FeatureCollection" },
                   "features": { "type": "array", "items": { "type": "object" } }

@@ -20,8 +20,6 @@ enum OsmAndResponder {
             h[.allow] = "GET, POST"
             return text(.methodNotAllowed, "only GET and POST", h)
         }
-        var pairs = FormEncoding.pairs(request.uri.query ?? "")
-        let decoded: Result<Fix, OsmAndDecoder.Rejection>
         let type = request.headers[.contentType]?.lowercased() ?? ""
         var body: [UInt8] = []
         if request.method == .post {
@@ -32,34 +30,27 @@ enum OsmAndResponder {
                 return text(.contentTooLarge, "body larger than \(maxBody) bytes")
             }
         }
-        if type.hasPrefix("application/json"), !body.isEmpty {
-            decoded = OsmAndDecoder.decode(json: body, receivedMs: now)
-        } else {
-            if !body.isEmpty { pairs += FormEncoding.pairs(String(decoding: body, as: UTF8.self)) }
-            decoded = OsmAndDecoder.decode(pairs: pairs, receivedMs: now)
-        }
-        switch decoded {
-        case .failure(let r):
-            return text(.badRequest, "\(r.reason.rawValue): \(r.detail)")
-        case .success(let fix):
-            switch await backend.ingest(fix, receivedMs: now, peer: context.peer) {
-            case .committed:
-                return Response(status: .ok)
-            case .refused(let reason, let detail):
-                return text(
-                    reason == .unknownDevice ? .notFound : .badRequest,
-                    "\(reason.rawValue): \(detail)")
-            case .busy:
-                var h = HTTPFields()
-                h[.retryAfter] = "5"
-                return text(.serviceUnavailable, "overload: not taken, send it again", h)
-            case .timedOut:
-                var h = HTTPFields()
-                h[.retryAfter] = "10"
-                return text(
-                    .serviceUnavailable,
-                    "not yet stored (storage is slow or failing): send it again", h)
-            }
+        let decoding = OsmAndWireFormat().decode(
+            query: request.uri.query ?? "", body: body, json: type.hasPrefix("application/json"),
+            nowMs: now)
+        switch await backend.ingest(decoding, proto: .osmand, receivedMs: now, peer: context.peer)
+        {
+        case .committed:
+            return Response(status: .ok)
+        case .refused(let reason, let detail):
+            return text(
+                reason == .unknownDevice ? .notFound : .badRequest,
+                "\(reason.rawValue): \(detail)")
+        case .busy:
+            var h = HTTPFields()
+            h[.retryAfter] = "5"
+            return text(.serviceUnavailable, "overload: not taken, send it again", h)
+        case .timedOut:
+            var h = HTTPFields()
+            h[.retryAfter] = "10"
+            return text(
+                .serviceUnavailable,
+                "not yet stored (storage is slow or failing): send it again", h)
         }
     }
 

@@ -10,7 +10,7 @@ import Hummingbird
 /// the API (a bearer token of any role: `fleetctl tokens add prometheus
 /// --role viewer`, and `authorization: {credentials_file: …}` in the
 /// scrape config). A reverse proxy on the same host makes every client
-/// look local: such a proxy must not pass `/metrics` on (README).
+/// look local: such a proxy must not pass `/metrics` on (`docs/operations.md`).
 enum MetricsRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [

@@ -1,7 +1,7 @@
 /// fleetd's JSON fix datagrams (JSON Lines, `JSONFixDecoder`), answered
 /// with `{"ack":[…],"rejected":[…]}` (`JSONReply`) naming fixes by `seq`.
 public final class JSONWireFormat: WireFormat {
-    public let name = "json"
+    public let trackerProtocol = TrackerProtocol.json
 
     public init() {}
 

@@ -2,7 +2,7 @@
 /// (`NMEAAssembler`), the device named by a `$PFLID` sentence or by the
 /// sender's address. NMEA has no acknowledgement: nothing is answered.
 public final class NMEAWireFormat: WireFormat {
-    public let name = "nmea"
+    public let trackerProtocol = TrackerProtocol.nmea
     /// Device ids by sender, `ip:port` or `ip` (`[nmea.devices]`).
     private let devices: [String: String]
     /// One assembler per sender, with the device it speaks for.

@@ -7,7 +7,7 @@
 /// packet from an unregistered device, or one that cannot be read, is not
 /// answered at all, so the device resends it (taken once it is registered).
 public final class TeltonikaWireFormat: WireFormat {
-    public let name = "teltonika"
+    public let trackerProtocol = TrackerProtocol.teltonika
 
     public init() {}
 

@@ -8,9 +8,8 @@
 /// pairs sentences per sender) without locks. Pure: no sockets, clocks or
 /// databases; time comes in as `nowMs`.
 public protocol WireFormat: AnyObject {
-    /// The protocol's name: its `[listen]` key, its label in metrics, logs
-    /// and `fleetctl status` (`json`, `teltonika`, `nmea`).
-    var name: String { get }
+    /// The protocol this format speaks (its entry in the registry).
+    var trackerProtocol: TrackerProtocol { get }
 
     /// Decodes one datagram received from `sender` at `nowMs` (Unix ms).
     /// `sender` is called only by formats that identify devices by address.
@@ -39,6 +38,10 @@ public protocol WireFormat: AnyObject {
 }
 
 extension WireFormat {
+    /// The protocol's name: its `[listen]` key, its label in metrics, logs
+    /// and `fleetctl status` (`json`, `teltonika`, `nmea`, `osmand`).
+    public var name: String { trackerProtocol.rawValue }
+
     public func flush(nowMs: Int64) -> [WireDecoding] { [] }
 
     public func locate(item index: Int) -> String { "item \(index + 1)" }

@@ -2,7 +2,7 @@
 /// `fleetctl report usage` and `GET /api/v1/reports/usage`. Built by
 /// `UsageReportBuilder` from stored trips, alerts and positions.
 ///
-/// Rules (also in the README):
+/// Rules (also in `docs/reports.md`):
 /// - a trip counts wholly in the period its start falls in (so reports of
 ///   adjacent periods add up to the report of both);
 /// - a trip still under way adds its driving time up to the last fix (from

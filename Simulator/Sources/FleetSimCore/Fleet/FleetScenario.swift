@@ -1,3 +1,5 @@
+import FleetProtocols
+
 /// What `fleetsim fleet` simulates: the fleet, its devices and the mess
 /// between them and fleetd. Every random choice is drawn from `seed`, so a
 /// scenario and its truth are the same on every run.
@@ -6,8 +8,9 @@ public struct FleetScenario: Sendable, Equatable {
     public var vehicles: Int = 20
     public var hours: Double = 24
     public var seed: UInt64 = 1
-    /// json, teltonika, nmea, osmand (phones over HTTP), or mixed (vehicle
-    /// k: json, teltonika, nmea in turn).
+    /// A protocol's name (`TrackerProtocol`: json, teltonika, nmea, osmand
+    /// — phones over HTTP), or mixed (vehicle k: the protocols over UDP in
+    /// turn, json, teltonika, nmea).
     public var proto: String = "mixed"
     /// Fix time of the start, Unix ms (default 2026-01-05T00:00:00Z, a Monday).
     public var startMs: Int64 = 1_767_571_200_000
@@ -50,17 +53,20 @@ public struct FleetScenario: Sendable, Equatable {
     public init() {}
 
     /// The protocol of vehicle `k`.
-    public func proto(of k: Int) -> String {
-        guard proto == "mixed" else { return proto }
-        return ["json", "teltonika", "nmea"][k % 3]
+    public func proto(of k: Int) -> TrackerProtocol {
+        if let p = TrackerProtocol(rawValue: proto) { return p }
+        let mixed = TrackerProtocol.allCases.filter { $0.transport == .udp }
+        return mixed[k % mixed.count]
     }
 
     /// Whether the options make sense: the first problem, named, or nil.
     public var problem: String? {
         if vehicles < 1 || vehicles > 100_000 { return "--vehicles must be 1…100000" }
         if !(hours > 0 && hours <= 24 * 31) { return "--hours must be more than 0 and at most 744" }
-        if !["json", "teltonika", "nmea", "osmand", "mixed"].contains(proto) {
-            return "--proto must be json, teltonika, nmea, osmand or mixed, found \"\(proto)\""
+        if proto != "mixed", TrackerProtocol(rawValue: proto) == nil {
+            let names = TrackerProtocol.allCases.map(\.rawValue) + ["mixed"]
+            return
+                "--proto must be \(names.dropLast().joined(separator: ", ")) or mixed, found \"\(proto)\""
         }
         if !(noiseM >= 0 && noiseM <= 1000) { return "--noise must be 0…1000 metres" }
         for (name, v) in [

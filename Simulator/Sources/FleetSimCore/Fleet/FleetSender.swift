@@ -11,23 +11,9 @@ import Foundation
 /// flagged `duplicate` is delivered twice; one flagged `reorder` goes after
 /// the device's next packet.
 public final class FleetSender {
-    public struct Targets: Sendable {
-        public var json: (host: String, port: Int)?
-        public var teltonika: (host: String, port: Int)?
-        public var nmea: (host: String, port: Int)?
-        /// fleetd's OsmAnd HTTP address (TCP).
-        public var osmand: (host: String, port: Int)?
-
-        public init(
-            json: (host: String, port: Int)?, teltonika: (host: String, port: Int)?,
-            nmea: (host: String, port: Int)?, osmand: (host: String, port: Int)? = nil
-        ) {
-            self.json = json
-            self.teltonika = teltonika
-            self.nmea = nmea
-            self.osmand = osmand
-        }
-    }
+    /// fleetd's address for each protocol (UDP for those over UDP, TCP for
+    /// those over HTTP), by protocol.
+    public typealias Targets = [TrackerProtocol: (host: String, port: Int)]
 
     /// What was sent and what came back.
     public struct Report: Sendable, Equatable {
@@ -47,7 +33,7 @@ public final class FleetSender {
     private let maxAttempts: Int
     private let nmeaSpacingMs: Double
     /// The UDP sockets (one per protocol, times `sources`) and each device's.
-    private var sockets: [(proto: String, socket: UDPClient)] = []
+    private var sockets: [(proto: TrackerProtocol, socket: UDPClient)] = []
     private var socketOf: [Int] = []
     private var http: HTTPConnection?
 
@@ -68,19 +54,15 @@ public final class FleetSender {
         self.maxAttempts = maxAttempts
         self.nmeaSpacingMs = nmeaSpacingMs
         var index: [String: Int] = [:]
-        for proto in Set(devices.map(\.proto)).sorted() {
-            if proto == "osmand" {
-                guard let t = targets.osmand else { throw UDPClientError("no target for osmand") }
+        for proto in TrackerProtocol.allCases where devices.contains(where: { $0.proto == proto }) {
+            guard let t = targets[proto] else { throw UDPClientError("no target for \(proto)") }
+            switch proto.transport {
+            case .http:
                 http = HTTPConnection(host: t.host, port: t.port)
                 continue
+            case .udp:
+                break
             }
-            let t: (host: String, port: Int)? =
-                switch proto {
-                case "json": targets.json
-                case "teltonika": targets.teltonika
-                default: targets.nmea
-                }
-            guard let t else { throw UDPClientError("no target for \(proto)") }
             for k in 0..<max(sources, 1) {
                 index["\(proto)/\(k)"] = sockets.count
                 sockets.append(
@@ -118,38 +100,21 @@ public final class FleetSender {
         var keyOwner: [Int64: Int64] = [:]  // key → flight's first key
         var answered: [Int64: Set<Int64>] = [:]
         var quietUntil = [Double](repeating: 0, count: devices.count)
-        var seq: Int64 = 0
-        var packetKey: Int64 = 0
+        var encoder = SimEncoder()
         func due(_ p: SimPacket) -> Double {
             speedup > 0 ? Double(p.dueMs - startMs) / speedup : 0
         }
-        func encode(_ d: Int, _ p: SimPacket) -> (keys: [Int64], bytes: [UInt8]) {
-            let dev = devices[d]
-            switch dev.proto {
-            case "json":
-                let first = seq + 1
-                seq += Int64(p.fixes.count)
-                return (
-                    Array(first...seq),
-                    PacketEncoder.json(device: dev.device, fixes: p.fixes, firstSeq: first)
-                )
-            case "teltonika":
-                packetKey = (packetKey + 1) & 0xFF_FFFF
-                let bytes = PacketEncoder.teltonika(
-                    imei: dev.device, fixes: p.fixes, packetId: UInt16(packetKey & 0xFFFF),
-                    avlPacketId: UInt8(packetKey >> 16))
-                return ([-(packetKey + 1)], bytes)  // negative: not a JSON seq
-            default:
-                return ([], PacketEncoder.nmea(device: dev.device, fixes: p.fixes))
-            }
-        }
         func send(_ d: Int, _ i: Int, at t: Double) {
             let p = devices[d].packets[i]
-            if devices[d].proto == "osmand" {
-                post(d, p)
+            let keys: [Int64]
+            let bytes: [UInt8]
+            switch encoder.encode(devices[d].proto, device: devices[d].device, fixes: p.fixes) {
+            case .requests(let targets):
+                post(d, p, targets)
                 return
+            case .datagram(let k, let b):
+                (keys, bytes) = (k, b)
             }
-            let (keys, bytes) = encode(d, p)
             let socket = sockets[socketOf[d]].socket
             socket.send(bytes)
             if p.duplicate { socket.send(bytes) }
@@ -165,11 +130,10 @@ public final class FleetSender {
             flying[d].append(keys[0])
         }
         // One request per fix, each until answered (a 4xx: refused, dropped).
-        func post(_ d: Int, _ p: SimPacket) {
+        func post(_ d: Int, _ p: SimPacket, _ targets: [String]) {
             report.packets += 1
             report.fixes += p.fixes.count
-            for f in p.fixes {
-                let target = PacketEncoder.osmand(device: devices[d].device, fix: f)
+            for target in targets {
                 for copy in 0..<(p.duplicate ? 2 : 1) {
                     var attempts = 0
                     while true {
@@ -248,34 +212,25 @@ public final class FleetSender {
             }
             // Replies.
             var got = false
-            for (proto, socket) in sockets where proto != "nmea" {
+            for (proto, socket) in sockets {
                 while let bytes = socket.receive(timeoutMs: 0) {
                     got = true
-                    if proto == "json" {
-                        guard let r = JSONReply.parse(bytes) else { continue }
-                        var touched = Set<Int64>()
-                        for s in r.acked {
-                            guard let first = keyOwner[s] else { continue }
-                            answered[first, default: []].insert(s)
-                            touched.insert(first)
-                            report.acked += 1
-                        }
-                        for (s, reason) in r.rejected {
-                            guard let first = keyOwner[s] else { continue }
-                            answered[first, default: []].insert(s)
-                            touched.insert(first)
-                            report.rejected[reason.rawValue, default: 0] += 1
-                        }
-                        for first in touched {
-                            if let f = flights[first], answered[first]?.count == f.keys.count {
-                                land(first)
-                            }
-                        }
-                    } else if bytes.count == 7 {
-                        let key = Int64(bytes[5]) << 16 | Int64(bytes[2]) << 8 | Int64(bytes[3])
-                        let first = -(key + 1)
-                        if flights[first] != nil {
-                            report.acked += Int(bytes[6])  // the records the packet held
+                    guard let r = SimEncoder.acknowledged(proto, reply: bytes) else { continue }
+                    var touched = Set<Int64>()
+                    for key in r.acked {
+                        guard let first = keyOwner[key] else { continue }
+                        answered[first, default: []].insert(key)
+                        touched.insert(first)
+                        report.acked += r.fixes ?? 1
+                    }
+                    for (key, reason) in r.rejected {
+                        guard let first = keyOwner[key] else { continue }
+                        answered[first, default: []].insert(key)
+                        touched.insert(first)
+                        report.rejected[reason.rawValue, default: 0] += 1
+                    }
+                    for first in touched {
+                        if let f = flights[first], answered[first]?.count == f.keys.count {
                             land(first)
                         }
                     }

@@ -1,4 +1,5 @@
 import FleetGeo
+import FleetProtocols
 import Foundation
 
 /// A simulated fleet: each vehicle's true path, the truth derived from it,
@@ -41,10 +42,7 @@ public struct FleetWorld: Sendable {
         for k in 0..<scenario.vehicles {
             var rng = SplitMix64(seed: scenario.seed &* 0x9E37_79B9 &+ UInt64(k) &* 0x85EB_CA6B)
             let proto = scenario.proto(of: k)
-            let device =
-                proto == "teltonika"
-                ? "3520000000" + String(format: "%05d", k % 100_000)
-                : "sim-" + String(format: "%05d", k)
+            let device = SimEncoder.deviceID(proto, vehicle: k)
             let interval = [1, 5, 5, 10, 10, 30][Int(rng.next() % 6)]
             let route = k % courses.count
             var course = courses[route]
@@ -122,7 +120,7 @@ public struct FleetWorld: Sendable {
     struct Plan {
         var course: Course
         var device: String
-        var proto: String
+        var proto: TrackerProtocol
         var interval: Int
         var rng: SplitMix64
     }

@@ -65,3 +65,80 @@ public enum PacketEncoder {
         return Array(lines.map { $0 + "\r\n" }.joined().utf8)
     }
 }
+
+/// What a simulated device of some protocol sends for one packet.
+public enum SimWire: Sendable, Equatable {
+    /// One datagram, and the keys its acknowledgement names: JSON's `seq`s,
+    /// or for Teltonika one negative key for the packet (−(key + 1), so it
+    /// never equals a `seq`); none for NMEA, which is never acknowledged.
+    case datagram(keys: [Int64], bytes: [UInt8])
+    /// HTTP request targets (path and query), one per fix (OsmAnd).
+    case requests([String])
+}
+
+/// Encodes simulated packets in every registered protocol, numbering them
+/// as their devices would (JSON's `seq` per fix, Teltonika's packet ids),
+/// for the fleet sender and the offline accuracy benchmark alike. Its
+/// switches are exhaustive: a protocol added to `TrackerProtocol` does not
+/// compile until it has an encoder here.
+public struct SimEncoder: Sendable {
+    /// The last JSON `seq` given, and the last Teltonika packet key (24 bits:
+    /// packet id and AVL packet id).
+    private var seq: Int64 = 0
+    private var packetKey: Int64 = 0
+
+    public init() {}
+
+    /// The device id a simulated vehicle `k` of `proto` reports: an IMEI
+    /// for the protocols that identify by one, else `sim-0000k`.
+    public static func deviceID(_ proto: TrackerProtocol, vehicle k: Int) -> String {
+        switch proto {
+        case .teltonika: "3520000000" + String(format: "%05d", k % 100_000)
+        case .json, .nmea, .osmand: "sim-" + String(format: "%05d", k)
+        }
+    }
+
+    /// Packet `fixes` of `device` in `proto`.
+    public mutating func encode(_ proto: TrackerProtocol, device: String, fixes: [SimFix])
+        -> SimWire
+    {
+        switch proto {
+        case .json:
+            let first = seq + 1
+            seq += Int64(fixes.count)
+            return .datagram(
+                keys: Array(first...seq),
+                bytes: PacketEncoder.json(device: device, fixes: fixes, firstSeq: first))
+        case .teltonika:
+            packetKey = (packetKey + 1) & 0xFF_FFFF
+            let bytes = PacketEncoder.teltonika(
+                imei: device, fixes: fixes, packetId: UInt16(packetKey & 0xFFFF),
+                avlPacketId: UInt8(packetKey >> 16))
+            return .datagram(keys: [-(packetKey + 1)], bytes: bytes)
+        case .nmea:
+            return .datagram(keys: [], bytes: PacketEncoder.nmea(device: device, fixes: fixes))
+        case .osmand:
+            return .requests(fixes.map { PacketEncoder.osmand(device: device, fix: $0) })
+        }
+    }
+
+    /// The packet keys a UDP reply of `proto` acknowledges, the refusals
+    /// it names (JSON's `rejected`), and how many fixes each acknowledged
+    /// key stands for (nil: one; Teltonika names its packet's count); nil
+    /// when `bytes` is no reply of that protocol.
+    public static func acknowledged(_ proto: TrackerProtocol, reply bytes: [UInt8])
+        -> (acked: [Int64], rejected: [(key: Int64, reason: RejectReason)], fixes: Int?)?
+    {
+        switch proto {
+        case .json:
+            guard let r = JSONReply.parse(bytes) else { return nil }
+            return (r.acked, r.rejected.map { ($0.seq, $0.reason) }, nil)
+        case .teltonika:
+            guard bytes.count == 7 else { return nil }
+            let key = Int64(bytes[5]) << 16 | Int64(bytes[2]) << 8 | Int64(bytes[3])
+            return ([-(key + 1)], [], Int(bytes[6]))
+        case .nmea, .osmand:
+            return nil  // NMEA answers nothing; OsmAnd answers by HTTP status
+        }
+    }
+}

@@ -1,3 +1,5 @@
+import FleetProtocols
+
 /// A fix as a simulated device records it: noisy, maybe an outlier.
 public struct SimFix: Sendable, Equatable {
     /// Unix ms.
@@ -32,6 +34,6 @@ public struct SimPacket: Sendable, Equatable {
 /// A simulated device: its id as fleetd sees it, its protocol and what it sends.
 public struct SimDevice: Sendable {
     public var device: String
-    public var proto: String
+    public var proto: TrackerProtocol
     public var packets: [SimPacket]
 }

@@ -57,7 +57,7 @@ struct VehicleRun {
         self.endMs = endMs
         self.rng = plan.rng
         self.vehicle = FleetTruth.Vehicle(
-            device: plan.device, proto: plan.proto, intervalS: plan.interval)
+            device: plan.device, proto: plan.proto.rawValue, intervalS: plan.interval)
     }
 
     private static func hourOfDay(_ ms: Int64) -> Double {

@@ -1,0 +1,82 @@
+/// Every tracker protocol fleetd speaks: the one registry that the daemon
+/// (its `[listen]` keys, sockets and servers), the simulator (encoders,
+/// senders, scenarios, load) and the benchmarks read.
+///
+/// Each place that treats protocols differently switches over this enum
+/// exhaustively, with no `default:`, so a new case does not compile until
+/// every one of them handles it; `ProtocolRegistryTests` checks that each
+/// case has its `[listen]` key in `config/fleetd.toml` and, for the
+/// transports systemd holds, its line in `systemd/fleetd.socket`.
+/// Facts and sources of each protocol: `docs/protocols.md`.
+public enum TrackerProtocol: String, CaseIterable, Sendable, Codable {
+    /// fleetd's JSON Lines over UDP, acknowledged per line by `seq`.
+    case json
+    /// Teltonika AVL (Codec 8, 8 Extended, 16) over UDP, acknowledged per packet.
+    case teltonika
+    /// NMEA 0183 RMC + GGA over UDP; never acknowledged.
+    case nmea
+    /// The OsmAnd protocol over HTTP (Traccar Client, OsmAnd); answered 200 once committed.
+    case osmand
+
+    /// How a protocol's bytes reach fleetd.
+    public enum Transport: String, Sendable {
+        /// One UDP socket; a datagram is a unit of decoding and of reply.
+        case udp
+        /// HTTP requests on a TCP port of their own; a request is one unit.
+        case http
+    }
+
+    /// The transport this protocol arrives by.
+    public var transport: Transport {
+        switch self {
+        case .json, .teltonika, .nmea: .udp
+        case .osmand: .http
+        }
+    }
+
+    /// The `[listen]` key (the raw value), also its label in metrics and logs.
+    public var key: String { rawValue }
+
+    /// The port fleetd listens on when the config names none (on
+    /// 127.0.0.1): the protocol's usual port. JSON (UDP) and OsmAnd (TCP)
+    /// share 5055, the OsmAnd apps' port, as they use different transports.
+    public var defaultPort: Int {
+        switch self {
+        case .json: 5055
+        case .teltonika: 5027
+        case .nmea: 10110  // NMEA-over-IP's registered port
+        case .osmand: 5055
+        }
+    }
+
+    /// What the shipped config and `--help` texts say the protocol is.
+    public var summary: String {
+        switch self {
+        case .json: "fleetd's JSON fix format over UDP"
+        case .teltonika: "Teltonika Codec 8 / 8 Extended / 16 over UDP (FMB/FMC/FMM devices)"
+        case .nmea: "NMEA 0183 over UDP (receivers, gpsd's gps2udp)"
+        case .osmand: "the OsmAnd protocol over HTTP (phones running Traccar Client or OsmAnd)"
+        }
+    }
+
+    /// A new `WireFormat` for one socket or server (formats keep
+    /// per-sender state, so each socket has its own). `nmeaDevices` names
+    /// NMEA senders by address (`[nmea.devices]`); the others ignore it.
+    public func makeFormat(nmeaDevices: [String: String] = [:]) -> any WireFormat {
+        switch self {
+        case .json: JSONWireFormat()
+        case .teltonika: TeltonikaWireFormat()
+        case .nmea: NMEAWireFormat(devices: nmeaDevices)
+        case .osmand: OsmAndWireFormat()
+        }
+    }
+
+    /// The names, for error messages: `json, teltonika, nmea or osmand`.
+    public static func list(_ protocols: [TrackerProtocol] = allCases, or word: String = "or")
+        -> String
+    {
+        let names = protocols.map(\.rawValue)
+        guard names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " \(word) " + names.last!
+    }
+}
