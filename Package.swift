@@ -7,6 +7,11 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// The property tests' oracles (exact `Int128` geometry, brute force over
+/// every edge) are compiled optimised even in debug builds: unoptimised,
+/// their generic integer conversions cost minutes of the suite's two cores.
+let optimisedTests: [SwiftSetting] = strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "fleetd",
     platforms: [.macOS(.v15)],
@@ -188,7 +193,7 @@ let package = Package(
 
         .testTarget(
             name: "FleetGeoTests", dependencies: ["FleetGeo", "FleetSimCore"],
-            swiftSettings: strict),
+            swiftSettings: optimisedTests),
         .testTarget(
             name: "FleetProtocolsTests", dependencies: ["FleetProtocols"], swiftSettings: strict),
         .testTarget(

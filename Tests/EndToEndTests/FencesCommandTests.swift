@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct FencesCommandTests {
     let countries = Binaries.packageRoot.appendingPathComponent(
-        "../shared/data/fences/natural_earth_110m_countries.geojson"
+        "Tests/Fixtures/natural_earth_110m_countries.geojson"
     ).path
 
     @Test func checkSummarisesAValidFile() throws {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `GET /api/v1/openapi.json` checked against the live daemon by
-/// schemathesis (from PyPI; `make setup` installs it in `.build/pytools`):
+/// schemathesis (from PyPI; `make test`'s set-up installs it in `.build/pytools`):
 /// every documented operation, valid and invalid inputs alike, answers as
 /// documented (status, headers, content type, body schema), 401 without
 /// credentials, 405 for other methods, never a 500. Bounded: a fixed seed,

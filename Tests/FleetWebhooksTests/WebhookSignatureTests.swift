@@ -5,7 +5,7 @@ import Testing
 
 /// Signatures as the Standard Webhooks specification makes them: its own
 /// example, and every signature of ours checked by its reference library
-/// (PyPI `standardwebhooks`, installed by `make setup` in `.build/pytools`).
+/// (PyPI `standardwebhooks`, installed by `make test`'s set-up in `.build/pytools`).
 @Suite struct WebhookSignatureTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
