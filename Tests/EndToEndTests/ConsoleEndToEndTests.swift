@@ -18,7 +18,7 @@ import Testing
     @Test func aManagerUsesTheConsoleInARealBrowser() async throws {
         for tool in [Self.python, "/usr/bin/chromium", "/usr/bin/chromedriver"]
         where !FileManager.default.isExecutableFile(atPath: tool) {
-            Issue.record("\(tool) is missing: run `make setup`")
+            Issue.record("\(tool) is missing: run `make setup-test`")
             return
         }
         let fencesFile = Binaries.packageRoot.appendingPathComponent("config/geofences.geojson")

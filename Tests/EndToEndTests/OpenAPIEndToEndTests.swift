@@ -18,7 +18,7 @@ import Testing
     @Test func schemathesisFindsNothingWrong() async throws {
         let st = Self.schemathesis
         guard FileManager.default.isExecutableFile(atPath: st) else {
-            Issue.record("\(st) is missing: run `make setup` (it installs schemathesis)")
+            Issue.record("\(st) is missing: run `make setup-test` (it installs schemathesis)")
             return
         }
         let a = try APIEndToEndTests.APIDaemon()

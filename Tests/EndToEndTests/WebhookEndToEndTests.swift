@@ -36,7 +36,7 @@ final class WebhookReceiver {
     /// secret` made; nil (recorded as an issue) without `make setup`'s Python.
     static func started() throws -> WebhookReceiver? {
         guard FileManager.default.isExecutableFile(atPath: python) else {
-            Issue.record("\(python) is missing: run `make setup`")
+            Issue.record("\(python) is missing: run `make setup-test`")
             return nil
         }
         let secret = try runTool(try Binaries.path("fleetctl"), ["webhooks", "secret"]).out

@@ -37,7 +37,7 @@ import Testing
     @Test func theReferenceLibraryVerifiesOurSignatures() throws {
         let python = Self.root.appendingPathComponent(".build/pytools/bin/python").path
         guard FileManager.default.isExecutableFile(atPath: python) else {
-            Issue.record("\(python) is missing: run `make setup`")
+            Issue.record("\(python) is missing: run `make setup-test`")
             return
         }
         let secret = WebhookSecret.random()
