@@ -91,7 +91,7 @@ py=.build/pytools/bin/python3
 receiver=Tests/EndToEndTests/Webhooks/receiver.py
 "$bin/fleetbench" webhooks --fleetd "$bin/fleetd" --receiver "$receiver" --python "$py" \
   --alerts 100000 --batch-max 100 --batch-max 1000 --runs 3 \
-  || echo "bench: the webhook step failed (make setup installs standardwebhooks)" >&2
+  || echo "bench: the webhook step failed (make setup-test installs standardwebhooks)" >&2
 # The end-to-end ingest steps again with 1 and 10 subscriptions of every
 # alert (the workload raises about 1.3 alerts a fix), against none.
 for hooks in 0 1 10; do

@@ -11,7 +11,7 @@ vehicles=${VEHICLES:-10000}
 cd "$(dirname "$0")/.."
 python=.build/pytools/bin/python
 if [ ! -x "$python" ] || [ ! -x /usr/bin/chromium ]; then
-  echo "console bench: $python or chromium missing (make setup installs them); skipped"
+  echo "console bench: $python or chromium missing (make setup-test installs them); skipped"
   exit 0
 fi
 fences=""

@@ -121,6 +121,6 @@ if command -v lintian > /dev/null; then
   # Errors fail the build; warnings are printed. Checked as root too (CI).
   lintian --allow-root --fail-on error "$deb"
 else
-  echo "deb: lintian is missing (make setup installs it)" >&2
+  echo "deb: lintian is missing (make setup-test installs it)" >&2
   exit 1
 fi

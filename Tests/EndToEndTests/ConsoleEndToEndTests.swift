@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The console in a real browser: Debian's chromium, driven through
-/// chromedriver by selenium (`Browser/console_check.py`; `make setup`
+/// chromedriver by selenium (`Browser/console_check.py`; `make setup-test`
 /// installs all three). fleetd replays the bundled routes (retimed to end
 /// now) into the bundled fences; the script logs in as a manager would,
 /// sees the vehicles, clicks one, watches an alert arrive within 1 s of its

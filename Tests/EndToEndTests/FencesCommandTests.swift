@@ -58,7 +58,7 @@ import Testing
 
     /// Points a hair's breadth (1e-12° … 1e-6°) from the countries' edges and
     /// on their vertices: `fleetctl fences locate` places every one as GEOS
-    /// does (shapely's `covers`, from PyPI; `make setup` installs it).
+    /// does (shapely's `covers`, from PyPI; `make setup-test` installs it).
     @Test func locateAgreesWithGEOSBesideRealBoundaries() throws {
         let python = Binaries.packageRoot.appendingPathComponent(".build/pytools/bin/python3").path
         let script = Binaries.packageRoot.appendingPathComponent("scripts/geos_check.py").path

@@ -33,7 +33,7 @@ final class WebhookReceiver {
     }
 
     /// A receiver in a folder of its own, with a secret `fleetctl webhooks
-    /// secret` made; nil (recorded as an issue) without `make setup`'s Python.
+    /// secret` made; nil (recorded as an issue) without `make setup-test`'s Python.
     static func started() throws -> WebhookReceiver? {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             Issue.record("\(python) is missing: run `make setup-test`")
