@@ -38,28 +38,33 @@ let package = Package(
     targets: [
         // The strict JSON reader (RFC 8259) and writer helpers every JSON input and output uses.
         .target(name: "FleetJSON", swiftSettings: strict),
+        // The values every layer shares: `Fix`, `RFC3339` time, reject
+        // reasons, and the one `WallClock` the edges read.
+        .target(name: "FleetModel", swiftSettings: strict),
         // Pure geometry: coordinates, haversine, fences, GeoJSON, the spatial index.
         .target(name: "FleetGeo", dependencies: ["CPrefetch", "FleetJSON"], swiftSettings: strict),
         // The CPU's prefetch hint, which Swift does not expose.
         .target(name: "CPrefetch"),
         // Pure decoders: bytes in, fixes and device replies out.
-        .target(name: "FleetProtocols", dependencies: ["FleetJSON"], swiftSettings: strict),
+        .target(
+            name: "FleetProtocols", dependencies: ["FleetModel", "FleetJSON"], swiftSettings: strict
+        ),
         // Pure tracking: fixes and state in, events and new state out.
         .target(
-            name: "FleetTracking", dependencies: ["FleetGeo", "FleetJSON", "FleetProtocols"],
+            name: "FleetTracking", dependencies: ["FleetModel", "FleetGeo", "FleetJSON"],
             swiftSettings: strict),
         // The storage interface: what the commit stage writes (`WriteBatch`), the
         // `Store` and `StoreReading` protocols every backend implements, and the
         // records readers get (their JSON is the contract `fleetctl` and the API share).
         .target(
             name: "FleetStorage",
-            dependencies: ["FleetJSON", "FleetProtocols", "FleetTracking"],
+            dependencies: ["FleetModel", "FleetJSON", "FleetProtocols", "FleetTracking"],
             swiftSettings: strict),
         // The SQLite backend: schema, migrations, the batched writer and the readers' queries.
         .target(
             name: "FleetSQLite",
             dependencies: [
-                "FleetProtocols", "FleetStorage", "FleetTracking",
+                "FleetModel", "FleetStorage", "FleetTracking",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -69,7 +74,7 @@ let package = Package(
         .target(
             name: "FleetPostgres",
             dependencies: [
-                "FleetProtocols", "FleetStorage", "FleetTracking",
+                "FleetModel", "FleetStorage", "FleetTracking",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -81,7 +86,7 @@ let package = Package(
         // records in, report and SVG out), shared by fleetctl and the API.
         .target(
             name: "FleetReports",
-            dependencies: ["FleetGeo", "FleetJSON", "FleetProtocols", "FleetStorage"],
+            dependencies: ["FleetModel", "FleetGeo", "FleetJSON", "FleetStorage"],
             swiftSettings: strict),
         // libsystemd through pkg-config, and the Swift face of it.
         .systemLibrary(
@@ -94,7 +99,8 @@ let package = Package(
         .target(
             name: "FleetDaemon",
             dependencies: [
-                "FleetGeo", "FleetHTTP", "FleetProtocols", "FleetTracking", "FleetStorage",
+                "FleetModel", "FleetGeo", "FleetHTTP", "FleetProtocols", "FleetTracking",
+                "FleetStorage",
                 "FleetSystemd", "FleetWebhooks",
                 "CBatchUDP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -119,7 +125,7 @@ let package = Package(
         .target(
             name: "FleetWebhooks",
             dependencies: [
-                "FleetJSON", "FleetProtocols", "FleetStorage", "FleetTracking",
+                "FleetModel", "FleetJSON", "FleetStorage", "FleetTracking",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -130,7 +136,8 @@ let package = Package(
         .target(
             name: "FleetHTTP",
             dependencies: [
-                "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols", "FleetReports",
+                "FleetModel", "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols",
+                "FleetReports",
                 "FleetStorage", "FleetTracking", "FleetWebhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -138,9 +145,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            // The console's page, script and style, compiled into the binary
-            // (`PackageResources`): installed with fleetd, nothing to copy.
+            // The console's page, script and style, and the OpenAPI document,
+            // compiled into the binary (`PackageResources`): installed with
+            // fleetd, nothing to copy.
             resources: [
+                .embedInCode("OpenAPI/openapi.json"),
                 .embedInCode("Console/Files/index.html"),
                 .embedInCode("Console/Files/console.js"),
                 .embedInCode("Console/Files/console.css"),
@@ -158,7 +167,7 @@ let package = Package(
         .executableTarget(
             name: "fleetctl",
             dependencies: [
-                "FleetAuth", "FleetDaemon", "FleetGeo", "FleetJSON", "FleetPostgres",
+                "FleetModel", "FleetAuth", "FleetDaemon", "FleetGeo", "FleetJSON", "FleetPostgres",
                 "FleetProtocols", "FleetReports",
                 "FleetStorage", "FleetSQLite", "FleetTracking", "FleetWebhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -168,7 +177,8 @@ let package = Package(
         .executableTarget(
             name: "fleetbench",
             dependencies: [
-                "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStorage", "FleetSQLite",
+                "FleetModel", "FleetGeo", "FleetProtocols", "FleetTracking", "FleetStorage",
+                "FleetSQLite",
                 "FleetSimCore", "FleetPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -181,12 +191,14 @@ let package = Package(
         .target(name: "CBatchUDP"),
         // The simulator: route files, the replaying device, the load generator, the UDP client.
         .target(
-            name: "FleetSimCore", dependencies: ["FleetProtocols", "FleetGeo", "CBatchUDP"],
+            name: "FleetSimCore",
+            dependencies: ["FleetModel", "FleetProtocols", "FleetGeo", "CBatchUDP"],
             path: "Simulator/Sources/FleetSimCore", swiftSettings: strict),
         .executableTarget(
             name: "fleetsim",
             dependencies: [
-                "FleetSimCore", "FleetGeo", "FleetProtocols", "FleetSQLite", "FleetStorage",
+                "FleetModel", "FleetSimCore", "FleetGeo", "FleetProtocols", "FleetSQLite",
+                "FleetStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Simulator/Sources/fleetsim", swiftSettings: strict),
@@ -195,10 +207,11 @@ let package = Package(
             name: "FleetGeoTests", dependencies: ["FleetGeo", "FleetSimCore"],
             swiftSettings: optimisedTests),
         .testTarget(
-            name: "FleetProtocolsTests", dependencies: ["FleetProtocols"], swiftSettings: strict),
+            name: "FleetProtocolsTests", dependencies: ["FleetModel", "FleetProtocols"],
+            swiftSettings: strict),
         .testTarget(
             name: "FleetTrackingTests",
-            dependencies: ["FleetTracking", "FleetGeo", "FleetJSON", "FleetProtocols"],
+            dependencies: ["FleetModel", "FleetTracking", "FleetGeo", "FleetJSON"],
             // Golden files, read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "FleetJSONTests", dependencies: ["FleetJSON"], swiftSettings: strict),
@@ -212,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "FleetReportsTests",
             dependencies: [
-                "FleetReports", "FleetGeo", "FleetStorage", "FleetProtocols", "FleetTracking",
+                "FleetModel", "FleetReports", "FleetGeo", "FleetStorage", "FleetTracking",
             ],
             // Golden files, read from the source tree by path.
             exclude: ["Golden"], swiftSettings: strict),
@@ -222,35 +235,37 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FleetStorageTests",
-            dependencies: ["FleetStorage", "FleetJSON", "FleetProtocols"],
+            dependencies: ["FleetModel", "FleetStorage", "FleetJSON"],
             swiftSettings: strict),
         .testTarget(
             name: "FleetSQLiteTests",
             dependencies: [
-                "FleetSQLite", "FleetStorage", "FleetTracking", "FleetProtocols", "FleetGeo",
+                "FleetModel", "FleetSQLite", "FleetStorage", "FleetTracking", "FleetGeo",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
         .testTarget(
             name: "FleetPostgresTests",
-            dependencies: ["FleetPostgres", "FleetStorage", "FleetProtocols", "FleetTracking"],
+            dependencies: ["FleetModel", "FleetPostgres", "FleetStorage", "FleetTracking"],
             swiftSettings: strict),
         .testTarget(
             name: "FleetDaemonTests",
             dependencies: [
-                "FleetDaemon", "FleetGeo", "FleetProtocols", "FleetStorage", "FleetTracking",
+                "FleetModel", "FleetDaemon", "FleetGeo", "FleetProtocols", "FleetStorage",
+                "FleetTracking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "FleetSimCoreTests", dependencies: ["FleetSimCore", "FleetProtocols"],
+            name: "FleetSimCoreTests",
+            dependencies: ["FleetModel", "FleetSimCore", "FleetProtocols"],
             path: "Simulator/Tests/FleetSimCoreTests", swiftSettings: strict),
         // Starts the built binaries as real processes; sends real UDP on loopback.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "FleetSimCore", "FleetProtocols",
+                "FleetModel", "FleetSimCore", "FleetProtocols",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import FleetStorage
 
 /// One node of a cluster as `fleetctl cluster` shows it: its last

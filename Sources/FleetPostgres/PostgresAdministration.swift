@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import Foundation
 import PostgresNIO
@@ -28,7 +29,7 @@ public final class PostgresAdministration: StoreAdministration {
 
     private func audit(_ action: String, _ target: String, _ detail: String?) -> AuditRecord {
         AuditRecord(
-            timeMs: Int64(Date().timeIntervalSince1970 * 1000), actor: AuditRecord.localActor,
+            timeMs: WallClock.system.nowMs(), actor: AuditRecord.localActor,
             action: action, target: target, detail: detail)
     }
 

@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import FleetStorage
 import FleetTracking
 import Foundation
@@ -23,7 +23,7 @@ public final class PostgresCluster: ClusterMembership {
     /// This process's identity among its node's lives.
     public let incarnation: String
     let link: PGLink
-    private let startedMs = Int64(Date().timeIntervalSince1970 * 1000)
+    private let startedMs = WallClock.system.nowMs()
     /// Wall-clock time of the last successful renewal, Unix ms (0: none yet).
     private let renewedMs = Atomic<Int64>(0)
 
@@ -43,7 +43,7 @@ public final class PostgresCluster: ClusterMembership {
                 """
                 INSERT INTO devices (ident, created_ms) SELECT unnest($1::text[]), $2
                 ON CONFLICT (ident) DO NOTHING
-                """, .of(devices, Int64(Date().timeIntervalSince1970 * 1000)))
+                """, .of(devices, WallClock.system.nowMs()))
             var ids: [Int64: String] = [:]
             for r in try s.query(
                 "SELECT id, ident FROM devices WHERE ident = ANY($1)", .of(devices))
@@ -107,7 +107,7 @@ public final class PostgresCluster: ClusterMembership {
     public func renew(devices: Int, fixesPerSecond: Double) throws(StoreError) -> (
         wanted: [String], held: Set<String>?
     ) {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = WallClock.system.nowMs()
         // Past most of a lease since the last renewal, some may have expired
         // and been taken: the devices still held are listed.
         let last = renewedMs.load(ordering: .relaxed)

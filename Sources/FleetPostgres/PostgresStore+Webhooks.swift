@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import Foundation
 import PostgresNIO
@@ -38,7 +39,7 @@ extension PostgresStore {
                         w.url, w.secret, PGWebhookSQL.text(w.types), PGWebhookSQL.text(w.devices),
                         PGWebhookSQL.text(w.fences), w.allowPrivate, w.batchMax, w.timeoutS,
                         w.maxAgeH, w.origin.rawValue, w.name,
-                        Int64(Date().timeIntervalSince1970 * 1000))
+                        WallClock.system.nowMs())
                 ).first.map { try $0[0] } ?? false
             if created {
                 webhookIds[w.name] = nil

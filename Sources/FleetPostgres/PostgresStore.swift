@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import FleetStorage
 import FleetTracking
 import Foundation
@@ -303,7 +303,7 @@ public final class PostgresStore {
             """
             INSERT INTO devices (ident, created_ms) SELECT unnest($1::text[]), $2
             ON CONFLICT (ident) DO NOTHING
-            """, .of(idents, Int64(Date().timeIntervalSince1970 * 1000)))
+            """, .of(idents, WallClock.system.nowMs()))
         for r in try s.query("SELECT id, ident FROM devices WHERE ident = ANY($1)", .of(idents)) {
             let ident: String = try r[1]
             deviceIds[ident] = try r[0]

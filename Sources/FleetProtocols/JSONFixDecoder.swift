@@ -1,4 +1,5 @@
 import FleetJSON
+import FleetModel
 
 /// Decodes fleetd's JSON fix datagrams (see `docs/protocols.md`, "JSON fix format").
 ///

@@ -1,4 +1,5 @@
 import FleetJSON
+import FleetModel
 
 /// The reply to a JSON fix datagram, sent to its source after commit.
 ///

@@ -1,3 +1,5 @@
+import FleetModel
+
 /// Forms fixes from one sender's NMEA sentences: a fix is an RMC (time,
 /// date, position, speed, course), enriched by the GGA of the same second
 /// (quality, satellites, HDOP, altitude) when one comes, before or after it,

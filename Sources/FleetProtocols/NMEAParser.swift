@@ -1,4 +1,5 @@
 import FleetJSON
+import FleetModel
 
 /// Reads NMEA 0183 sentences strictly: `$`, talker and type, comma fields,
 /// `*` and two hex digits that must equal the XOR of every byte between `$`

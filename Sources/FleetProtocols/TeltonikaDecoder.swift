@@ -1,3 +1,5 @@
+import FleetModel
+
 /// Decodes Teltonika AVL datagrams sent over UDP: Codec 8, Codec 8 Extended
 /// and Codec 16 (see `docs/protocols.md`, "Teltonika", and Teltonika's "Data Sending
 /// Protocols" pages).

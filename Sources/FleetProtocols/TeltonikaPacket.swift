@@ -1,3 +1,5 @@
+import FleetModel
+
 /// A decoded Teltonika UDP datagram.
 public struct TeltonikaPacket: Sendable, Equatable {
     /// The UDP channel's packet id (echoed in the reply).

@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import Foundation
 import GRDB
@@ -97,7 +98,7 @@ public final class Credentials: StoreAdministration {
     {
         try AdminSQL.record(
             AuditRecord(
-                timeMs: Int64(Date().timeIntervalSince1970 * 1000), actor: Self.localActor,
+                timeMs: WallClock.system.nowMs(), actor: Self.localActor,
                 action: action, target: target, detail: detail), db)
     }
 }

@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import Foundation
 import GRDB
@@ -30,7 +31,7 @@ public final class Registry {
         _ ident: String, name: String?, plate: String?, vin: String?,
         actor: String = Credentials.localActor
     ) throws(StoreError) {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = WallClock.system.nowMs()
         try queue.write(path: path, "cannot add device \(ident)") { db in
             try AdminSQL.register(
                 DeviceRegistration(ident: ident, name: name, plate: plate, vin: vin), nowMs: now, db
@@ -45,7 +46,7 @@ public final class Registry {
     public func remove(_ ident: String, actor: String = Credentials.localActor) throws(StoreError)
         -> Bool
     {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = WallClock.system.nowMs()
         return try queue.write(path: path, "cannot remove device \(ident)") { db in
             guard try AdminSQL.unregister(ident, db) else { return false }
             try AdminSQL.record(

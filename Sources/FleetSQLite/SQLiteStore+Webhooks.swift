@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import Foundation
 import GRDB
@@ -38,7 +39,7 @@ extension SQLiteStore {
                           batch_max, timeout_s, max_age_h, origin, name, created_ms)
                         VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
                         """,
-                    arguments: arguments + [Int64(Date().timeIntervalSince1970 * 1000)])
+                    arguments: arguments + [WallClock.system.nowMs()])
                 if let since { try backfill(s, after: since, db) }
             }
             if let audit { try AdminSQL.record(audit, db) }

@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import FleetStorage
 import FleetTracking
 import Foundation
@@ -410,7 +410,7 @@ public final class SQLiteStore {
         // `fleetctl devices add` may have created the row since the cache was filled.
         let insert = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO devices (ident, created_ms) VALUES (?, ?)")
-        try insert.execute(arguments: [ident, Int64(Date().timeIntervalSince1970 * 1000)])
+        try insert.execute(arguments: [ident, WallClock.system.nowMs()])
         let select = try db.cachedStatement(sql: "SELECT id FROM devices WHERE ident = ?")
         guard let id = try Int64.fetchOne(select, arguments: [ident]) else {
             throw StoreError(

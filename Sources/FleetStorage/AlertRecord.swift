@@ -1,5 +1,5 @@
 import FleetJSON
-import FleetProtocols
+import FleetModel
 
 /// A stored alert, as readers see it.
 public struct AlertRecord: Sendable, Equatable {

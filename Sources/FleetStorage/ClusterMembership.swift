@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import FleetTracking
 
 /// Device ownership among the fleetd nodes that share one database: a

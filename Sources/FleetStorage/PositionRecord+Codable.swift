@@ -1,4 +1,5 @@
 import FleetJSON
+import FleetModel
 import FleetProtocols
 
 /// A position's JSON, the contract `fleetctl positions --json` and the API

@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 
 /// A stored position, as readers see it: the fix as it was stored, and how
 /// the tracker disposed of it.

@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import FleetTracking
 
 /// One fix to store, as the tracker disposed of it.

@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import Foundation
 
 /// The encoder and decoder behind every JSON record other tools read

@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import FleetTracking
 
 /// The storage under the commit stage: one implementation per backend

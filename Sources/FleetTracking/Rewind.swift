@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 
 /// What the tracker keeps of a device's recent past so that a fix arriving
 /// after newer ones can still be tracked in its place

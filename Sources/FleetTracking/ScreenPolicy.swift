@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 
 /// The checks every fix passes at the door, whatever its protocol.
 ///

@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 
 extension Tracker {
     /// Processes `fix` as `process(_:state:containing:)` does, keeping

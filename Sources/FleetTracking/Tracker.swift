@@ -1,5 +1,5 @@
 import FleetGeo
-import FleetProtocols
+import FleetModel
 import Synchronization
 
 /// Per-device tracking: fixes in, alerts, trips and new state out.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetGeo
+import FleetModel
 import FleetProtocols
 import FleetSimCore
 import FleetTracking

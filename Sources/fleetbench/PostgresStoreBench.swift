@@ -1,6 +1,6 @@
 import ArgumentParser
+import FleetModel
 import FleetPostgres
-import FleetProtocols
 import FleetStorage
 import FleetTracking
 import Foundation
@@ -45,7 +45,7 @@ struct PostgresStoreBench: ParsableCommand {
     func run() throws {
         let settings = try PostgresSettings(
             url: url, passwordFile: passwordFile, poolSize: 1, statementTimeoutMs: 0)
-        let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
+        let t0 = WallClock.system.nowMs() - 86_400_000
         let idents = (0..<devices).map { "pgbench-\($0)" }
         var batches: [[PositionRow]] = []
         var all: [PositionRow] = []

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetModel
 import FleetProtocols
 import FleetSQLite
 import FleetStorage
@@ -56,7 +57,7 @@ struct StoreBench: ParsableCommand {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let writer = try SQLiteStore(path: dir.appendingPathComponent("store.db").path)
-        let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
+        let t0 = WallClock.system.nowMs() - 86_400_000
         let ids = (0..<devices).map { String(350_000_000_000_000 + $0) }
         let fences = (0..<memberships).map {
             FenceMembership(fence: String(100 + $0 * 37), phase: .inside(since: t0))

@@ -1,6 +1,6 @@
 import ArgumentParser
 import FleetGeo
-import FleetProtocols
+import FleetModel
 import FleetSimCore
 import FleetTracking
 import Foundation
@@ -37,7 +37,7 @@ struct TrackBench: ParsableCommand {
         var tracker = Tracker(fences: index)
         var states: [String: DeviceState] = [:]
         states.reserveCapacity(devices)
-        let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
+        let t0 = WallClock.system.nowMs() - 86_400_000
         let points = starts.map { (lat: $0.lat, lon: $0.lon) }
         func fix(_ d: Int, _ k: Int) -> Fix {
             let at = LoadGenerator.position(device: d, fix: k, points: points)

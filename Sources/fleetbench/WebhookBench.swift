@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetModel
 import FleetSQLite
 import FleetStorage
 import FleetTracking
@@ -60,7 +61,7 @@ struct WebhookBench: ParsableCommand {
                         lat: 48.1, lon: 11.5))
             }
             written += b.alerts.count
-            try store.commit(b, committedMs: Int64(Date().timeIntervalSince1970 * 1000))
+            try store.commit(b, committedMs: WallClock.system.nowMs())
         }
         let r = try BenchReceiver(python: python, script: receiver, secret: secret)
         defer { r.stop() }

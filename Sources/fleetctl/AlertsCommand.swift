@@ -1,7 +1,7 @@
 import ArgumentParser
 import FleetGeo
 import FleetJSON
-import FleetProtocols
+import FleetModel
 import FleetSQLite
 import FleetStorage
 import FleetTracking

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FleetProtocols
+import FleetModel
 import FleetSQLite
 import FleetStorage
 

@@ -1,6 +1,6 @@
 import ArgumentParser
+import FleetModel
 import FleetPostgres
-import FleetProtocols
 import FleetStorage
 import Foundation
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetModel
 import FleetProtocols
 import FleetSQLite
 import FleetStorage

@@ -1,6 +1,6 @@
 import ArgumentParser
 import FleetGeo
-import FleetProtocols
+import FleetModel
 import FleetReports
 import FleetStorage
 import Foundation

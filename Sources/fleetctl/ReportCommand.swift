@@ -1,5 +1,5 @@
 import ArgumentParser
-import FleetProtocols
+import FleetModel
 import FleetReports
 import FleetStorage
 import Foundation
@@ -42,7 +42,7 @@ struct UsageCommand: ParsableCommand {
         let (fromMs, toMs) = try period.millis()
         let reader = try database.reader(waitForIt: false)
         let inputs = try UsageInputs.read(reader, fromMs: fromMs, toMs: toMs, device: device)
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = WallClock.system.nowMs()
         let report = UsageReportBuilder.make(inputs, fromMs: fromMs, toMs: toMs, nowMs: now)
         if json {
             print(report.jsonLine)

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FleetProtocols
+import FleetModel
 import FleetStorage
 import Foundation
 
@@ -30,7 +30,7 @@ struct StatusCommand: ParsableCommand {
                     in: .whitespacesAndNewlines))
             return
         }
-        let age = Int64(Date().timeIntervalSince1970 * 1000) - s.timeMs
+        let age = WallClock.system.nowMs() - s.timeMs
         var state = s.state
         let alive = kill(pid_t(s.pid), 0) == 0
         if state != "stopped", age > 5000 || !alive {

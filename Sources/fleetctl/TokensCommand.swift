@@ -1,6 +1,6 @@
 import ArgumentParser
 import FleetAuth
-import FleetProtocols
+import FleetModel
 import FleetSQLite
 import FleetStorage
 import Foundation
@@ -62,7 +62,7 @@ struct TokensAddCommand: ParsableCommand {
         let secret = TokenSecret.make()
         let token = TokenRecord(
             name: name, role: role, secretHash: TokenSecret.hash(secret),
-            createdMs: Int64(Date().timeIntervalSince1970 * 1000), lastUsedMs: nil)
+            createdMs: WallClock.system.nowMs(), lastUsedMs: nil)
         let admin = try database.administration()
         try Output.change("token \(name) exists (revoke it first)") { () throws(StoreError) in
             try admin.addToken(token)

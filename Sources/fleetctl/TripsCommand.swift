@@ -1,7 +1,7 @@
 import ArgumentParser
 import FleetDaemon
 import FleetGeo
-import FleetProtocols
+import FleetModel
 import FleetSQLite
 import FleetStorage
 import FleetTracking

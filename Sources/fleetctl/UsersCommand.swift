@@ -1,6 +1,6 @@
 import ArgumentParser
 import FleetAuth
-import FleetProtocols
+import FleetModel
 import FleetSQLite
 import FleetStorage
 import Foundation
@@ -64,7 +64,7 @@ struct UsersAddCommand: ParsableCommand {
         let password = try PasswordPrompt.read(stdin: passwordStdin)
         let user = UserRecord(
             name: name, role: role, passwordHash: PasswordHash.make(password),
-            createdMs: Int64(Date().timeIntervalSince1970 * 1000))
+            createdMs: WallClock.system.nowMs())
         let admin = try database.administration()
         try Output.change("user \(name) exists (use users passwd)") { () throws(StoreError) in
             try admin.addUser(user)

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FleetProtocols
+import FleetModel
 import FleetSQLite
 import FleetStorage
 import FleetWebhooks
@@ -37,7 +37,7 @@ struct WebhooksCommand: ParsableCommand {
                 print("no webhooks ([[webhooks]] in the config, or PUT /api/v1/webhooks/NAME)")
                 return
             }
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let now = WallClock.system.nowMs()
             let rows = all.map { s -> [String] in
                 [
                     s.subscription.name,
@@ -89,7 +89,7 @@ struct WebhooksCommand: ParsableCommand {
 
         func run() throws {
             let audit = AuditRecord(
-                timeMs: Int64(Date().timeIntervalSince1970 * 1000), actor: AuditRecord.localActor,
+                timeMs: WallClock.system.nowMs(), actor: AuditRecord.localActor,
                 action: "webhook.retry", target: name)
             var requeued: Int?
             let admin = try database.administration()

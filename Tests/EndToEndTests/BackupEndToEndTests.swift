@@ -1,4 +1,3 @@
-import FleetProtocols
 import FleetSimCore
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import FleetModel
 import Foundation
 import Testing
 
@@ -179,7 +180,7 @@ import Testing
         // Mid-stream: node n2 dies without a word, and comes back 15 s later.
         try await Task.sleep(for: .seconds(10))
         #expect(sim.isRunning, "the fleet finished before the kill: \(out.path)")
-        let killedAt = Int64(Date().timeIntervalSince1970 * 1000)
+        let killedAt = WallClock.system.nowMs()
         kill(nodes[1].process.processIdentifier, SIGKILL)
         nodes[1].process.waitUntilExit()
         try await Task.sleep(for: .seconds(15))

@@ -1,3 +1,4 @@
+import FleetModel
 import FleetProtocols
 import FleetSimCore
 import Foundation
@@ -116,7 +117,7 @@ func fixLine(
                 #"{"device":"truck-1","time":1700000001000,"lat":48.05,"seq":11"#,
                 fixLine(12, t0 + 2000, lat: 95, lon: 11.05),
                 fixLine(
-                    13, Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000, lat: 48.05,
+                    13, WallClock.system.nowMs() + 3_600_000, lat: 48.05,
                     lon: 11.05),
                 fixLine(14, t0 + 4000, lat: 48.06, lon: 11.05),
             ])

@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import FleetSimCore
 import Foundation
 import Testing
@@ -123,7 +123,7 @@ import Testing
     func deviceStateIsCheckpointedWhileRunning(intervalS: Int) throws {
         let e = try DaemonProcess(fences: nil, storageExtra: "state_checkpoint_s = \(intervalS)")
         let client = try UDPClient(host: "127.0.0.1", port: e.port)
-        let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 600_000
+        let t0 = WallClock.system.nowMs() - 600_000
         for k in 0..<6 {
             let line = fixLine(k + 1, t0 + Int64(k) * 30_000, lat: 48 + Double(k) * 0.005, lon: 11)
             #expect(exchange(client, [line])?.acked == [Int64(k + 1)])
@@ -143,7 +143,7 @@ import Testing
         // A one-day window: a fix three days old goes within seconds, a recent one stays.
         let e = try DaemonProcess(fences: nil, storageExtra: "retain_days = 1")
         let client = try UDPClient(host: "127.0.0.1", port: e.port)
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = WallClock.system.nowMs()
         #expect(
             exchange(client, [fixLine(1, now - 3 * 86_400_000, lat: 48, lon: 11)])?.acked == [1])
         #expect(exchange(client, [fixLine(2, now - 60_000, lat: 48, lon: 11)])?.acked == [2])

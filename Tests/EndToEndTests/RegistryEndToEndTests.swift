@@ -1,3 +1,4 @@
+import FleetModel
 import FleetProtocols
 import FleetSimCore
 import Foundation
@@ -7,7 +8,7 @@ import Testing
     @Test func unknownDevicesAreRefusedUntilRegistered() throws {
         let d = try DaemonProcess(fences: nil, extraConfig: "[devices]\naccept_unknown = false\n")
         let json = try UDPClient(host: "127.0.0.1", port: d.port)
-        let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 10_000
+        let t0 = WallClock.system.nowMs() - 10_000
         let reply = exchange(json, [fixLine(1, t0, lat: 48.05, lon: 11.05, device: "van-3")])
         #expect(reply?.acked == [] && reply?.rejected.map(\.reason) == [.unknownDevice])
         let tel = try UDPClient(host: "127.0.0.1", port: d.ports["teltonika"]!)

@@ -1,3 +1,4 @@
+import FleetModel
 import FleetProtocols
 import FleetSimCore
 import Foundation
@@ -131,7 +132,7 @@ import Testing
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(notify.waitFor("READY=1", timeout: 0.3) == nil)
-        let now = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
+        let now = WallClock.system.nowMs() - 60_000
         let jsonClient = try UDPClient(host: "127.0.0.1", port: json)
         jsonClient.send(Array(fixLine(1, now, lat: 47.95, lon: 11.05, device: "sa-1").utf8))
         let ready = try #require(notify.waitFor("READY=1", timeout: 20), "\(logText())")

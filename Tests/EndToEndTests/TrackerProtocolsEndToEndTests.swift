@@ -1,3 +1,4 @@
+import FleetModel
 import FleetProtocols
 import FleetSimCore
 import Foundation
@@ -19,7 +20,7 @@ func waitForPositions(_ d: DaemonProcess, _ device: String, count: Int, timeout:
     @Test func teltonikaPacketsAreStoredAndAcknowledgedAfterCommit() throws {
         let d = try DaemonProcess(fences: depotFences)
         let client = try UDPClient(host: "127.0.0.1", port: d.ports["teltonika"]!)
-        let now = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
+        let now = WallClock.system.nowMs() - 60_000
         var r1 = TeltonikaEncoder.Record(time: now, lat: 48.05, lon: 11.05)
         r1.speedKmh = 42
         r1.angle = 270

@@ -1,3 +1,4 @@
+import FleetModel
 import FleetProtocols
 import FleetSimCore
 import Foundation
@@ -146,7 +147,7 @@ import Testing
         let route = try RouteFile.load(
             Binaries.packageRoot.appendingPathComponent("Simulator/routes/t01_munich_car_1hz.csv")
                 .path, device: "car-8")
-        let shift = Int64(Date().timeIntervalSince1970 * 1000) - 1000 - route.points[599].time
+        let shift = WallClock.system.nowMs() - 1000 - route.points[599].time
         let live = route.points[..<600].enumerated().map { i, p in
             var q = p
             q.time += shift
@@ -172,7 +173,7 @@ import Testing
     @Test func aSilentDeviceIsReportedAndItsReturnToo() throws {
         let d = try DaemonProcess(fences: nil, tracking: "silent_after_s = 1")
         let client = try UDPClient(host: "127.0.0.1", port: d.port)
-        let t0 = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
+        let t0 = WallClock.system.nowMs() - 60_000
         #expect(exchange(client, [fixLine(1, t0, lat: 48.05, lon: 11.05)])?.acked == [1])
         var types: [String] = []
         let deadline = Date().addingTimeInterval(10)

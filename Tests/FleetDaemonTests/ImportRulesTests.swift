@@ -56,4 +56,78 @@ import Testing
             }
         }
     }
+
+    /// What each module may import: the layering of docs/architecture.md
+    /// as an allowlist. A new import is a decision, made here and in the
+    /// architecture's module table, not an accident.
+    static let allowed: [String: Set<String>] = {
+        let std: Set = ["Foundation", "Glibc", "Dispatch", "Synchronization"]
+        let nio: Set = ["NIOCore", "NIOPosix", "NIOConcurrencyHelpers", "NIOHTTP1"]
+        return [
+            "FleetJSON": std,
+            "FleetModel": std,
+            "FleetGeo": std.union(["FleetJSON", "CPrefetch"]),
+            "FleetProtocols": std.union(["FleetJSON", "FleetModel"]),
+            "FleetTracking": std.union(["FleetJSON", "FleetModel", "FleetGeo"]),
+            // Positions name Teltonika's IO elements (`TeltonikaIO`).
+            "FleetStorage": std.union([
+                "FleetJSON", "FleetModel", "FleetProtocols", "FleetTracking",
+            ]),
+            "FleetSQLite": std.union([
+                "FleetModel", "FleetStorage", "FleetTracking", "GRDB", "GRDBSQLite",
+            ]),
+            "FleetPostgres": std.union(nio).union([
+                "FleetModel", "FleetStorage", "FleetTracking", "PostgresNIO", "Logging",
+            ]),
+            "FleetReports": std.union(["FleetJSON", "FleetModel", "FleetGeo", "FleetStorage"]),
+            "FleetAuth": std.union(["Crypto", "HummingbirdBcrypt"]),
+            "FleetSystemd": std.union(["CSystemd", "Logging"]),
+            "FleetWebhooks": std.union(nio).union([
+                "FleetJSON", "FleetModel", "FleetStorage", "FleetTracking", "Crypto",
+                "AsyncHTTPClient",
+            ]),
+            "FleetHTTP": std.union(["NIOCore"]).union([
+                "FleetAuth", "FleetGeo", "FleetJSON", "FleetModel", "FleetProtocols",
+                "FleetReports", "FleetStorage", "FleetTracking", "FleetWebhooks", "Hummingbird",
+                "HTTPTypes", "Logging", "ServiceLifecycle",
+            ]),
+            "FleetDaemon": std.union(nio).union([
+                "FleetGeo", "FleetHTTP", "FleetModel", "FleetProtocols", "FleetStorage",
+                "FleetSystemd", "FleetTracking", "FleetWebhooks", "CBatchUDP", "CoreMetrics",
+                "Logging", "Prometheus", "ServiceLifecycle", "UnixSignals",
+            ]),
+            "fleetd": std.union([
+                "ArgumentParser", "FleetDaemon", "FleetPostgres", "FleetSQLite", "FleetStorage",
+                "FleetSystemd", "FleetTracking", "Logging",
+            ]),
+            "fleetctl": std.union([
+                "ArgumentParser", "FleetAuth", "FleetDaemon", "FleetGeo", "FleetJSON", "FleetModel",
+                "FleetPostgres", "FleetProtocols", "FleetReports", "FleetSQLite", "FleetStorage",
+                "FleetTracking", "FleetWebhooks",
+            ]),
+            "fleetbench": std.union(nio).union([
+                "ArgumentParser", "FleetGeo", "FleetModel", "FleetPostgres", "FleetProtocols",
+                "FleetSQLite", "FleetSimCore", "FleetStorage", "FleetTracking", "Logging",
+                "PostgresNIO",
+            ]),
+        ]
+    }()
+
+    @Test func everyModuleImportsOnlyWhatItsAllowlistNames() throws {
+        let modules = try FileManager.default.contentsOfDirectory(atPath: Self.sources.path)
+            .filter { !$0.hasPrefix("C") && !$0.hasPrefix(".") }
+        #expect(Set(modules) == Set(Self.allowed.keys), "a module without an allowlist, or gone")
+        for module in modules {
+            let allowed = Self.allowed[module] ?? []
+            for i in try imports(of: module) {
+                #expect(allowed.contains(i.module), "\(i.file) imports \(i.module)")
+            }
+        }
+    }
+
+    @Test func theModelImportsNoOtherModuleOfTheProject() throws {
+        for i in try imports(of: "FleetModel") {
+            #expect(!i.module.hasPrefix("Fleet"), "\(i.file) imports \(i.module)")
+        }
+    }
 }

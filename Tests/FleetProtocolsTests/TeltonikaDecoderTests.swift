@@ -1,3 +1,4 @@
+import FleetModel
 import Testing
 
 @testable import FleetProtocols

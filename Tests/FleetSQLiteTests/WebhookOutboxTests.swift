@@ -1,4 +1,3 @@
-import FleetProtocols
 import FleetStorage
 import FleetTracking
 import Foundation

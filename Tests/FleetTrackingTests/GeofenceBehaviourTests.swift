@@ -1,6 +1,6 @@
 import FleetGeo
 import FleetJSON
-import FleetProtocols
+import FleetModel
 import Foundation
 import Testing
 

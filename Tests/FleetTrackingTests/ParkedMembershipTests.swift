@@ -1,5 +1,5 @@
 import FleetGeo
-import FleetProtocols
+import FleetModel
 import Foundation
 import Testing
 

@@ -1,5 +1,4 @@
 import FleetGeo
-import FleetProtocols
 import Foundation
 import Testing
 

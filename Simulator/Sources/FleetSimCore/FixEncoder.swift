@@ -1,5 +1,3 @@
-import FleetProtocols
-
 /// Writes fixes in fleetd's JSON fix format (one object per line).
 public enum FixEncoder {
     /// One JSON object for a route point replayed as `device` with `seq`.

@@ -1,4 +1,5 @@
 import CBatchUDP
+import FleetModel
 import FleetProtocols
 import Foundation
 
@@ -47,7 +48,7 @@ public final class LoadGenerator {
         self.client = client
         self.options = options
         self.points = points.isEmpty ? [(48.85, 2.35)] : points
-        self.t0Ms = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
+        self.t0Ms = WallClock.system.nowMs() - 86_400_000
         self.nextFix = [Int32](repeating: 0, count: options.devices)
     }
 

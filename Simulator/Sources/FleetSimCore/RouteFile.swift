@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import Foundation
 
 /// Reads routes from CSV (`lat,lon,time[,speed_mps]`, header optional, time

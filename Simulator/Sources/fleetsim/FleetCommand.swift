@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetGeo
+import FleetModel
 import FleetProtocols
 import FleetSimCore
 import Foundation
@@ -78,7 +79,7 @@ struct FleetCommand: ParsableCommand {
             }
         } else {
             let day: Int64 = 86_400_000
-            let today = Int64(Date().timeIntervalSince1970 * 1000) / day * day
+            let today = WallClock.system.nowMs() / day * day
             s.startMs = today - Int64((hours / 24).rounded(.up)) * day
         }
         s.noiseM = noise

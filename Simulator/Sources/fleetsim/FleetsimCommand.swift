@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetModel
 import FleetSimCore
 import Foundation
 
@@ -84,7 +85,7 @@ struct ReplayCommand: ParsableCommand {
                 var r = try RouteFile.load(f)
                 r.device = devicePrefix + r.device
                 if retime, let last = r.points.last?.time {
-                    let shift = Int64(Date().timeIntervalSince1970 * 1000) - last
+                    let shift = WallClock.system.nowMs() - last
                     for i in r.points.indices { r.points[i].time += shift }
                 }
                 routes.append(r)

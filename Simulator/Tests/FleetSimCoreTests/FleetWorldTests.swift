@@ -1,4 +1,5 @@
 import FleetGeo
+import FleetModel
 import FleetProtocols
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import Foundation
 import Logging
@@ -148,7 +149,7 @@ final class CommitStage: @unchecked Sendable {
         for job in waiting { job(store) }
     }
 
-    private func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    private func now() -> Int64 { WallClock.system.nowMs() }
 
     private func writeLoop() {
         while let next = handoff.take(idle: 0.5) {

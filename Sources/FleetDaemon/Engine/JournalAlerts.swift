@@ -1,5 +1,5 @@
 import Dispatch
-import FleetProtocols
+import FleetModel
 import FleetStorage
 import FleetSystemd
 import Synchronization

@@ -1,3 +1,4 @@
+import FleetModel
 import Foundation
 
 /// Sends the replies of a committed batch, whatever their protocol, from
@@ -36,7 +37,7 @@ final class ReplySink: CommitSink, @unchecked Sendable {
             replies[k].batch.removeAll()
         }
         if let metrics, oldest != .max {
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let now = WallClock.system.nowMs()
             metrics.ackLatency.record(.milliseconds(max(now - oldest, 0)))
         }
     }

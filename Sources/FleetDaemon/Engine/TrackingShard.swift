@@ -1,5 +1,5 @@
 import FleetGeo
-import FleetProtocols
+import FleetModel
 import FleetTracking
 
 /// The devices one core tracks: their entries and a tracker of its own.

@@ -1,5 +1,5 @@
 import FleetGeo
-import FleetProtocols
+import FleetModel
 import FleetStorage
 import FleetTracking
 import Foundation
@@ -51,12 +51,18 @@ final class TrackingStage: @unchecked Sendable {
     /// A device another node wants is handed over once it has been quiet
     /// here this long (ms): its fixes now go there.
     static let handOverQuietMs: Int64 = 1000
+    /// The wall clock: when devices were last heard from, silence,
+    /// checkpoints due, lease renewals and the retention horizon.
+    private let clock: WallClock
 
+    /// `clock` is the system's in the daemon; tests pass one of their own.
     init(
         queue: InboundQueue, handoff: CommitHandoff, fences: FenceIndex,
         states: [String: DeviceState], unwritten: [String] = [], metrics: Metrics,
-        config: DaemonConfig, membership: (any ClusterMembership)? = nil
+        config: DaemonConfig, membership: (any ClusterMembership)? = nil,
+        clock: WallClock = .system
     ) {
+        self.clock = clock
         self.membership = membership
         self.checkpointMs = Int64(config.storage.stateCheckpointS) * 1000
         self.retainMs = Int64(config.storage.retainDays * 86_400_000)
@@ -67,7 +73,7 @@ final class TrackingStage: @unchecked Sendable {
         self.shards = (0..<count).map { _ in
             TrackingShard(tracker: Tracker(fences: fences, settings: config.tracking.settings))
         }
-        let start = Int64(Date().timeIntervalSince1970 * 1000)
+        let start = clock.nowMs()
         for (device, state) in states {
             shards[Self.shard(of: device, count: count)].devices[device] = TrackedDevice(
                 state: state, heardMs: start)
@@ -101,7 +107,7 @@ final class TrackingStage: @unchecked Sendable {
         done.wait()
     }
 
-    private func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    private func now() -> Int64 { clock.nowMs() }
 
     private func run() {
         // While states wait to be written, an idle spell of 50 ms (not 0.5 s)

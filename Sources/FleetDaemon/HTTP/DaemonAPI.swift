@@ -1,5 +1,6 @@
 import FleetGeo
 import FleetHTTP
+import FleetModel
 import FleetProtocols
 import FleetStorage
 import Foundation
@@ -66,7 +67,7 @@ final class DaemonAPI: APIBackend {
         return exporter.render(
             MetricsExporter.Extra(
                 webhooks: hooks, http: httpServed.withLock { $0 },
-                nowMs: Int64(Date().timeIntervalSince1970 * 1000)))
+                nowMs: WallClock.system.nowMs()))
     }
 
     func notReady() -> String? {

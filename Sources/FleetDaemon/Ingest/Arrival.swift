@@ -1,3 +1,4 @@
+import FleetModel
 import FleetProtocols
 
 /// What the door hands the engine for one unit a transport received (a

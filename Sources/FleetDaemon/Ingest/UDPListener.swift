@@ -1,4 +1,5 @@
 import CBatchUDP
+import FleetModel
 import FleetProtocols
 import Foundation
 import Synchronization
@@ -15,7 +16,7 @@ final class UDPListener: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Wall-clock time of the read loop's last turn, Unix ms (for the
     /// watchdog; the loop turns at least every 0.1 s).
-    let heartbeat = Atomic<Int64>(Int64(Date().timeIntervalSince1970 * 1000))
+    let heartbeat = Atomic<Int64>(WallClock.system.nowMs())
     private let done = DispatchSemaphore(value: 0)
     /// Datagrams per `recvmmsg`, and bytes kept for each: the largest UDP
     /// payload (65 507 bytes) is read whole.
@@ -45,7 +46,7 @@ final class UDPListener: @unchecked Sendable {
         done.wait()
     }
 
-    private static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    private static func nowMs() -> Int64 { WallClock.system.nowMs() }
 
     private func run() {
         var bytes = [UInt8](repeating: 0, count: Self.batch * Self.slot)

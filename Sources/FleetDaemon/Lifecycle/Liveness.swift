@@ -1,3 +1,4 @@
+import FleetModel
 import Foundation
 import NIOCore
 import NIOPosix
@@ -40,7 +41,7 @@ final class Liveness: Sendable {
         }
     }
 
-    static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    static func nowMs() -> Int64 { WallClock.system.nowMs() }
 
     /// What has shown no life within `limitMs` at `nowMs` (empty: all well).
     func stale(

@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import Foundation
 import Logging
@@ -28,7 +29,7 @@ final class Retention: Sendable {
         while true {
             let deleted: Int = await withCheckedContinuation { k in
                 stage.schedule { [retainMs, logger] store in
-                    let cutoff = Int64(Date().timeIntervalSince1970 * 1000) - retainMs
+                    let cutoff = WallClock.system.nowMs() - retainMs
                     do {
                         let n = try store.prune(before: cutoff, maxRows: Self.slice)
                         if n > 0 { logger.debug("retention: deleted \(n) positions") }

@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import FleetSystemd
 import Foundation
@@ -99,7 +100,7 @@ final class StatusReporter: @unchecked Sendable {
     }
 
     private func make(_ m: Metrics.Snapshot, rate: Double, state: String) -> DaemonStatus {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = WallClock.system.nowMs()
         return DaemonStatus(
             pid: getpid(), state: state, timeMs: now,
             startedMs: Int64(started.timeIntervalSince1970 * 1000), listening: listening,

@@ -1,4 +1,5 @@
 import FleetHTTP
+import FleetModel
 import FleetStorage
 import FleetWebhooks
 import Foundation
@@ -107,7 +108,7 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
         }
     }
 
-    private func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    private func nowMs() -> Int64 { WallClock.system.nowMs() }
 
     /// Sends `name`'s batches in order until cancelled. An attempt's
     /// outcome is stored and the next batch formed in one writer job.

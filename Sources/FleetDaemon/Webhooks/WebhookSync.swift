@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import Foundation
 
@@ -36,7 +37,7 @@ enum WebhookSync {
     static func apply(
         _ wanted: [(WebhookSubscription, since: Int64?)], to store: any Store, actor: String
     ) throws(StoreError) -> Changes {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = WallClock.system.nowMs()
         let existing = Dictionary(
             uniqueKeysWithValues: try store.webhooks().map { ($0.name, $0) })
         var changes = Changes()

@@ -1,4 +1,5 @@
 import FleetAuth
+import FleetModel
 import FleetStorage
 import Foundation
 import Synchronization
@@ -31,7 +32,7 @@ final class Authenticator: Sendable {
             guard let token = try await token(hash: hash) else {
                 throw APIError.unauthorized("the bearer token is not valid (revoked or mistyped)")
             }
-            used.withLock { $0[token.name] = Int64(Date().timeIntervalSince1970 * 1000) }
+            used.withLock { $0[token.name] = WallClock.system.nowMs() }
             return Identity(kind: .token, name: token.name, role: token.role)
         }
         if let cookie {

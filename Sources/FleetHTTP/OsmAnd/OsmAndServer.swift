@@ -1,3 +1,4 @@
+import FleetModel
 import FleetProtocols
 import Foundation
 import HTTPTypes
@@ -14,7 +15,7 @@ enum OsmAndResponder {
     static func respond(
         _ request: Request, _ context: APIContext, backend: any APIBackend, maxBody: Int
     ) async -> Response {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = WallClock.system.nowMs()
         guard request.method == .get || request.method == .post else {
             var h = HTTPFields()
             h[.allow] = "GET, POST"

@@ -1,4 +1,5 @@
 import FleetJSON
+import FleetModel
 import FleetStorage
 import Foundation
 import Hummingbird
@@ -95,5 +96,5 @@ enum DeviceRoutes {
             replace: true)
     }
 
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    static func now() -> Int64 { WallClock.system.nowMs() }
 }

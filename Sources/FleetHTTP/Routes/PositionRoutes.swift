@@ -1,5 +1,5 @@
 import FleetJSON
-import FleetProtocols
+import FleetModel
 import FleetReports
 import FleetStorage
 import Foundation

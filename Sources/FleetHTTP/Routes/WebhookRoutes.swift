@@ -1,4 +1,5 @@
 import FleetJSON
+import FleetModel
 import FleetStorage
 import FleetWebhooks
 import Foundation
@@ -197,5 +198,5 @@ enum WebhookRoutes {
         return (s, since, problems)
     }
 
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    static func now() -> Int64 { WallClock.system.nowMs() }
 }

@@ -1,3 +1,4 @@
+import FleetModel
 import FleetProtocols
 import FleetStorage
 import FleetTracking

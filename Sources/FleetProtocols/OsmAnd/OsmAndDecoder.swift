@@ -1,4 +1,5 @@
 import FleetJSON
+import FleetModel
 
 /// The OsmAnd protocol, as the Traccar Client and OsmAnd apps send it over
 /// HTTP (one position per request; `protocols.md` §3): the query/form

@@ -1,3 +1,5 @@
+import FleetModel
+
 /// fleetd's JSON fix datagrams (JSON Lines, `JSONFixDecoder`), answered
 /// with `{"ack":[…],"rejected":[…]}` (`JSONReply`) naming fixes by `seq`.
 public final class JSONWireFormat: WireFormat {

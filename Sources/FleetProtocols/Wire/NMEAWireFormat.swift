@@ -1,3 +1,5 @@
+import FleetModel
+
 /// NMEA 0183 over UDP: RMC and GGA sentences paired per sender
 /// (`NMEAAssembler`), the device named by a `$PFLID` sentence or by the
 /// sender's address. NMEA has no acknowledgement: nothing is answered.

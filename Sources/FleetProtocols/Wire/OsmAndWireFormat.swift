@@ -1,3 +1,5 @@
+import FleetModel
+
 /// The OsmAnd protocol as a `WireFormat`: one position per HTTP request
 /// (`OsmAndDecoder`), answered by the HTTP status, never by bytes of a
 /// reply (`reply` is always nil). The HTTP transport decodes a request

@@ -1,3 +1,5 @@
+import FleetModel
+
 /// Teltonika AVL packets over UDP (Codec 8, 8 Extended, 16;
 /// `TeltonikaDecoder`), acknowledged with the 7-byte reply that names the
 /// packet and how many records are safe.

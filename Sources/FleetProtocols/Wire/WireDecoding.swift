@@ -1,3 +1,5 @@
+import FleetModel
+
 /// What a `WireFormat` made of one datagram.
 public struct WireDecoding: Sendable {
     /// The fixes decoded, in datagram order (not yet screened).

@@ -1,3 +1,5 @@
+import FleetModel
+
 /// One tracker protocol as fleetd speaks it: bytes in, fixes out, and the
 /// reply the sender is owed once those fixes are committed.
 ///

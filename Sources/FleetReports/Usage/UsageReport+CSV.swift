@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 
 extension UsageReport {
     /// The report as CSV (RFC 4180, CRLF): a header, one row per vehicle,

@@ -1,4 +1,4 @@
-import FleetProtocols
+import FleetModel
 import FleetStorage
 import Foundation
 
