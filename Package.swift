@@ -218,8 +218,10 @@ let package = Package(
         .testTarget(
             name: "FleetHTTPTests",
             dependencies: [
-                "FleetHTTP", "FleetStorage", "FleetGeo", "FleetProtocols", "FleetTracking",
+                "FleetAuth", "FleetHTTP", "FleetStorage", "FleetGeo", "FleetProtocols",
+                "FleetTracking",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -7,7 +7,9 @@ import FleetTracking
 /// A daemon with nothing in it, for tests that build the routes but call
 /// none of them through a store: every read finds nothing, every change fails.
 struct EmptyBackend: APIBackend {
-    var reader: any StoreReading { EmptyReader() }
+    /// API tokens by the SHA-256 of their secret: the only thing this store holds.
+    var tokens: [String: TokenRecord] = [:]
+    var reader: any StoreReading { EmptyReader(tokensByHash: tokens) }
     func status() -> DaemonStatus {
         DaemonStatus(
             pid: 0, state: "running", timeMs: 0, startedMs: 0, listening: "", fixesPerS: 0,
@@ -35,6 +37,7 @@ struct EmptyBackend: APIBackend {
 
 /// A store with nothing stored.
 struct EmptyReader: StoreReading {
+    var tokensByHash: [String: TokenRecord] = [:]
     func alerts(afterId: Int64, limit: Int, filter: AlertFilter) throws(StoreError) -> [AlertRecord]
     { [] }
     func positions(device: String, fromMs: Int64?, toMs: Int64?, limit: Int) throws(StoreError)
@@ -45,7 +48,7 @@ struct EmptyReader: StoreReading {
     func device(_ ident: String) throws(StoreError) -> DeviceRecord? { nil }
     func user(named name: String) throws(StoreError) -> UserRecord? { nil }
     func users() throws(StoreError) -> [UserRecord] { [] }
-    func token(secretHash: String) throws(StoreError) -> TokenRecord? { nil }
+    func token(secretHash: String) throws(StoreError) -> TokenRecord? { tokensByHash[secretHash] }
     func tokens() throws(StoreError) -> [TokenRecord] { [] }
     func audit(afterId: Int64, limit: Int) throws(StoreError) -> [AuditRecord] { [] }
     func trips(filter: TripFilter, limit: Int) throws(StoreError) -> [TripRecord] { [] }

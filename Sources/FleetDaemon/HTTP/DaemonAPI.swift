@@ -12,7 +12,9 @@ import Synchronization
 /// through the door and the queue like any datagram, fences through the
 /// tracking stage as SIGHUP loads them.
 final class DaemonAPI: APIBackend {
-    let reader: any StoreReading
+    private let readers: ReaderPool
+    /// A reader of the pool, the next in turn at each use.
+    var reader: any StoreReading { readers.reader() }
     private let commit: CommitStage
     private let tracking: TrackingStage
     private let door: Door
@@ -37,12 +39,12 @@ final class DaemonAPI: APIBackend {
     private let httpServed = Mutex<[String: Int]>([:])
 
     init(
-        reader: any StoreReading, commit: CommitStage, tracking: TrackingStage, door: Door,
+        readers: ReaderPool, commit: CommitStage, tracking: TrackingStage, door: Door,
         status: StatusReporter, metrics: Metrics, board: TripBoard, fencesFile: String,
         fencesText: [UInt8]
     ) {
         self.board = board
-        self.reader = reader
+        self.readers = readers
         self.commit = commit
         self.tracking = tracking
         self.door = door
@@ -61,6 +63,7 @@ final class DaemonAPI: APIBackend {
 
     func metricsText() async -> String? {
         // The outboxes are read off the event loop (a store read).
+        let reader = self.reader
         let hooks = try? await Blocking.run { [reader] () throws(StoreError) in
             try reader.webhookStatuses()
         }

@@ -152,7 +152,7 @@ public final class Daemon: Sendable {
         let backend: DaemonAPI?
         if let readers, let board {
             backend = DaemonAPI(
-                reader: readers, commit: commit, tracking: tracking, door: door, status: status,
+                readers: readers, commit: commit, tracking: tracking, door: door, status: status,
                 metrics: metrics, board: board, fencesFile: config.geofences.file,
                 fencesText: fencesText)
         } else {
@@ -221,7 +221,7 @@ public final class Daemon: Sendable {
             })
         if let membership, let hub, let readers {
             let feed = ClusterFeed(
-                membership: membership, hub: hub, afterId: try readers.lastAlertId())
+                membership: membership, hub: hub, afterId: try readers.reader().lastAlertId())
             services.append(ComponentService("cluster feed", start: feed.start, stop: feed.stop))
         }
         if let backend, let hub { services.append(makeAPIServer(backend: backend, hub: hub)) }
