@@ -90,10 +90,12 @@ struct HTTPTestClient {
             opened()
             var seen: [SSEEvent] = []
             var current = stream
-            while Date() < deadline {
+            // Each loop reads what has arrived before it looks at the deadline
+            // (`next` does too): a turn that came late still sees the events.
+            repeat {
                 var text = ""
                 var ended = false
-                while Date() < deadline {
+                while true {
                     guard let chunk = try await current.next(deadline: deadline) else {
                         ended = true
                         break
@@ -113,7 +115,7 @@ struct HTTPTestClient {
                 current = try EventSocket(
                     port: port, path: path, headers: headers + [("Last-Event-ID", last)])
                 guard try await current.head(deadline: deadline) == 200 else { continue }
-            }
+            } while Date() < deadline
             return (200, seen)
         }
     }
@@ -148,8 +150,11 @@ final class EventSocket: @unchecked Sendable {
     deinit { close(fd) }
 
     /// Reads more, waiting (without blocking a thread of the pool for long) until `deadline`.
+    /// What has arrived is read before the deadline is looked at: a task that
+    /// got no turn while other tests held the pool's threads must not take
+    /// the server's late-read answer for a missing one.
     private func fill(deadline: Date) async throws -> Bool {
-        while Date() < deadline {
+        while true {
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if poll(&pfd, 1, 0) > 0 {
                 var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -158,9 +163,9 @@ final class EventSocket: @unchecked Sendable {
                 buffer += chunk[0..<n]
                 return true
             }
+            if Date() >= deadline { return false }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return false
     }
 
     private func line() -> String? {
