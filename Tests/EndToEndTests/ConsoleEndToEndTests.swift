@@ -35,7 +35,7 @@ import Testing
         }
         let routes = ["t01_munich_car_1hz.csv", "t02_visnjan_car.gpx", "t03_limerick_bus304.gpx"]
             .map { Binaries.packageRoot.appendingPathComponent("Simulator/routes/\($0)").path }
-        let replay = try runTool(
+        let replay = try await runToolOffPool(
             try Binaries.path("fleetsim"),
             ["replay", "--retime", "--speedup", "0", "--target", "127.0.0.1:\(d.port)"] + routes,
             timeout: 120)
@@ -43,7 +43,8 @@ import Testing
         let out = Binaries.packageRoot.appendingPathComponent(".build/console-screenshots")
         try? FileManager.default.removeItem(at: out)
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        let run = try runTool(
+        // The browser's minutes on a thread of their own, not on the suite's pool.
+        let run = try await runToolOffPool(
             Self.python,
             [
                 Binaries.packageRoot.appendingPathComponent(

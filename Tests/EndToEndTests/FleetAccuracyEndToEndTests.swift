@@ -26,7 +26,7 @@ import Testing
     /// sent, fleetd stopped, the database scored.
     static func run(
         gate: Bool, proto: String = "mixed", vehicles: Int = 9, hours: Int = 24, seed: Int = 3
-    ) throws -> Scores {
+    ) async throws -> Scores {
         let root = Binaries.packageRoot
         let sim = try Binaries.path("fleetsim")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -43,7 +43,9 @@ import Testing
             proto,
             "--start", "\(start)",
         ]
-        let made = try runTool(
+        // The programs run on threads of their own (`runToolOffPool`): a
+        // minute's wait must not hold a thread of the suite's cooperative pool.
+        let made = try await runToolOffPool(
             sim,
             ["fleet"] + world + [
                 "--fences", "config/geofences.geojson", "--write-fences", fences, "--truth", truth,
@@ -56,7 +58,7 @@ import Testing
             tracking: gate ? "" : "accuracy_gate = false", trip: "", osmand: "127.0.0.1:0")
         // At 1 500× (about a minute for the day): paced, so that the rest of
         // the suite, running beside it, keeps its share of the cores.
-        let sent = try runTool(
+        let sent = try await runToolOffPool(
             sim,
             ["fleet"] + world + [
                 "--fences", "config/geofences.geojson", "--speedup", "1500",
@@ -67,13 +69,14 @@ import Testing
             ], timeout: 300, cwd: root)
         #expect(sent.status == 0, "\(sent.out)\(sent.err)")
         #expect(sent.out.contains(" 0 unacknowledged"), "\(sent.out)")
-        Thread.sleep(forTimeInterval: 1.5)  // NMEA is not acknowledged: let the last commit
+        try await Task.sleep(for: .milliseconds(1500))  // NMEA is not acknowledged: let the last commit
         #expect(d.stop() == 0)
-        let scored = try runTool(
+        let scored = try await runToolOffPool(
             sim, ["score", "--truth", truth, "--db", d.database, "--json"], timeout: 60)
         #expect(scored.status == 0, "\(scored.err)")
-        let text = try runTool(sim, ["score", "--truth", truth, "--db", d.database], timeout: 60)
-            .out
+        let text = try await runToolOffPool(
+            sim, ["score", "--truth", truth, "--db", d.database], timeout: 60
+        ).out
         let j =
             try JSONSerialization.jsonObject(with: Data(scored.out.utf8)) as? [String: Any] ?? [:]
         func num(_ k: String) -> Double { (j[k] as? NSNumber)?.doubleValue ?? -1 }
@@ -93,9 +96,9 @@ import Testing
     /// Floors the default settings keep on this scenario (the issue's
     /// targets are higher; `make bench` prints the standard scenario's
     /// figures); and the gate's worth: fewer phantoms at the yards' edges.
-    @Test func aMessyFleetScoresAtItsFloorsAndTheGateHelps() throws {
-        let on = try Self.run(gate: true)
-        let off = try Self.run(gate: false)
+    @Test func aMessyFleetScoresAtItsFloorsAndTheGateHelps() async throws {
+        let on = try await Self.run(gate: true)
+        let off = try await Self.run(gate: false)
         print("accuracy gate on:\n\(on.text)\naccuracy gate off:\n\(off.text)")
         #expect(on.trueTrips > 100)
         #expect(abs(on.tripsFound - 1) <= 0.05, "\(on.text)")
@@ -116,8 +119,8 @@ import Testing
     /// Phones (OsmAnd over HTTP, one request a fix, 200 once committed):
     /// every fix answered, and the scores of a small fleet near the UDP
     /// devices' floors.
-    @Test func phonesOverOsmAndAreTrackedAsWell() throws {
-        let s = try Self.run(gate: true, proto: "osmand", vehicles: 3, hours: 12, seed: 5)
+    @Test func phonesOverOsmAndAreTrackedAsWell() async throws {
+        let s = try await Self.run(gate: true, proto: "osmand", vehicles: 3, hours: 12, seed: 5)
         print("osmand phones:\n\(s.text)")
         #expect(s.trueTrips > 10)
         #expect(abs(s.tripsFound - 1) <= 0.1, "\(s.text)")
