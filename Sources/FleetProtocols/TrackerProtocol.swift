@@ -71,12 +71,18 @@ public enum TrackerProtocol: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// The names, for error messages: `json, teltonika, nmea or osmand`.
-    public static func list(_ protocols: [TrackerProtocol] = allCases, or word: String = "or")
+    /// The protocols that arrive by `transport`, in registry order.
+    public static func carried(by transport: Transport) -> [TrackerProtocol] {
+        allCases.filter { $0.transport == transport }
+    }
+
+    /// Names for error messages: `json, teltonika, nmea or osmand`
+    /// (`names` of the protocols, with other choices appended when given).
+    public static func list(_ protocols: [TrackerProtocol] = allCases, also: [String] = [])
         -> String
     {
-        let names = protocols.map(\.rawValue)
+        let names = protocols.map(\.rawValue) + also
         guard names.count > 1 else { return names.first ?? "" }
-        return names.dropLast().joined(separator: ", ") + " \(word) " + names.last!
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
     }
 }

@@ -23,7 +23,7 @@ final class BenchDaemon {
     /// `extraConfig`: more config text, appended (`[[webhooks]]` tables).
     /// The protocols the benchmarks drive: those over UDP, each on a port
     /// the kernel picks; the HTTP ones are off.
-    static let udp = TrackerProtocol.allCases.filter { $0.transport == .udp }
+    static let udp = TrackerProtocol.carried(by: .udp)
     static var listen: String {
         TrackerProtocol.allCases.map { p in
             switch p.transport {

@@ -36,13 +36,14 @@ import Testing
         return (stage, queue, handoff)
     }
 
-    /// The next batch handed on within `idle` seconds, waited for on a
-    /// thread of its own (never on the cooperative pool); `.some(nil)`
-    /// when none came.
+    /// `body`'s blocking wait on a thread of its own, never on the cooperative pool.
+    func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { c in Thread { c.resume(returning: body()) }.start() }
+    }
+
+    /// The next batch handed on within `idle` seconds; `.some(nil)` when none came.
     func next(_ handoff: CommitHandoff, idle: TimeInterval = 10) async -> PendingCommit?? {
-        await withCheckedContinuation { c in
-            Thread { c.resume(returning: handoff.take(idle: idle)) }.start()
-        }
+        await offPool { handoff.take(idle: idle) }
     }
 
     /// Whether the wait for a batch ended with none.
@@ -52,14 +53,7 @@ import Testing
     }
 
     /// Stops the stage (its queue closed, its thread ended), waited for off the pool.
-    func stop(_ stage: TrackingStage) async {
-        await withCheckedContinuation { c in
-            Thread {
-                stage.finish()
-                c.resume()
-            }.start()
-        }
-    }
+    func stop(_ stage: TrackingStage) async { await offPool { stage.finish() } }
 
     func fix(_ device: String, _ time: Int64) -> Fix {
         Fix(device: device, time: time, lat: 48.1, lon: 11.5)

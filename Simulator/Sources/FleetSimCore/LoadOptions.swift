@@ -6,7 +6,7 @@ public struct LoadOptions: Sendable {
     /// Lines, each line with a `seq`, acknowledged per line; Teltonika
     /// Codec 8, acknowledged per packet; NMEA 0183, `$PFLID` + RMC + GGA,
     /// never acknowledged, sent only).
-    public static let protocols = TrackerProtocol.allCases.filter { $0.transport == .udp }
+    public static let protocols = TrackerProtocol.carried(by: .udp)
 
     /// The wire protocol of the datagrams: one of `protocols`.
     public var proto: TrackerProtocol = .teltonika

@@ -15,13 +15,6 @@ struct Arrival: Sendable {
     /// Wall-clock receive time, Unix ms.
     var receivedMs: Int64
 
-    init(fixes: [Fix], reply: WireReply?, ack: Acknowledgement, receivedMs: Int64) {
-        self.fixes = fixes
-        self.reply = reply
-        self.ack = ack
-        self.receivedMs = receivedMs
-    }
-
     /// Adds this arrival's reply (when it has one and is answered by
     /// datagram) to `batch`, addressed to its sender, written in place.
     func appendReply(to batch: inout ReplyBatch) {

@@ -348,7 +348,7 @@ public final class Daemon: Sendable {
     private func bindListeners(door: Door, inherited: [String: Int32]) throws -> [UDPListener] {
         var listeners: [UDPListener] = []
         do {
-            for proto in TrackerProtocol.allCases where proto.transport == .udp {
+            for proto in TrackerProtocol.carried(by: .udp) {
                 let socket: UDPSocket
                 if let fd = inherited[proto.key] {
                     socket = UDPSocket(
@@ -387,7 +387,7 @@ public final class Daemon: Sendable {
     /// listen` and `[listen] osmand` itself), a port no protocol is
     /// configured on, two sockets for one protocol.
     func assign(_ passed: InheritedSockets) throws -> [String: Int32] {
-        let udp = TrackerProtocol.allCases.filter { $0.transport == .udp }
+        let udp = TrackerProtocol.carried(by: .udp)
         let keys = udp.map(\.key)
         var out: [String: Int32] = [:]
         for s in passed.sockets {

@@ -55,7 +55,7 @@ public struct FleetScenario: Sendable, Equatable {
     /// The protocol of vehicle `k`.
     public func proto(of k: Int) -> TrackerProtocol {
         if let p = TrackerProtocol(rawValue: proto) { return p }
-        let mixed = TrackerProtocol.allCases.filter { $0.transport == .udp }
+        let mixed = TrackerProtocol.carried(by: .udp)
         return mixed[k % mixed.count]
     }
 
@@ -64,9 +64,7 @@ public struct FleetScenario: Sendable, Equatable {
         if vehicles < 1 || vehicles > 100_000 { return "--vehicles must be 1…100000" }
         if !(hours > 0 && hours <= 24 * 31) { return "--hours must be more than 0 and at most 744" }
         if proto != "mixed", TrackerProtocol(rawValue: proto) == nil {
-            let names = TrackerProtocol.allCases.map(\.rawValue) + ["mixed"]
-            return
-                "--proto must be \(names.dropLast().joined(separator: ", ")) or mixed, found \"\(proto)\""
+            return "--proto must be \(TrackerProtocol.list(also: ["mixed"])), found \"\(proto)\""
         }
         if !(noiseM >= 0 && noiseM <= 1000) { return "--noise must be 0…1000 metres" }
         for (name, v) in [
