@@ -105,6 +105,15 @@ public enum RFC3339 {
         return era * 146097 + doe - 719468
     }
 
+    /// Unix milliseconds of a UTC date and time (fields already checked
+    /// to be in range).
+    public static func epochMs(
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+    ) -> Int64 {
+        let days = Int64(daysFromCivil(year: year, month: month, day: day))
+        return ((days * 24 + Int64(hour)) * 60 + Int64(minute)) * 60_000 + Int64(second) * 1000
+    }
+
     /// The proleptic Gregorian date of a day count since 1970-01-01.
     public static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719468

@@ -52,10 +52,23 @@ public enum RejectReason: String, Sendable, CaseIterable, Codable {
     case badSentence = "bad_sentence"
     /// NMEA: a position sentence whose fields cannot be read.
     case badNMEAField = "bad_nmea_field"
+    /// TCP: bytes that cannot be framed (a wrong preamble or start bytes, a
+    /// length out of range, a missing stop): the connection is closed.
+    case badFrame = "bad_frame"
+    /// TCP: a frame whose CRC (Teltonika CRC-16/IBM, GT06 CRC-ITU) does not match.
+    case badCRC = "bad_crc"
+    /// TCP: data before the connection's handshake or login named its device.
+    case noIdentity = "no_identity"
+    /// TCP: a message naming another device than the one its connection speaks for.
+    case wrongDevice = "wrong_device"
+    /// TCP: a connection refused at accept (too many in total or from its address).
+    case connectionLimit = "connection_limit"
+    /// TCP: a connection that did not name its device within the handshake timeout.
+    case handshakeTimeout = "handshake_timeout"
 }
 
 /// One rejected item of a datagram, with enough context to find it.
-public struct Rejection: Sendable, Equatable {
+public struct Rejection: Error, Sendable, Equatable {
     /// 0-based line (JSON Lines) or record index within the datagram.
     public var item: Int
     /// The sender's sequence number, when it could be read.

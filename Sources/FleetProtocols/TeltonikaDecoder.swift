@@ -86,7 +86,7 @@ public enum TeltonikaDecoder {
         }
     }
 
-    private static func record(_ r: inout ByteReader, codec: UInt8, imei: String, index: Int)
+    static func record(_ r: inout ByteReader, codec: UInt8, imei: String, index: Int)
         throws(ByteReader.End) -> Result<Fix, Failure>
     {
         let time = try r.u64("record \(index) timestamp")

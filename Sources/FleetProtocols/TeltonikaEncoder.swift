@@ -95,3 +95,22 @@ public enum TeltonikaEncoder {
         out[lengthAt + 1] = UInt8(truncatingIfNeeded: length)
     }
 }
+
+extension TeltonikaEncoder {
+    /// The IMEI message that opens a TCP session: 2-byte length, ASCII digits.
+    public static func handshake(imei: String) -> [UInt8] {
+        let digits = Array(imei.utf8)
+        return [
+            UInt8(truncatingIfNeeded: digits.count >> 8), UInt8(truncatingIfNeeded: digits.count),
+        ]
+            + digits
+    }
+
+    /// One AVL data frame as a device sends it over TCP: `00000000`, data
+    /// length, codec … second count, CRC-16/IBM.
+    public static func tcp(codec: UInt8 = 0x08, records: [Record]) -> [UInt8] {
+        // The UDP datagram with an empty IMEI has an 8-byte header before the codec id.
+        let data = Array(udp(avlPacketId: 0, imei: "", codec: codec, records: records).dropFirst(8))
+        return [0, 0, 0, 0] + be32(UInt32(data.count)) + data + be32(UInt32(CRC16.ibm(data)))
+    }
+}

@@ -17,6 +17,13 @@ public enum TrackerProtocol: String, CaseIterable, Sendable, Codable {
     case nmea
     /// The OsmAnd protocol over HTTP (Traccar Client, OsmAnd); answered 200 once committed.
     case osmand
+    /// Teltonika AVL over TCP (the devices' default): IMEI handshake, then
+    /// frames answered with their record count once committed.
+    case teltonikaTCP = "teltonika_tcp"
+    /// GT06 / Concox (Jimi) binary frames over TCP.
+    case gt06
+    /// H02 (Sinotrack, Coban) `*HQ,…#` text over TCP.
+    case h02
 
     /// How a protocol's bytes reach fleetd.
     public enum Transport: String, Sendable {
@@ -24,6 +31,9 @@ public enum TrackerProtocol: String, CaseIterable, Sendable, Codable {
         case udp
         /// HTTP requests on a TCP port of their own; a request is one unit.
         case http
+        /// A TCP connection per device, served by fleetd's TCP door; a
+        /// frame or line is one unit, answered in order on the connection.
+        case tcp
     }
 
     /// The transport this protocol arrives by.
@@ -31,8 +41,14 @@ public enum TrackerProtocol: String, CaseIterable, Sendable, Codable {
         switch self {
         case .json, .teltonika, .nmea: .udp
         case .osmand: .http
+        case .teltonikaTCP, .gt06, .h02: .tcp
         }
     }
+
+    /// Whether fleetd listens for it when the config does not say: the
+    /// UDP and HTTP doors do (on 127.0.0.1); the TCP doors are off unless
+    /// their `[listen]` key is set.
+    public var onByDefault: Bool { transport != .tcp }
 
     /// The `[listen]` key (the raw value), also its label in metrics and logs.
     public var key: String { rawValue }
@@ -46,6 +62,9 @@ public enum TrackerProtocol: String, CaseIterable, Sendable, Codable {
         case .teltonika: 5027
         case .nmea: 10110  // NMEA-over-IP's registered port
         case .osmand: 5055
+        case .teltonikaTCP: 5027  // the UDP door's port, over TCP
+        case .gt06: 5023
+        case .h02: 5013
         }
     }
 
@@ -56,18 +75,38 @@ public enum TrackerProtocol: String, CaseIterable, Sendable, Codable {
         case .teltonika: "Teltonika Codec 8 / 8 Extended / 16 over UDP (FMB/FMC/FMM devices)"
         case .nmea: "NMEA 0183 over UDP (receivers, gpsd's gps2udp)"
         case .osmand: "the OsmAnd protocol over HTTP (phones running Traccar Client or OsmAnd)"
+        case .teltonikaTCP:
+            "Teltonika Codec 8 / 8 Extended / 16 over TCP (FMB/FMC/FMM devices' default)"
+        case .gt06: "GT06 / Concox binary frames over TCP (GT06, GT06N, Jimi and their clones)"
+        case .h02: "H02 text over TCP (Sinotrack, Coban and their clones)"
         }
     }
 
-    /// A new `WireFormat` for one socket or server (formats keep
-    /// per-sender state, so each socket has its own). `nmeaDevices` names
-    /// NMEA senders by address (`[nmea.devices]`); the others ignore it.
-    public func makeFormat(nmeaDevices: [String: String] = [:]) -> any WireFormat {
+    /// A new `WireFormat` for one socket or server of a protocol over
+    /// UDP or HTTP (formats keep per-sender state, so each socket has its
+    /// own); nil for those over TCP, which have a `StreamSession` per
+    /// connection instead. `nmeaDevices` names NMEA senders by address
+    /// (`[nmea.devices]`); the others ignore it.
+    public func makeFormat(nmeaDevices: [String: String] = [:]) -> (any WireFormat)? {
         switch self {
         case .json: JSONWireFormat()
         case .teltonika: TeltonikaWireFormat()
         case .nmea: NMEAWireFormat(devices: nmeaDevices)
         case .osmand: OsmAndWireFormat()
+        case .teltonikaTCP, .gt06, .h02: nil
+        }
+    }
+
+    /// A new `StreamSession` for one connection of a protocol over TCP
+    /// (nil for the others): frames up to `maxFrame` bytes; GT06 devices
+    /// that send local time without saying so are `gt06OffsetMinutes`
+    /// east of UTC.
+    public func makeSession(maxFrame: Int, gt06OffsetMinutes: Int = 0) -> (any StreamSession)? {
+        switch self {
+        case .json, .teltonika, .nmea, .osmand: nil
+        case .teltonikaTCP: TeltonikaTCPSession(maxFrame: maxFrame)
+        case .gt06: GT06Session(maxFrame: maxFrame, utcOffsetMinutes: gt06OffsetMinutes)
+        case .h02: H02Session(maxFrame: maxFrame)
         }
     }
 

@@ -84,7 +84,8 @@ struct AccuracyBench: ParsableCommand {
         var trips: [FleetScore.Trip] = []
         let sender = WireSender(text: "127.0.0.1:9", ip: "127.0.0.1")
         for device in world.devices {
-            let format = device.proto.makeFormat()
+            // Simulated fleets are UDP and HTTP devices (`FleetScenario`).
+            guard let format = device.proto.makeFormat() else { continue }
             var encoder = SimEncoder()
             var order: [Int] = []
             var i = 0
@@ -125,6 +126,8 @@ struct AccuracyBench: ParsableCommand {
                             format.decode($0, sender: { sender }, nowMs: now)
                         }
                     }
+                case .stream:
+                    decoded = []  // TCP protocols have no format (skipped above)
                 }
                 decoded += format.flush(nowMs: now + 10_000)
                 for _ in 0..<(p.duplicate ? 2 : 1) {

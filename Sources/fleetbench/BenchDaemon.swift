@@ -28,7 +28,7 @@ final class BenchDaemon {
         TrackerProtocol.allCases.map { p in
             switch p.transport {
             case .udp: "\(p.key) = \"127.0.0.1:0\""
-            case .http: "\(p.key) = \"\""
+            case .http, .tcp: "\(p.key) = \"\""
             }
         }.joined(separator: "\n")
     }

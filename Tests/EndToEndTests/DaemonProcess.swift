@@ -130,6 +130,7 @@ final class DaemonProcess {
         storageExtra: String = "retain_days = 0",  // test fixes are years old: keep them
         tracking: String = "jump_speed_kmh = 0", trip: String = "start_distance_m = 1000000",
         json: String = "127.0.0.1:0", http: String = "", osmand: String = "",
+        listenExtra: String = "",
         httpExtra: String = "", wrapper: [String] = [], journalStream: Bool = false,
         environment: [String: String] = [:]
     ) throws {
@@ -155,6 +156,7 @@ final class DaemonProcess {
             teltonika = "127.0.0.1:0"
             nmea = "127.0.0.1:0"
             osmand = "\(osmand)"
+            \(listenExtra)
             [http]
             listen = "\(http)"
             \(httpExtra)
@@ -200,7 +202,8 @@ final class DaemonProcess {
             throw E2EError("fleetd sent no READY=1 in 20 s; log:\n\(log)")
         }
         // "STATUS=ready; listening on json 127.0.0.1:P1, teltonika 127.0.0.1:P2, nmea 127.0.0.1:P3"
-        for name in ["json", "teltonika", "nmea", "http", "osmand"] {
+        for name in ["json", "teltonika", "nmea", "http", "osmand", "teltonika_tcp", "gt06", "h02"]
+        {
             if let r = ready.range(of: "\(name) 127.0.0.1:"),
                 let p = Int(ready[r.upperBound...].prefix { $0.isNumber })
             {

@@ -233,4 +233,59 @@ import Testing
         #expect(status == 1, "\(text)")
         #expect(text.contains("systemd passed a socket named \"http\""), "\(text)")
     }
+
+    /// A stream socket passed under the unit's default name, matched to the
+    /// GT06 door by the config's `[listen] gt06` port: a device's login and
+    /// location are answered through it.
+    @Test func aPassedStreamSocketServesItsTCPDoor() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.activate) else {
+            Issue.record("\(Self.activate) is missing (Debian's systemd package)")
+            return
+        }
+        let port = try Self.freePort()
+        let fleetd = try Binaries.path("fleetd")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fleetd-sa-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("fleetd.toml").path
+        try """
+        [storage]
+        database = "\(dir.path)/fleetd.db"
+        [geofences]
+        file = ""
+        [listen]
+        gt06 = "127.0.0.1:\(port)"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let log = dir.appendingPathComponent("fleetd.log").path
+        let pid = try Self.spawn(
+            [
+                Self.activate, "--listen=127.0.0.1:\(port)", "--fdname=fleetd.socket", fleetd,
+                "--config", config,
+            ], environment: ["PATH": "/usr/bin:/bin"], log: log)
+        defer {
+            if Self.reap(pid, timeout: 0) == nil {
+                kill(pid, SIGKILL); _ = Self.reap(pid, timeout: 5)
+            }
+        }
+        func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        let listening = Date().addingTimeInterval(10)
+        while !logText().contains("Listening on"), Date() < listening {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        // The connection wakes the wrapper, which runs fleetd with the socket.
+        let c = try TCPTestClient(port: port)
+        c.send(GT06Encoder.login(imei: "353419036066061", serial: 1))
+        #expect(
+            c.receive(10, timeoutMs: 20_000).bytes == GT06Session.reply(proto: 0x01, serial: 1),
+            "\(logText())")
+        let now = (WallClock.system.nowMs() - 60_000) / 1000 * 1000
+        c.send(
+            GT06Encoder.location(
+                timeMs: now, lat: 48.1, lon: 11.5, speedKmh: 30, course: 90, acc: true, serial: 2))
+        #expect(c.receive(10).bytes == GT06Session.reply(proto: 0x22, serial: 2))
+        #expect(logText().contains("gt06: listening on 127.0.0.1:\(port) (TCP)"), "\(logText())")
+        kill(pid, SIGTERM)
+        #expect(Self.reap(pid, timeout: 20) == 0, "\(logText())")
+    }
 }

@@ -23,7 +23,7 @@ import Testing
         let start = try #require(lines.firstIndex(of: "[listen]"))
         let section = lines[(start + 1)...].prefix { !$0.hasPrefix("[") }
         #expect(section.contains("# \(p.key) = \"127.0.0.1:\(p.defaultPort)\""))
-        #expect(DaemonConfig().listen.address(of: p)?.port == p.defaultPort)
+        #expect(DaemonConfig().listen.address(of: p)?.port == (p.onByDefault ? p.defaultPort : nil))
     }
 
     @Test(arguments: TrackerProtocol.allCases)
@@ -35,6 +35,8 @@ import Testing
         case .http:
             // The HTTP server binds its own sockets (`Daemon.assign`).
             #expect(!unit.contains("ListenStream=127.0.0.1:\(p.defaultPort)"))
+        case .tcp:
+            #expect(unit.contains("\nListenStream=127.0.0.1:\(p.defaultPort)\n"))
         }
     }
 
@@ -45,8 +47,16 @@ import Testing
 
     @Test func everyFormatNamesItsOwnProtocol() {
         for p in TrackerProtocol.allCases {
-            #expect(p.makeFormat().trackerProtocol == p)
-            #expect(p.makeFormat().name == p.key)
+            switch p.transport {
+            case .udp, .http:
+                #expect(p.makeFormat()?.trackerProtocol == p)
+                #expect(p.makeFormat()?.name == p.key)
+                #expect(p.makeSession(maxFrame: 1024) == nil)
+            case .tcp:
+                #expect(p.makeFormat() == nil)
+                #expect(p.makeSession(maxFrame: 1024)?.trackerProtocol == p)
+                #expect(p.makeSession(maxFrame: 1024)?.name == p.key)
+            }
         }
     }
 

@@ -334,9 +334,9 @@ public final class LoadGenerator {
                     NMEAEncoder.checksummed("$GPGGA,\(c.time),\(at),1,09,0.9,35.0,M,47.0,M,,"))
             }
             out.append(contentsOf: lines.map { $0 + "\r\n" }.joined().utf8)
-        case .osmand:
+        case .osmand, .teltonikaTCP, .gt06, .h02:
             // `LoadOptions.protocols` holds the UDP ones only; the commands check it.
-            preconditionFailure("the load generator sends datagrams: \(options.proto) is HTTP")
+            preconditionFailure("the load generator sends datagrams: \(options.proto) is not UDP")
         }
     }
 }

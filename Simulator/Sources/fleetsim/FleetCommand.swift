@@ -173,13 +173,15 @@ struct FleetCommand: ParsableCommand {
         }
         var targets = FleetSender.Targets()
         for p in TrackerProtocol.allCases {
-            let text =
-                switch p {
-                case .json: jsonTarget
-                case .teltonika: teltonikaTarget
-                case .nmea: nmeaTarget
-                case .osmand: osmandTarget
-                }
+            let text: String
+            switch p {
+            case .json: text = jsonTarget
+            case .teltonika: text = teltonikaTarget
+            case .nmea: text = nmeaTarget
+            case .osmand: text = osmandTarget
+            // Not simulated over TCP (`FleetScenario.simulated`).
+            case .teltonikaTCP, .gt06, .h02: continue
+            }
             targets[p] = try target(text)
         }
         let sender = try FleetSender(

@@ -226,16 +226,39 @@ import Testing
                 time: 1_767_571_200_000 + Int64(k) * 10_000, lat: 48.1 + Double(k) * 0.001,
                 lon: 11.5, speedKmh: 36, courseDeg: 90, accuracyM: 5, ignition: true)
         }
-        let format = p.makeFormat()
         let sender = WireSender(text: "127.0.0.1:9", ip: "127.0.0.1")
         var decoded: [Fix] = []
         switch encoder.encode(p, device: device, fixes: fixes) {
         case .datagram(_, let bytes):
+            let format = try #require(p.makeFormat())
             let d = bytes.withUnsafeBufferPointer {
                 format.decode($0, sender: { sender }, nowMs: 1_767_571_300_000)
             }
             decoded = d.fixes
+        case .stream(let opening, let keys, let bytes):
+            // Through a connection's session, unit by unit, as the TCP door reads it.
+            let session = try #require(p.makeSession(maxFrame: 4096))
+            var buffer = opening + bytes
+            var answers = 0
+            loop: while true {
+                let step = buffer.withUnsafeBufferPointer {
+                    session.next($0, nowMs: 1_767_571_300_000, known: { _ in true })
+                }
+                switch step {
+                case .needMore: break loop
+                case .close(let r, _): Issue.record("closed: \(r.detail)"); break loop
+                case .unit(let consumed, let unit):
+                    buffer.removeFirst(consumed)
+                    if case .fixes(let d) = unit {
+                        decoded += d.fixes
+                        answers += d.reply == nil ? 0 : 1
+                    }
+                }
+            }
+            #expect(buffer.isEmpty)
+            #expect(answers == keys.count)
         case .requests(let targets):
+            let format = try #require(p.makeFormat())
             for t in targets {
                 let query = String(t.split(separator: "?", maxSplits: 1)[1])
                 decoded +=

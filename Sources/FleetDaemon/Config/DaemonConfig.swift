@@ -15,6 +15,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public var cluster = ClusterConfig()
     public var geofences = GeofencesConfig()
     public var listen = ListenConfig()
+    public var tcp = TCPConfig()
     public var nmea = NMEAConfig()
     public var screen = ScreenPolicy()
     public var engine = EngineConfig()
@@ -46,7 +47,7 @@ public struct DaemonConfig: Sendable, Equatable {
 
     /// The sections a file may have.
     static let sections = [
-        "storage", "geofences", "listen", "screen", "engine", "log", "nmea", "devices",
+        "storage", "geofences", "listen", "tcp", "screen", "engine", "log", "nmea", "devices",
         "tracking", "alerts", "overspeed", "trip", "http", "webhooks", "postgresql", "cluster",
     ]
 
@@ -106,6 +107,7 @@ public struct DaemonConfig: Sendable, Equatable {
         }
         c.geofences = try read("geofences", GeofencesConfig.init)
         c.listen = try read("listen", ListenConfig.init)
+        c.tcp = try read("tcp", TCPConfig.init)
         c.screen = try read("screen", ScreenPolicy.init)
         c.engine = try read("engine", EngineConfig.init)
         c.nmea = try read("nmea", NMEAConfig.init)

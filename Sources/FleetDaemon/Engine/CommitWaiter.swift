@@ -1,14 +1,24 @@
 import Synchronization
 
-/// A request waiting for its fixes' commit (an OsmAnd phone's HTTP
-/// request): the reply sink marks it committed on the writer thread; the
-/// request's task waits, bounded in time. Either may come first.
+/// A sender waiting for its fixes' commit: an OsmAnd phone's HTTP request
+/// (its task `wait`s, bounded in time), or a TCP connection (told through
+/// `onFinish`, which hops to its event loop). The reply sink marks it
+/// committed on the writer thread; either may come first.
 final class CommitWaiter: Sendable {
     private enum State {
         case waiting(CheckedContinuation<Bool, Never>?)
         case done(Bool)
     }
     private let state = Mutex<State>(.waiting(nil))
+    /// Called once, with the outcome, on whichever thread finishes it first.
+    private let onFinish: (@Sendable (Bool) -> Void)?
+
+    /// A waiter a task awaits (`wait`).
+    init() { onFinish = nil }
+
+    /// A waiter that calls `onFinish` once with the outcome (true:
+    /// committed), from the writer thread; it must not block.
+    init(onFinish: @escaping @Sendable (Bool) -> Void) { self.onFinish = onFinish }
 
     /// The fixes are committed (writer thread; never blocks).
     func committed() { finish(true) }
@@ -17,12 +27,13 @@ final class CommitWaiter: Sendable {
     func refused() { finish(false) }
 
     private func finish(_ ok: Bool) {
-        let c = state.withLock { s -> CheckedContinuation<Bool, Never>? in
-            guard case .waiting(let c) = s else { return nil }
+        let (first, c) = state.withLock { s -> (Bool, CheckedContinuation<Bool, Never>?) in
+            guard case .waiting(let c) = s else { return (false, nil) }
             s = .done(ok)
-            return c
+            return (true, c)
         }
         c?.resume(returning: ok)
+        if first { onFinish?(ok) }
     }
 
     /// True once committed; false when `timeoutS` passes first or the task is cancelled.

@@ -149,7 +149,9 @@ final class DaemonAPI: APIBackend {
     func ingest(
         _ decoding: WireDecoding, proto: TrackerProtocol, receivedMs: Int64, peer: String
     ) async -> IngestOutcome {
-        let format = proto.makeFormat()
+        guard let format = proto.makeFormat() else {
+            return .refused(.badField, "\(proto.key) does not arrive by HTTP")
+        }
         metrics.received(format.name, datagrams: 1, fixes: decoding.fixes.count)
         let waiter = CommitWaiter()
         let admission = door.admit(

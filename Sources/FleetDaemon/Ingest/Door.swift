@@ -50,7 +50,7 @@ final class Door: Sendable {
     /// reply is what the format owes for them; an arrival with no fix left
     /// is answered at once by its transport.
     func admit(
-        _ d: WireDecoding, format: any WireFormat, bytes: UnsafeBufferPointer<UInt8>?,
+        _ d: WireDecoding, format: any FixFormat, bytes: UnsafeBufferPointer<UInt8>?,
         from source: ArrivalSource, answer: Acknowledgement, receivedMs: Int64
     ) -> Admission {
         for r in d.rejections {
@@ -148,6 +148,8 @@ enum ArrivalSource: Sendable, CustomStringConvertible {
     case datagram(PeerAddress)
     /// An HTTP request from this peer (its IP address as text).
     case request(String)
+    /// A TCP connection from this peer (`ip:port`), speaking for a device once it said which.
+    case connection(String, device: String?)
     /// A fix a format held back and released later (NMEA's RMC without its GGA).
     case held
 
@@ -155,6 +157,8 @@ enum ArrivalSource: Sendable, CustomStringConvertible {
         switch self {
         case .datagram(let a): "datagram from \(a)"
         case .request(let peer): "request from \(peer.isEmpty ? "?" : peer)"
+        case .connection(let peer, let device):
+            "connection from \(peer)" + (device.map { " (device \($0))" } ?? "")
         case .held: "held fix"
         }
     }

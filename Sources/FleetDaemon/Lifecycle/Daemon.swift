@@ -146,6 +146,15 @@ public final class Daemon: Sendable {
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
             rejectLogPerSecond: config.log.rejectLogPerSecond, registered: registered)
         let listeners = try bindListeners(door: door, inherited: inherited)
+        let connections = ConnectionTable(
+            maxTotal: config.tcp.maxConnections, maxPerAddress: config.tcp.maxConnectionsPerAddress)
+        let streams: [StreamListener]
+        do {
+            streams = try await bindStreams(door: door, table: connections, inherited: inherited)
+        } catch {
+            for l in listeners { l.socket.close() }
+            throw error
+        }
         let status = StatusReporter(
             metrics: metrics, engine: tracking, notifier: notifier, logger: logger,
             database: config.storage.database)
@@ -164,10 +173,12 @@ public final class Daemon: Sendable {
             status.liveness.add("listener \(l.name)") { l.heartbeat.load(ordering: .relaxed) }
         }
         if httpOn { status.liveness.watchEventLoops() }
-        let listening = listeners.map { "\($0.name) \($0.socket.local)" }
+        let listening =
+            (listeners.map { "\($0.name) \($0.socket.local)" }
+            + streams.map { "\($0.name) \($0.local) (TCP)" })
             .joined(separator: ", ")
         status.listening = listening
-        if listeners.isEmpty, config.listen.osmand == nil {
+        if listeners.isEmpty, streams.isEmpty, config.listen.osmand == nil {
             logger.warning("no listen address configured: nothing will arrive")
         }
 
@@ -176,7 +187,10 @@ public final class Daemon: Sendable {
             // Stopped last: the commit stage sends its last replies on these sockets.
             ComponentService(
                 "sockets", start: {},
-                stop: { for l in listeners { l.socket.close() } }),
+                stop: {
+                    for l in listeners { l.socket.close() }
+                    connections.closeAll()
+                }),
             ComponentService(
                 "status", start: status.start,
                 stop: { [metrics, logger] in
@@ -228,6 +242,10 @@ public final class Daemon: Sendable {
         for l in listeners {
             services.append(
                 ComponentService("listener \(l.name)", start: l.start, stop: l.stop))
+        }
+        for l in streams {
+            services.append(
+                ComponentService("TCP listener \(l.name)", start: l.start, stop: l.stop))
         }
         let expected = (config.http.listen == nil ? 0 : 1) + (config.listen.osmand == nil ? 0 : 1)
         services.append(
@@ -359,7 +377,9 @@ public final class Daemon: Sendable {
                 } else {
                     continue
                 }
-                let format = proto.makeFormat(nmeaDevices: config.nmea.devices)
+                guard let format = proto.makeFormat(nmeaDevices: config.nmea.devices) else {
+                    continue  // carried by UDP: every one has a format
+                }
                 listeners.append(UDPListener(socket: socket, format: format, door: door))
             }
         } catch {
@@ -369,6 +389,31 @@ public final class Daemon: Sendable {
         return listeners
     }
 
+    /// One TCP door per protocol over TCP that is on: on the stream socket
+    /// systemd passed under its name, else on its `[listen]` address,
+    /// bound now (a port in use is a start-up error naming it).
+    private func bindStreams(door: Door, table: ConnectionTable, inherited: [String: Int32])
+        async throws -> [StreamListener]
+    {
+        var out: [StreamListener] = []
+        do {
+            for proto in TrackerProtocol.carried(by: .tcp) {
+                let fd = inherited[proto.key]
+                let address = config.listen.address(of: proto)
+                guard fd != nil || address != nil else { continue }
+                let l = try await StreamListener.bind(
+                    proto, address: address, inherited: fd, door: door, table: table,
+                    config: config.tcp)
+                logger.info("\(proto.key): listening on \(l.local) (TCP)")
+                out.append(l)
+            }
+        } catch {
+            for l in out { l.stop() }
+            throw error
+        }
+        return out
+    }
+
     /// The fences index and the file's text (empty when there is none).
     private func loadFences() throws -> (FenceIndex, [UInt8]) {
         let f = try FenceFile.loadConfigured(config.geofences.file)
@@ -376,19 +421,21 @@ public final class Daemon: Sendable {
         return (f.index, f.text)
     }
 
-    /// Which protocol each passed socket serves, by `TrackerProtocol` key: a
-    /// socket named after a protocol (`FileDescriptorName=json`, as
-    /// `systemd-socket-activate --fdname=` sets it) serves that one; any
-    /// other name (systemd names every socket of one unit alike, by
-    /// default the unit's name) serves the protocol whose `[listen]` port
-    /// is the socket's port. Refused, naming the socket: a stream socket,
-    /// `http` and `osmand` (the HTTP library binds its own listening
-    /// sockets and cannot serve a passed one, so fleetd binds `[http]
-    /// listen` and `[listen] osmand` itself), a port no protocol is
-    /// configured on, two sockets for one protocol.
+    /// Which protocol each passed socket serves, by `TrackerProtocol` key:
+    /// a datagram socket serves a protocol over UDP, a stream socket one
+    /// over TCP (the TCP doors); one named after a protocol
+    /// (`FileDescriptorName=json`, as `systemd-socket-activate --fdname=`
+    /// sets it) serves that one; any other name (systemd names every socket
+    /// of one unit alike, by default the unit's name) serves the protocol
+    /// of its kind whose `[listen]` port is the socket's port (a stream
+    /// socket on a TCP door's usual port turns that door on). Refused,
+    /// naming the socket: `http` and `osmand` (the HTTP library binds its
+    /// own listening sockets and cannot serve a passed one, so fleetd binds
+    /// `[http] listen` and `[listen] osmand` itself), a port no protocol of
+    /// its kind is configured on, two sockets for one protocol.
     func assign(_ passed: InheritedSockets) throws -> [String: Int32] {
         let udp = TrackerProtocol.carried(by: .udp)
-        let keys = udp.map(\.key)
+        let tcp = TrackerProtocol.carried(by: .tcp)
         var out: [String: Int32] = [:]
         for s in passed.sockets {
             if s.name == "http" || TrackerProtocol(rawValue: s.name)?.transport == .http {
@@ -397,17 +444,19 @@ public final class Daemon: Sendable {
                 )
             }
             let port = UDPSocket.localAddress(s.fd).port
-            guard s.isDatagram else {
-                throw StartupError(
-                    "systemd passed a stream socket (\(s.name), port \(port)): fleetd takes only ListenDatagram= sockets"
-                )
-            }
+            // Datagram sockets serve the UDP protocols, stream sockets the TCP doors.
+            let candidates = s.isDatagram ? udp : tcp
+            let keys = candidates.map(\.key)
+            // A TCP door that is off in the config is turned on by a passed
+            // socket on its usual port (the shipped fleetd.socket's lines).
             let key =
                 keys.contains(s.name)
-                ? s.name : keys.first { config.listen.addresses[$0]?.port == port }
+                ? s.name
+                : keys.first { config.listen.addresses[$0]?.port == port }
+                    ?? (s.isDatagram ? nil : tcp.first { $0.defaultPort == port }?.key)
             guard let key else {
                 throw StartupError(
-                    "systemd passed a socket on port \(port) (\(s.name)) that no [listen] address names; name it \(TrackerProtocol.list(udp)) (FileDescriptorName=) or set that port in [listen]"
+                    "systemd passed a \(s.isDatagram ? "datagram" : "stream") socket on port \(port) (\(s.name)) that no [listen] address of a protocol over \(s.isDatagram ? "UDP" : "TCP") names; name it \(TrackerProtocol.list(candidates)) (FileDescriptorName=) or set that port in [listen]"
                 )
             }
             guard out[key] == nil else {

@@ -39,6 +39,9 @@ public final class Metrics: Sendable {
         /// `refused`, `gone`), and alerts delivered by subscription name.
         public var webhookRequests: [String: Int] = [:]
         public var webhookAlertsDelivered: [String: Int] = [:]
+        /// TCP connections open now, and opened since start, by protocol.
+        public var tcpOpen: [String: Int] = [:]
+        public var tcpOpened: [String: Int] = [:]
         public var totalRejects: Int { rejects.values.reduce(0, +) }
     }
 
@@ -86,6 +89,14 @@ public final class Metrics: Sendable {
             $0.fixesIn += fixes
             $0.datagramsBy[proto, default: 0] += datagrams
             $0.fixesInBy[proto, default: 0] += fixes
+        }
+    }
+
+    /// A connection of `proto` opened (taken at accept) or closed.
+    func tcpConnection(_ proto: String, opened: Bool) {
+        state.withLock {
+            $0.tcpOpen[proto, default: 0] += opened ? 1 : -1
+            if opened { $0.tcpOpened[proto, default: 0] += 1 }
         }
     }
 

@@ -94,6 +94,16 @@ public final class MetricsExporter: Sendable {
                     [("route", parts[0]), ("method", parts[1]), ("status", parts[2])], n,
                     "HTTP requests answered, by route pattern, method and status.")
             }
+            for (proto, n) in m.tcpOpened {
+                count(
+                    "fleetd_tcp_connections_opened_total", [("protocol", proto)], n,
+                    "TCP connections taken at accept, by protocol.")
+            }
+            for (proto, n) in m.tcpOpen {
+                gauge(
+                    "fleetd_tcp_connections", [("protocol", proto)], Double(n),
+                    "TCP connections open now, by protocol.")
+            }
             gauge(
                 "fleetd_queue_fixes", [], Double(m.queueFixes),
                 "Fixes received and waiting to be tracked and committed.")

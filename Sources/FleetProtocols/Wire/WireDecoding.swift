@@ -1,7 +1,7 @@
 import FleetModel
 
 /// What a `WireFormat` made of one datagram.
-public struct WireDecoding: Sendable {
+public struct WireDecoding: Sendable, Equatable {
     /// The fixes decoded, in datagram order (not yet screened).
     public var fixes: [Fix]
     /// Per fix (parallel to `fixes`), the sender's token for it, when its

@@ -59,12 +59,17 @@ public struct FleetScenario: Sendable, Equatable {
         return mixed[k % mixed.count]
     }
 
+    /// The protocols a simulated fleet sends in: those over UDP and HTTP
+    /// (`FleetSender` does not open TCP connections).
+    public static let simulated = TrackerProtocol.allCases.filter { $0.transport != .tcp }
+
     /// Whether the options make sense: the first problem, named, or nil.
     public var problem: String? {
         if vehicles < 1 || vehicles > 100_000 { return "--vehicles must be 1…100000" }
         if !(hours > 0 && hours <= 24 * 31) { return "--hours must be more than 0 and at most 744" }
-        if proto != "mixed", TrackerProtocol(rawValue: proto) == nil {
-            return "--proto must be \(TrackerProtocol.list(also: ["mixed"])), found \"\(proto)\""
+        if proto != "mixed", TrackerProtocol(rawValue: proto).map(Self.simulated.contains) != true {
+            return
+                "--proto must be \(TrackerProtocol.list(Self.simulated, also: ["mixed"])), found \"\(proto)\""
         }
         if !(noiseM >= 0 && noiseM <= 1000) { return "--noise must be 0…1000 metres" }
         for (name, v) in [

@@ -62,6 +62,10 @@ public final class FleetSender {
                 continue
             case .udp:
                 break
+            case .tcp:
+                throw UDPClientError(
+                    "fleetsim fleet does not send \(proto) (TCP); use json, teltonika, nmea or osmand"
+                )
             }
             for k in 0..<max(sources, 1) {
                 index["\(proto)/\(k)"] = sockets.count
@@ -114,6 +118,8 @@ public final class FleetSender {
                 return
             case .datagram(let k, let b):
                 (keys, bytes) = (k, b)
+            case .stream:
+                return  // refused in `init`
             }
             let socket = sockets[socketOf[d]].socket
             socket.send(bytes)

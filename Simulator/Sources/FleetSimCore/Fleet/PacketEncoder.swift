@@ -75,6 +75,10 @@ public enum SimWire: Sendable, Equatable {
     case datagram(keys: [Int64], bytes: [UInt8])
     /// HTTP request targets (path and query), one per fix (OsmAnd).
     case requests([String])
+    /// Bytes written on the device's TCP connection after its `opening`
+    /// (the handshake or login its connection starts with), and the keys
+    /// the answers name, in order (one per frame or line).
+    case stream(opening: [UInt8], keys: [Int64], bytes: [UInt8])
 }
 
 /// Encodes simulated packets in every registered protocol, numbering them
@@ -94,7 +98,8 @@ public struct SimEncoder: Sendable {
     /// for the protocols that identify by one, else `sim-0000k`.
     public static func deviceID(_ proto: TrackerProtocol, vehicle k: Int) -> String {
         switch proto {
-        case .teltonika: "3520000000" + String(format: "%05d", k % 100_000)
+        case .teltonika, .teltonikaTCP, .gt06: "3520000000" + String(format: "%05d", k % 100_000)
+        case .h02: "41000" + String(format: "%05d", k % 100_000)
         case .json, .nmea, .osmand: "sim-" + String(format: "%05d", k)
         }
     }
@@ -120,6 +125,42 @@ public struct SimEncoder: Sendable {
             return .datagram(keys: [], bytes: PacketEncoder.nmea(device: device, fixes: fixes))
         case .osmand:
             return .requests(fixes.map { PacketEncoder.osmand(device: device, fix: $0) })
+        case .teltonikaTCP:
+            let records = fixes.map { f in
+                var r = TeltonikaEncoder.Record(time: f.time, lat: f.lat, lon: f.lon)
+                r.speedKmh = UInt16(max(0, min(f.speedKmh, 65_535)).rounded())
+                r.angle = UInt16(max(0, min(f.courseDeg, 359)).rounded())
+                r.io = [(239, 1, f.ignition ? 1 : 0)]
+                return r
+            }
+            seq += 1
+            return .stream(
+                opening: TeltonikaEncoder.handshake(imei: device), keys: [seq],
+                bytes: TeltonikaEncoder.tcp(records: records))
+        case .gt06:
+            var bytes: [UInt8] = []
+            var keys: [Int64] = []
+            for f in fixes {
+                seq += 1
+                keys.append(seq)
+                bytes += GT06Encoder.location(
+                    timeMs: f.time, lat: f.lat, lon: f.lon, speedKmh: Int(f.speedKmh.rounded()),
+                    course: Int(f.courseDeg.rounded()), acc: f.ignition,
+                    serial: UInt16(truncatingIfNeeded: seq))
+            }
+            return .stream(
+                opening: GT06Encoder.login(imei: device, serial: 0), keys: keys, bytes: bytes)
+        case .h02:
+            var bytes: [UInt8] = []
+            var keys: [Int64] = []
+            for f in fixes {
+                seq += 1
+                keys.append(seq)
+                bytes += H02Encoder.v1(
+                    id: device, timeMs: f.time, lat: f.lat, lon: f.lon, speedKmh: f.speedKmh,
+                    course: f.courseDeg, ignition: f.ignition)
+            }
+            return .stream(opening: [], keys: keys, bytes: bytes)
         }
     }
 
@@ -138,8 +179,10 @@ public struct SimEncoder: Sendable {
             guard bytes.count == 7 else { return nil }
             let key = Int64(bytes[5]) << 16 | Int64(bytes[2]) << 8 | Int64(bytes[3])
             return ([-(key + 1)], [], Int(bytes[6]))
-        case .nmea, .osmand:
-            return nil  // NMEA answers nothing; OsmAnd answers by HTTP status
+        case .nmea, .osmand, .teltonikaTCP, .gt06, .h02:
+            // NMEA answers nothing; OsmAnd answers by HTTP status; the TCP
+            // protocols answer in order on their connection (`StreamAnswer`).
+            return nil
         }
     }
 }

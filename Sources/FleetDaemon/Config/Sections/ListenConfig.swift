@@ -14,10 +14,11 @@ public struct ListenConfig: Sendable, Equatable {
 
     public init() {}
 
-    /// Every protocol on 127.0.0.1 at its usual port.
+    /// Every protocol that is on by default (`TrackerProtocol.onByDefault`:
+    /// all but the TCP doors) on 127.0.0.1 at its usual port.
     public static var defaults: [String: ListenAddress] {
         var out: [String: ListenAddress] = [:]
-        for p in TrackerProtocol.allCases {
+        for p in TrackerProtocol.allCases where p.onByDefault {
             out[p.key] = ListenAddress(host: "127.0.0.1", port: p.defaultPort)
         }
         return out

@@ -1,0 +1,238 @@
+import FleetModel
+import FleetProtocols
+import Logging
+import NIOCore
+
+/// One device's TCP connection, on its event loop: bytes in, the
+/// protocol's `StreamSession` frames and decodes them unit by unit, the
+/// door screens and queues each unit of fixes with a `CommitWaiter`, and
+/// its reply is written once they are committed. While a unit waits for
+/// its commit the connection reads nothing more, so a device is answered
+/// in order and a fast sender is held back by its own window.
+///
+/// Closed on: the session's `.close` (framing lost, a refused handshake),
+/// more than `maxFrame` bytes buffered, no identity within the handshake
+/// timeout, nothing read within the idle timeout (also what reaps a
+/// half-open connection), a commit not made within the commit timeout, a
+/// newer connection of the same device.
+final class StreamConnection: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    struct Settings: Sendable {
+        var handshakeTimeoutS: Int
+        var commitTimeoutS: Int
+        var maxFrame: Int
+    }
+
+    private let session: any StreamSession
+    private let door: Door
+    private let table: ConnectionTable
+    private let settings: Settings
+    private let clock: WallClock
+    /// `ip:port` of the peer, and its address alone (the per-address limit's key).
+    private let peer: String
+    private let address: String
+    private var pending: ByteBuffer?
+    private var waiting = false
+    /// Bumped per unit sent to commit, so a late outcome of an abandoned one is ignored.
+    private var unitNumber = 0
+    private var context: ChannelHandlerContext?
+    private var closed = false
+
+    init(
+        session: any StreamSession, door: Door, table: ConnectionTable, settings: Settings,
+        clock: WallClock, peer: String, address: String
+    ) {
+        self.session = session
+        self.door = door
+        self.table = table
+        self.settings = settings
+        self.clock = clock
+        self.peer = peer
+        self.address = address
+    }
+
+    private var name: String { session.name }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: .seconds(Int64(settings.handshakeTimeoutS))) {
+            let me = bound.value
+            guard me.session.device == nil, !me.closed else { return }
+            me.refuse(
+                .handshakeTimeout,
+                "no identity within \(me.settings.handshakeTimeoutS) s (tcp.handshake_timeout_s)")
+            me.shut()
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed = true
+        table.close(from: address, device: session.device, channel: context.channel)
+        door.metrics.tcpConnection(name, opened: false)
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var incoming = unwrapInboundIn(data)
+        if pending == nil {
+            pending = incoming
+        } else {
+            pending!.writeBuffer(&incoming)
+        }
+        if (pending?.readableBytes ?? 0) > 2 * settings.maxFrame {
+            refuse(
+                .oversize, "more than \(2 * settings.maxFrame) bytes unread (tcp.max_frame_bytes)")
+            shut()
+            return
+        }
+        process()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let e = event as? IdleStateHandler.IdleStateEvent, e == .read {
+            door.logger.info("\(name): closing the idle connection from \(peer)")
+            shut()
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A reset or broken pipe: the device is gone; nothing to answer.
+        shut()
+    }
+
+    /// Acts on each whole unit buffered, in order, until one waits for its commit.
+    private func process() {
+        while !waiting, !closed, var buffer = pending, buffer.readableBytes > 0 {
+            let now = clock.nowMs()
+            let hadDevice = session.device != nil
+            let step = buffer.withUnsafeReadableBytes { raw in
+                raw.withMemoryRebound(to: UInt8.self) { b in
+                    session.next(b, nowMs: now, known: door.known)
+                }
+            }
+            switch step {
+            case .needMore:
+                return
+            case .close(let r, let answer):
+                refuse(r.reason, r.detail)
+                if answer.isEmpty {
+                    shut()
+                } else {
+                    write(answer, thenClose: true)
+                }
+                return
+            case .unit(let consumed, let unit):
+                buffer.moveReaderIndex(forwardBy: consumed)
+                pending = buffer.readableBytes > 0 ? buffer : nil
+                if !hadDevice, let device = session.device, let context {
+                    if let old = table.claim(device, by: context.channel) {
+                        door.logger.info(
+                            "\(name): device \(device) reconnected from \(peer); closing its older connection"
+                        )
+                        old.close(promise: nil)
+                    }
+                }
+                act(on: unit, now: now)
+            }
+        }
+    }
+
+    private func act(on unit: StreamUnit, now: Int64) {
+        switch unit {
+        case .answer(let bytes):
+            if !bytes.isEmpty { write(bytes) }
+        case .refused(let r):
+            refuse(r.reason, r.detail)
+        case .commandAnswer(let text):
+            door.logger.info(
+                "\(name): device \(session.device ?? "?") answered: \(text.prefix(200))")
+        case .fixes(let d):
+            commit(d, now: now)
+        }
+    }
+
+    /// Screens one unit of fixes, queues it and waits (reading nothing
+    /// more) for its commit; its reply is written once it is made.
+    private func commit(_ d: WireDecoding, now: Int64) {
+        guard let context else { return }
+        door.metrics.received(name, datagrams: 1, fixes: d.fixes.count)
+        unitNumber += 1
+        let number = unitNumber
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let loop = context.eventLoop
+        let waiter = CommitWaiter { ok in
+            loop.execute { bound.value.committed(ok, number) }
+        }
+        let admission = door.admit(
+            d, format: session, bytes: nil,
+            from: .connection(peer, device: session.device), answer: .waiter(waiter),
+            receivedMs: now)
+        switch admission {
+        case .refused:
+            return  // counted by the door; unanswered, so the device resends
+        case .admitted(let arrival):
+            if arrival.fixes.isEmpty {
+                if let reply = arrival.reply { write(reply.bytes) }
+                return
+            }
+            guard door.offer([arrival], proto: name) == 1 else { return }  // shed: resent later
+            waiting = true
+            replyOwed = arrival.reply
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            loop.scheduleTask(in: .seconds(Int64(settings.commitTimeoutS))) {
+                let me = bound.value
+                guard me.waiting, me.unitNumber == number, !me.closed else { return }
+                me.door.logger.warning(
+                    "\(me.name): fixes from \(me.peer) not committed within \(me.settings.commitTimeoutS) s; closing the connection unanswered"
+                )
+                me.shut()
+            }
+        }
+    }
+
+    private var replyOwed: WireReply?
+
+    /// The outcome of unit `number`'s commit (on the event loop).
+    private func committed(_ ok: Bool, _ number: Int) {
+        guard waiting, number == unitNumber, !closed else { return }
+        waiting = false
+        if ok, let reply = replyOwed { write(reply.bytes) }
+        replyOwed = nil
+        if !ok {
+            // Not taken here (cluster: another node's device): unanswered, the device resends.
+            shut()
+            return
+        }
+        context?.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+        process()
+    }
+
+    /// Writes `bytes`; then closes the connection when `thenClose`.
+    private func write(_ bytes: [UInt8], thenClose: Bool = false) {
+        guard let context, !closed else { return }
+        let buffer = context.channel.allocator.buffer(bytes: bytes)
+        let future = context.writeAndFlush(wrapOutboundOut(buffer))
+        if thenClose {
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            future.whenComplete { _ in bound.value.shut() }
+        }
+    }
+
+    private func refuse(_ reason: RejectReason, _ detail: String) {
+        door.refuse(name, reason, detail, nil, .connection(peer, device: session.device))
+    }
+
+    private func shut() {
+        guard !closed, let context else { return }
+        closed = true
+        pending = nil
+        context.close(promise: nil)
+    }
+}

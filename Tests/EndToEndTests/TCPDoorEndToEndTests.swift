@@ -1,0 +1,275 @@
+import FleetModel
+import FleetProtocols
+import Foundation
+import Testing
+
+/// A blocking TCP client with a receive timeout: a tracker on a TCP connection.
+final class TCPTestClient {
+    let fd: Int32
+
+    init(port: Int, host: String = "127.0.0.1") throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr(host)
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard r == 0 else {
+            close(fd)
+            throw E2EError("connect to \(host):\(port): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Reads until `count` bytes arrived or `timeoutMs` passed; what arrived
+    /// (fewer bytes at a timeout; `closed` when the server closed).
+    func receive(_ count: Int, timeoutMs: Int = 5000) -> (bytes: [UInt8], closed: Bool) {
+        var out: [UInt8] = []
+        let deadline = Date().addingTimeInterval(Double(timeoutMs) / 1000)
+        while out.count < count {
+            let left = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+            guard deadline.timeIntervalSinceNow > 0 else { break }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, left) > 0 else { break }
+            var buffer = [UInt8](repeating: 0, count: count - out.count)
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return (out, true) }
+            out += buffer.prefix(n)
+        }
+        return (out, false)
+    }
+
+    /// True when the server closes the connection within `timeoutMs`.
+    func closedByServer(timeoutMs: Int = 5000) -> Bool {
+        receive(1 << 16, timeoutMs: timeoutMs).closed
+    }
+}
+
+/// fleetd's TCP door as devices and strangers use it: a real fleetd, real
+/// TCP connections on loopback, the protocols' own frames.
+@Suite(.serialized) struct TCPDoorEndToEndTests {
+    static let doors = """
+        teltonika_tcp = "127.0.0.1:0"
+        gt06 = "127.0.0.1:0"
+        h02 = "127.0.0.1:0"
+        """
+
+    static func record(_ time: Int64, lat: Double = 48.05, lon: Double = 11.05)
+        -> TeltonikaEncoder.Record
+    {
+        var r = TeltonikaEncoder.Record(time: time, lat: lat, lon: lon)
+        r.speedKmh = 40
+        r.io = [(239, 1, 1)]
+        return r
+    }
+
+    @Test func teltonikaOverTCPIsAnsweredWithItsCountAfterTheCommit() throws {
+        let d = try DaemonProcess(fences: depotFences, listenExtra: Self.doors)
+        let c = try TCPTestClient(port: try #require(d.ports["teltonika_tcp"]))
+        let imei = "352093081452251"
+        c.send(TeltonikaEncoder.handshake(imei: imei))
+        #expect(c.receive(1).bytes == [1])
+        let now = WallClock.system.nowMs() - 60_000
+        let frame = TeltonikaEncoder.tcp(
+            codec: 0x8E, records: [Self.record(now), Self.record(now + 1000, lat: 48.06)])
+        c.send([0xFF] + frame)  // a keep-alive byte first
+        #expect(c.receive(4).bytes == [0, 0, 0, 2])
+        // Answered after the commit: the rows are there.
+        let rows = try d.fleetctl("positions", ["--device", imei])
+        #expect(rows.count == 2)
+        #expect(rows.first?["ignition"] as? Bool == true)
+        #expect(rows.first?["speed_kmh"] as? Double == 40)
+        #expect(try d.fleetctl("alerts").map { $0["type"] as? String } == ["geofence_enter"])
+        // A resend (the answer lost): answered again, stored once.
+        c.send(frame)
+        #expect(c.receive(4).bytes == [0, 0, 0, 2])
+        #expect(try d.fleetctl("positions", ["--device", imei]).count == 2)
+        // A bad CRC: unanswered, counted; the connection goes on.
+        var broken = TeltonikaEncoder.tcp(records: [Self.record(now + 2000)])
+        broken[broken.count - 1] ^= 0x55
+        c.send(broken)
+        #expect(c.receive(4, timeoutMs: 700).bytes.isEmpty)
+        #expect(d.notify.waitFor("teltonika_tcp/bad_crc", timeout: 5) != nil)
+        c.send(TeltonikaEncoder.tcp(records: [Self.record(now + 3000)]))
+        #expect(c.receive(4).bytes == [0, 0, 0, 1])
+        #expect(d.stop() == 0)
+    }
+
+    @Test func gt06LoginHeartbeatAndLocationsAreAnswered() throws {
+        let d = try DaemonProcess(fences: nil, listenExtra: Self.doors)
+        let c = try TCPTestClient(port: try #require(d.ports["gt06"]))
+        let imei = "353419036066061"
+        c.send(GT06Encoder.login(imei: imei, serial: 1))
+        #expect(c.receive(10).bytes == GT06Session.reply(proto: 0x01, serial: 1))
+        c.send(GT06Encoder.heartbeat(info: 0x06, serial: 2))
+        #expect(c.receive(10).bytes == GT06Session.reply(proto: 0x13, serial: 2))
+        let now = (WallClock.system.nowMs() - 60_000) / 1000 * 1000
+        c.send(
+            GT06Encoder.location(
+                timeMs: now, lat: -33.9, lon: 18.4, speedKmh: 55, course: 143, acc: true, serial: 3)
+                + GT06Encoder.location(
+                    timeMs: now + 10_000, lat: -33.91, lon: 18.41, speedKmh: 20, course: 144,
+                    serial: 4))
+        #expect(
+            c.receive(20).bytes
+                == GT06Session.reply(proto: 0x22, serial: 3)
+                + GT06Session.reply(proto: 0x12, serial: 4))
+        let rows = try d.fleetctl("positions", ["--device", imei])
+        #expect(rows.count == 2)
+        let p = try #require(rows.first)
+        #expect(abs((p["lat"] as? Double ?? 0) + 33.9) < 1e-5)
+        #expect(p["speed_kmh"] as? Double == 55 && p["course"] as? Double == 143)
+        #expect(p["ignition"] as? Bool == true && p["charging"] as? Bool == true)
+        #expect(d.stop() == 0)
+    }
+
+    @Test func h02PositionsAreConfirmedAndHeartbeatsEchoed() throws {
+        let d = try DaemonProcess(fences: nil, listenExtra: Self.doors)
+        let c = try TCPTestClient(port: try #require(d.ports["h02"]))
+        let id = "4210051415"
+        c.send(H02Encoder.heartbeat(id: id))
+        #expect(c.receive(100, timeoutMs: 1000).bytes == Array("*HQ,\(id),HTBT#".utf8))
+        let now = (WallClock.system.nowMs() - 60_000) / 1000 * 1000
+        c.send(
+            H02Encoder.v1(
+                id: id, timeMs: now, lat: 9.939782, lon: -84.11178, speedKmh: 37.04, course: 90,
+                ignition: true))
+        // `*HQ,<id>,V4,V1,yyyyMMddHHmmss#`
+        let answer = String(decoding: c.receive(12 + id.count + 14).bytes, as: UTF8.self)
+        #expect(answer.hasPrefix("*HQ,\(id),V4,V1,20") && answer.hasSuffix("#"), "\(answer)")
+        let rows = try d.fleetctl("positions", ["--device", id])
+        #expect(rows.count == 1)
+        #expect(abs((rows.first?["lon"] as? Double ?? 0) + 84.11178) < 1e-5)
+        #expect(abs((rows.first?["speed_kmh"] as? Double ?? 0) - 37.04) < 0.01)
+        #expect(rows.first?["ignition"] as? Bool == true)
+        #expect(d.stop() == 0)
+    }
+
+    @Test func aClosedRegistryRefusesUnknownDevicesAtTheirHandshake() throws {
+        let d = try DaemonProcess(
+            fences: nil, extraConfig: "[devices]\naccept_unknown = false\n", listenExtra: Self.doors
+        )
+        _ = try runTool(
+            try Binaries.path("fleetctl"), ["devices", "add", "352000000000001"] + d.databaseArgs)
+        // Unknown: Teltonika answers 00 and closes; GT06 closes unanswered.
+        let t = try TCPTestClient(port: try #require(d.ports["teltonika_tcp"]))
+        t.send(TeltonikaEncoder.handshake(imei: "352000000000999"))
+        let answer = t.receive(2)
+        #expect(answer.bytes == [0] && answer.closed)
+        let g = try TCPTestClient(port: try #require(d.ports["gt06"]))
+        g.send(GT06Encoder.login(imei: "352000000000999", serial: 1))
+        #expect(g.closedByServer())
+        // Registered (the registry is re-read every 2 s): accepted.
+        var accepted: [UInt8] = []
+        let deadline = Date().addingTimeInterval(10)
+        while accepted != [1], Date() < deadline {
+            let k = try TCPTestClient(port: try #require(d.ports["teltonika_tcp"]))
+            k.send(TeltonikaEncoder.handshake(imei: "352000000000001"))
+            accepted = k.receive(1).bytes
+            if accepted != [1] { Thread.sleep(forTimeInterval: 0.3) }
+        }
+        #expect(accepted == [1])
+        #expect(d.notify.waitFor("gt06/unknown_device", timeout: 5) != nil)
+        #expect(d.stop() == 0)
+    }
+
+    @Test func floodsTricklersAndOversizedFramesDoNotStopTheDoor() throws {
+        let d = try DaemonProcess(
+            fences: nil,
+            extraConfig: """
+                [tcp]
+                max_connections_per_address = 4
+                handshake_timeout_s = 2
+                max_frame_bytes = 1280
+                """, listenExtra: Self.doors)
+        let port = try #require(d.ports["teltonika_tcp"])
+        // A trickler: one byte of a handshake, then nothing: closed at the handshake timeout.
+        let trickler = try TCPTestClient(port: port)
+        trickler.send([0x00])
+        // A flood from one address: beyond the limit, closed at accept.
+        var flood: [TCPTestClient] = []
+        for _ in 0..<3 { flood.append(try TCPTestClient(port: port)) }
+        let extra = try TCPTestClient(port: port)
+        #expect(extra.closedByServer(timeoutMs: 2000))
+        #expect(d.notify.waitFor("teltonika_tcp/connection_limit", timeout: 5) != nil)
+        #expect(trickler.closedByServer(timeoutMs: 5000))
+        #expect(d.notify.waitFor("teltonika_tcp/handshake_timeout", timeout: 5) != nil)
+        // A frame announcing more than max_frame_bytes: closed before it is read.
+        flood.removeAll()  // (they too were closed at the handshake timeout)
+        let big = try TCPTestClient(port: port)
+        big.send(TeltonikaEncoder.handshake(imei: "352000000000002"))
+        #expect(big.receive(1).bytes == [1])
+        big.send([0, 0, 0, 0, 0, 0, 0x40, 0])
+        #expect(big.closedByServer())
+        #expect(d.notify.waitFor("teltonika_tcp/oversize", timeout: 5) != nil)
+        // Meanwhile a device is served, on a slot the closed ones gave back.
+        let device = try TCPTestClient(port: port)
+        device.send(TeltonikaEncoder.handshake(imei: "352000000000003"))
+        #expect(device.receive(1).bytes == [1])
+        device.send(TeltonikaEncoder.tcp(records: [Self.record(WallClock.system.nowMs() - 5000)]))
+        #expect(device.receive(4).bytes == [0, 0, 0, 1])
+        #expect(d.stop() == 0)
+    }
+
+    @Test func aDeviceThatReconnectsReplacesItsOldConnection() throws {
+        let d = try DaemonProcess(fences: nil, listenExtra: Self.doors)
+        let port = try #require(d.ports["gt06"])
+        let old = try TCPTestClient(port: port)
+        old.send(GT06Encoder.login(imei: "353419036066061", serial: 1))
+        #expect(old.receive(10).bytes.count == 10)
+        let new = try TCPTestClient(port: port)
+        new.send(GT06Encoder.login(imei: "353419036066061", serial: 1))
+        #expect(new.receive(10).bytes.count == 10)
+        #expect(old.closedByServer())
+        #expect(d.stop() == 0)
+    }
+
+    /// SIGKILL during a burst of frames: every record answered is stored
+    /// after a restart, and a resend of everything stores nothing twice.
+    @Test func whatWasAnsweredSurvivesAKillAndNothingIsStoredTwice() throws {
+        let d = try DaemonProcess(fences: nil, listenExtra: Self.doors)
+        let imei = "352000000000042"
+        let base = WallClock.system.nowMs() - 3_600_000
+        let frames = (0..<400).map { k in
+            TeltonikaEncoder.tcp(
+                records: (0..<5).map { j in Self.record(base + Int64(k * 5 + j) * 1000) })
+        }
+        let c = try TCPTestClient(port: try #require(d.ports["teltonika_tcp"]))
+        c.send(TeltonikaEncoder.handshake(imei: imei))
+        #expect(c.receive(1).bytes == [1])
+        var answered = 0
+        for (k, frame) in frames.enumerated() {
+            c.send(frame)
+            guard c.receive(4, timeoutMs: 5000).bytes == [0, 0, 0, 5] else { break }
+            answered += 1
+            if k == 150 { d.crash() }  // killed with frames still coming
+        }
+        #expect(answered >= 151 && answered < frames.count)
+        let again = try DaemonProcess(fences: nil, dir: d.dir, listenExtra: Self.doors)
+        let stored = try again.fleetctl("positions", ["--device", imei])
+        #expect(
+            stored.count >= answered * 5,
+            "answered \(answered) frames, stored \(stored.count) fixes")
+        // The device sends everything again on its new connection: nothing twice.
+        let r = try TCPTestClient(port: try #require(again.ports["teltonika_tcp"]))
+        r.send(TeltonikaEncoder.handshake(imei: imei))
+        #expect(r.receive(1).bytes == [1])
+        for frame in frames {
+            r.send(frame)
+            #expect(r.receive(4).bytes == [0, 0, 0, 5])
+        }
+        let all = try again.fleetctl("positions", ["--device", imei])
+        #expect(all.count == frames.count * 5)
+        #expect(Set(all.compactMap { $0["time"] as? String }).count == all.count)
+        #expect(again.stop() == 0)
+    }
+}
