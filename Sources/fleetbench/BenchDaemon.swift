@@ -21,14 +21,15 @@ final class BenchDaemon {
     /// `settings`: extra `key = value` lines for fleetd's config, each under
     /// its section (`storage.synchronous=OFF`).
     /// `extraConfig`: more config text, appended (`[[webhooks]]` tables).
-    /// The protocols the benchmarks drive: those over UDP, each on a port
-    /// the kernel picks; the HTTP ones are off.
+    /// The protocols the benchmarks drive: those over UDP and TCP, each on
+    /// a port the kernel picks; the HTTP ones are off.
     static let udp = TrackerProtocol.carried(by: .udp)
     static var listen: String {
         TrackerProtocol.allCases.map { p in
             switch p.transport {
             case .udp: "\(p.key) = \"127.0.0.1:0\""
-            case .http, .tcp: "\(p.key) = \"\""
+            case .http: "\(p.key) = \"\""
+            case .tcp: "\(p.key) = \"127.0.0.1:0\""
             }
         }.joined(separator: "\n")
     }
@@ -95,7 +96,7 @@ final class BenchDaemon {
             let n = buf.withUnsafeMutableBytes { recv(notifyFD, $0.baseAddress, $0.count, 0) }
             let msg = String(decoding: buf[0..<max(n, 0)], as: UTF8.self)
             guard msg.contains("READY=1") else { continue }
-            for name in Self.udp.map(\.rawValue) + ["http"] {
+            for name in TrackerProtocol.allCases.map(\.rawValue) + ["http"] {
                 if let r = msg.range(of: "\(name) 127.0.0.1:"),
                     let p = Int(msg[r.upperBound...].prefix { $0.isNumber })
                 {
@@ -134,11 +135,17 @@ final class BenchDaemon {
     }
 
     /// Peak resident set size so far (VmHWM of /proc/PID/status), KiB.
-    func peakRSSKiB() -> Int {
+    func peakRSSKiB() -> Int { status("VmHWM:") }
+
+    /// Resident set size now (VmRSS of /proc/PID/status), KiB.
+    func rssKiB() -> Int { status("VmRSS:") }
+
+    /// A KiB figure of /proc/PID/status.
+    private func status(_ key: String) -> Int {
         guard
             let status = try? String(
                 contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) })
         else { return 0 }
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
