@@ -1,5 +1,6 @@
 import FleetModel
 import FleetProtocols
+import FleetSimCore
 import Foundation
 import Testing
 
@@ -271,5 +272,35 @@ final class TCPTestClient {
         #expect(all.count == frames.count * 5)
         #expect(Set(all.compactMap { $0["time"] as? String }).count == all.count)
         #expect(again.stop() == 0)
+    }
+
+    /// A simulated fleet over each TCP protocol, one connection per device
+    /// (`fleetsim fleet`): every fix answered, each stored once.
+    @Test(arguments: TrackerProtocol.carried(by: .tcp))
+    func aSimulatedFleetIsAnsweredInFull(_ p: TrackerProtocol) throws {
+        let d = try DaemonProcess(fences: nil, listenExtra: Self.doors)
+        let day = 86_400_000
+        let start = (Int(Date().timeIntervalSince1970 * 1000) / day - 1) * day
+        let sent = try runTool(
+            try Binaries.path("fleetsim"),
+            [
+                "fleet", "--vehicles", "20", "--hours", "1", "--seed", "5", "--proto", p.key,
+                "--start", "\(start)", "--speedup", "0", "--duplicates", "0.05",
+                "--\(p.key.replacingOccurrences(of: "_", with: "-"))-target",
+                "127.0.0.1:\(try #require(d.ports[p.key]))",
+            ], timeout: 120, cwd: Binaries.packageRoot)
+        #expect(sent.status == 0, "\(sent.out)\(sent.err)")
+        #expect(sent.out.contains(" 0 unacknowledged"), "\(sent.out)")
+        var stored = 0
+        for k in 0..<20 {
+            stored += try d.fleetctl("positions", ["--device", SimEncoder.deviceID(p, vehicle: k)])
+                .count
+        }
+        let line = sent.out.split(separator: "\n").first { $0.contains("acknowledged") } ?? ""
+        let acked = line.split(separator: " ").firstIndex(of: "acknowledged,").map {
+            Int(line.split(separator: " ")[$0 - 1]) ?? -1
+        }
+        #expect(acked == stored, "\(line); \(stored) stored")
+        #expect(d.stop() == 0)
     }
 }

@@ -57,6 +57,9 @@ struct FleetCommand: ParsableCommand {
     @Option(help: "fleetd's Teltonika UDP address.") var teltonikaTarget = "127.0.0.1:5027"
     @Option(help: "fleetd's NMEA UDP address.") var nmeaTarget = "127.0.0.1:10110"
     @Option(help: "fleetd's OsmAnd HTTP address (TCP).") var osmandTarget = "127.0.0.1:5055"
+    @Option(help: "fleetd's Teltonika TCP address.") var teltonikaTcpTarget = "127.0.0.1:5027"
+    @Option(help: "fleetd's GT06 TCP address.") var gt06Target = "127.0.0.1:5023"
+    @Option(help: "fleetd's H02 TCP address.") var h02Target = "127.0.0.1:5013"
     @Option(
         help:
             "Send from this many loopback addresses (127.0.0.2 on; vehicle k from the (k mod N)th), as trackers behind many addresses do: for a balancer hashing on the source address. Loopback targets only."
@@ -179,8 +182,9 @@ struct FleetCommand: ParsableCommand {
             case .teltonika: text = teltonikaTarget
             case .nmea: text = nmeaTarget
             case .osmand: text = osmandTarget
-            // Not simulated over TCP (`FleetScenario.simulated`).
-            case .teltonikaTCP, .gt06, .h02: continue
+            case .teltonikaTCP: text = teltonikaTcpTarget
+            case .gt06: text = gt06Target
+            case .h02: text = h02Target
             }
             targets[p] = try target(text)
         }

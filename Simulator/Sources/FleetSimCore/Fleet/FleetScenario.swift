@@ -59,9 +59,8 @@ public struct FleetScenario: Sendable, Equatable {
         return mixed[k % mixed.count]
     }
 
-    /// The protocols a simulated fleet sends in: those over UDP and HTTP
-    /// (`FleetSender` does not open TCP connections).
-    public static let simulated = TrackerProtocol.allCases.filter { $0.transport != .tcp }
+    /// The protocols a simulated fleet sends in: every one.
+    public static let simulated = TrackerProtocol.allCases
 
     /// Whether the options make sense: the first problem, named, or nil.
     public var problem: String? {

@@ -9,7 +9,11 @@ import Foundation
 /// request on one kept-alive connection, waits for the answer (200 means
 /// committed) and sends it again after `resendMs` until then. A packet
 /// flagged `duplicate` is delivered twice; one flagged `reorder` goes after
-/// the device's next packet.
+/// the device's next packet. A device of a TCP protocol keeps one
+/// connection: it opens it with its handshake or login, writes each packet's
+/// frames and waits for their answers (the door answers in order); a
+/// packet unanswered after `resendMs`, or a connection the server closed,
+/// is sent again on a new connection, as trackers do.
 public final class FleetSender {
     /// fleetd's address for each protocol (UDP for those over UDP, TCP for
     /// those over HTTP), by protocol.
@@ -36,6 +40,14 @@ public final class FleetSender {
     private var sockets: [(proto: TrackerProtocol, socket: UDPClient)] = []
     private var socketOf: [Int] = []
     private var http: HTTPConnection?
+    /// TCP targets by protocol, and each TCP device's connection, whether
+    /// its opening was answered, and the keys its connection owes answers for.
+    private var streamTargets: [TrackerProtocol: (host: String, port: Int)] = [:]
+    private var streams: [Int: StreamClient] = [:]
+    private var opened: [Int: Bool] = [:]
+    private var owed: [Int: [Int64]] = [:]
+    /// Fixes each TCP key stands for (a Teltonika frame holds its packet's).
+    private var keyFixes: [Int64: Int] = [:]
 
     /// `speedup`: fix time runs this many times faster than the wall clock
     /// from `startMs` (0: as fast as acknowledgements allow). With `sources`
@@ -63,9 +75,8 @@ public final class FleetSender {
             case .udp:
                 break
             case .tcp:
-                throw UDPClientError(
-                    "fleetsim fleet does not send \(proto) (TCP); use json, teltonika, nmea or osmand"
-                )
+                streamTargets[proto] = t
+                continue
             }
             for k in 0..<max(sources, 1) {
                 index["\(proto)/\(k)"] = sockets.count
@@ -118,8 +129,17 @@ public final class FleetSender {
                 return
             case .datagram(let k, let b):
                 (keys, bytes) = (k, b)
-            case .stream:
-                return  // refused in `init`
+            case .stream(let opening, let k, let b):
+                report.packets += 1
+                report.fixes += p.fixes.count
+                for key in k { keyFixes[key] = p.fixes.count / max(k.count, 1) }
+                let bytes = b + (p.duplicate ? b : [])
+                open(d, opening: opening, then: bytes, keys: k + (p.duplicate ? k : []))
+                flights[k[0]] = Flight(
+                    device: d, packet: i, keys: k, bytes: opening + b, sentAt: t, attempts: 1)
+                for key in k { keyOwner[key] = k[0] }
+                flying[d].append(k[0])
+                return
             }
             let socket = sockets[socketOf[d]].socket
             socket.send(bytes)
@@ -163,6 +183,26 @@ public final class FleetSender {
                 }
             }
         }
+        /// Writes `bytes` on device `d`'s connection, (re)connecting and
+        /// writing `opening` first when it is not connected.
+        func open(_ d: Int, opening: [UInt8], then bytes: [UInt8], keys: [Int64]) {
+            let proto = devices[d].proto
+            guard let target = streamTargets[proto] else { return }
+            let client = streams[d] ?? StreamClient(host: target.host, port: target.port)
+            streams[d] = client
+            if !client.isConnected {
+                do {
+                    try client.connect()
+                } catch {
+                    return  // resent after resendMs
+                }
+                opened[d] = opening.isEmpty
+                owed[d] = []
+                client.send(opening)
+            }
+            owed[d, default: []] += keys
+            if !bytes.isEmpty { client.send(bytes) }
+        }
         func land(_ first: Int64) {
             guard let f = flights.removeValue(forKey: first) else { return }
             for k in f.keys { keyOwner[k] = nil }
@@ -187,7 +227,18 @@ public final class FleetSender {
                         }
                         f.attempts += 1
                         f.sentAt = t
-                        sockets[socketOf[d]].socket.send(f.bytes)
+                        if let client = streams[d] {
+                            // No answer in time: a new connection, the packet again.
+                            client.disconnect()
+                            answered[first] = nil
+                            let opening = SimEncoder.opening(
+                                devices[d].proto, device: devices[d].device)
+                            open(
+                                d, opening: opening, then: Array(f.bytes.dropFirst(opening.count)),
+                                keys: f.keys)
+                        } else {
+                            sockets[socketOf[d]].socket.send(f.bytes)
+                        }
                         report.resent += 1
                         flights[first] = f
                     }
@@ -239,6 +290,32 @@ public final class FleetSender {
                         if let f = flights[first], answered[first]?.count == f.keys.count {
                             land(first)
                         }
+                    }
+                }
+            }
+            for (d, client) in streams {
+                client.poll()
+                while let (n, kind) = SimEncoder.streamAnswer(
+                    devices[d].proto, client.received, opened: opened[d] ?? false)
+                {
+                    client.take(n)
+                    got = true
+                    switch kind {
+                    case .opening(let accepted):
+                        opened[d] = true
+                        if !accepted { report.rejected["handshake_refused", default: 0] += 1 }
+                    case .answer:
+                        guard let key = owed[d]?.first else { continue }
+                        owed[d]?.removeFirst()
+                        guard let first = keyOwner[key] else { continue }
+                        if answered[first, default: []].insert(key).inserted {
+                            report.acked += keyFixes[key] ?? 1
+                        }
+                        if let f = flights[first], answered[first]?.count == f.keys.count {
+                            land(first)
+                        }
+                    case .other:
+                        break
                     }
                 }
             }

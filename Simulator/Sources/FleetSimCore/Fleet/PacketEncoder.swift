@@ -81,6 +81,16 @@ public enum SimWire: Sendable, Equatable {
     case stream(opening: [UInt8], keys: [Int64], bytes: [UInt8])
 }
 
+/// An answer on a device's TCP connection.
+public enum StreamAnswer: Sendable, Equatable {
+    /// The answer to the connection's opening (handshake, login).
+    case opening(accepted: Bool)
+    /// The answer to the next frame or line of fixes.
+    case answer
+    /// Anything else (an echoed heartbeat).
+    case other
+}
+
 /// Encodes simulated packets in every registered protocol, numbering them
 /// as their devices would (JSON's `seq` per fix, Teltonika's packet ids),
 /// for the fleet sender and the offline accuracy benchmark alike. Its
@@ -98,7 +108,9 @@ public struct SimEncoder: Sendable {
     /// for the protocols that identify by one, else `sim-0000k`.
     public static func deviceID(_ proto: TrackerProtocol, vehicle k: Int) -> String {
         switch proto {
-        case .teltonika, .teltonikaTCP, .gt06: "3520000000" + String(format: "%05d", k % 100_000)
+        case .teltonika: "3520000000" + String(format: "%05d", k % 100_000)
+        case .teltonikaTCP: "3521000000" + String(format: "%05d", k % 100_000)
+        case .gt06: "3530000000" + String(format: "%05d", k % 100_000)
         case .h02: "41000" + String(format: "%05d", k % 100_000)
         case .json, .nmea, .osmand: "sim-" + String(format: "%05d", k)
         }
@@ -135,7 +147,7 @@ public struct SimEncoder: Sendable {
             }
             seq += 1
             return .stream(
-                opening: TeltonikaEncoder.handshake(imei: device), keys: [seq],
+                opening: Self.opening(.teltonikaTCP, device: device), keys: [seq],
                 bytes: TeltonikaEncoder.tcp(records: records))
         case .gt06:
             var bytes: [UInt8] = []
@@ -149,7 +161,7 @@ public struct SimEncoder: Sendable {
                     serial: UInt16(truncatingIfNeeded: seq))
             }
             return .stream(
-                opening: GT06Encoder.login(imei: device, serial: 0), keys: keys, bytes: bytes)
+                opening: Self.opening(.gt06, device: device), keys: keys, bytes: bytes)
         case .h02:
             var bytes: [UInt8] = []
             var keys: [Int64] = []
@@ -161,6 +173,39 @@ public struct SimEncoder: Sendable {
                     course: f.courseDeg, ignition: f.ignition)
             }
             return .stream(opening: [], keys: keys, bytes: bytes)
+        }
+    }
+
+    /// The bytes a device of `proto` opens its TCP connection with (its
+    /// handshake or login; none for H02, whose lines name the device).
+    public static func opening(_ proto: TrackerProtocol, device: String) -> [UInt8] {
+        switch proto {
+        case .teltonikaTCP: TeltonikaEncoder.handshake(imei: device)
+        case .gt06: GT06Encoder.login(imei: device, serial: 0)
+        case .json, .teltonika, .nmea, .osmand, .h02: []
+        }
+    }
+
+    /// What a TCP door's answer at the start of `bytes` is, and how many
+    /// bytes it takes; nil when no whole answer is there yet (or `proto`
+    /// is not over TCP). `opened`: the connection's opening was answered.
+    public static func streamAnswer(_ proto: TrackerProtocol, _ b: [UInt8], opened: Bool)
+        -> (consumed: Int, kind: StreamAnswer)?
+    {
+        switch proto {
+        case .json, .teltonika, .nmea, .osmand:
+            return nil
+        case .teltonikaTCP:
+            if !opened { return b.isEmpty ? nil : (1, .opening(accepted: b[0] == 1)) }
+            return b.count >= 4 ? (4, .answer) : nil
+        case .gt06:
+            // `78 78 05 <protocol> <serial> <crc> 0D 0A`
+            guard b.count >= 10 else { return nil }
+            return (10, b[3] == 0x01 ? .opening(accepted: true) : .answer)
+        case .h02:
+            guard let end = b.firstIndex(of: UInt8(ascii: "#")) else { return nil }
+            let line = String(decoding: b[...end], as: UTF8.self)
+            return (end + 1, line.contains(",V4,V1,") ? .answer : .other)
         }
     }
 
