@@ -54,6 +54,11 @@ public protocol APIBackend: Sendable {
         _ decoding: WireDecoding, proto: TrackerProtocol, receivedMs: Int64, peer: String
     ) async -> IngestOutcome
 
+    /// Queues `command` for `device` on behalf of `actor`: stored, then
+    /// sent over the device's TCP connection when it has one.
+    func queueCommand(device: String, command: CommandRequest, actor: String) async throws
+        -> CommandOutcome
+
     /// The daemon's metrics in the Prometheus text format (`GET
     /// /metrics`); nil when this backend keeps none.
     func metricsText() async -> String?
@@ -69,6 +74,24 @@ extension APIBackend {
 }
 
 /// What became of one position offered through HTTP.
+/// A command as the API takes it.
+public enum CommandRequest: Sendable, Equatable {
+    /// The device's own command text.
+    case text(String)
+    /// Switch digital output `index` on or off (an immobiliser relay).
+    case output(index: Int, on: Bool)
+}
+
+/// What became of a command the API was given.
+public enum CommandOutcome: Sendable, Equatable {
+    /// Stored (status `queued`), sent once the device is connected.
+    case queued(CommandRecord)
+    /// No such device (neither registered nor heard from).
+    case unknownDevice
+    /// The device cannot take it: why.
+    case refused(String)
+}
+
 public enum IngestOutcome: Sendable, Equatable {
     /// Stored: the sender may forget it.
     case committed

@@ -120,7 +120,7 @@ public final class APIServer: Service, Sendable {
         HealthRoutes.make(d) + SessionRoutes.make(d) + DeviceRoutes.make(d) + PositionRoutes.make(d)
             + AlertRoutes.make(d) + TripRoutes.make(d) + FenceRoutes.make(d) + StatusRoutes.make(d)
             + EventRoutes.make(d) + VehicleRoutes.make(d) + ReportRoutes.make(d)
-            + WebhookRoutes.make(d) + MetricsRoutes.make(d)
+            + WebhookRoutes.make(d) + MetricsRoutes.make(d) + CommandRoutes.make(d)
             + OpenAPIDocument.make(d)
     }
 }

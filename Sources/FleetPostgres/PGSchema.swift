@@ -185,6 +185,26 @@ enum PGSchema {
               WHERE disposition = \(FixDisposition.late.rawValue);
             """
         ),
+        (
+            4, "commands to devices",
+            // `commands_open` holds what is still owed (queued or sent).
+            """
+            CREATE TABLE commands (
+                id BIGSERIAL PRIMARY KEY,
+                device_id BIGINT NOT NULL REFERENCES devices(id),
+                text TEXT NOT NULL,
+                status TEXT NOT NULL,
+                actor TEXT NOT NULL,
+                queued_ms BIGINT NOT NULL,
+                expires_ms BIGINT NOT NULL,
+                sent_ms BIGINT,
+                answered_ms BIGINT,
+                response TEXT
+            );
+            CREATE INDEX commands_by_device ON commands(device_id, id);
+            CREATE INDEX commands_open ON commands(status, id) WHERE status IN ('queued', 'sent');
+            """
+        ),
     ]
 
     /// A migration's statements: its text split after each `;` that ends a

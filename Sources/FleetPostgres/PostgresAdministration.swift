@@ -92,6 +92,15 @@ public final class PostgresAdministration: StoreAdministration {
         }
     }
 
+    public func queueCommand(_ command: CommandRecord) throws(StoreError) -> CommandRecord? {
+        let a = audit("command.queue", command.device, String(command.text.prefix(200)))
+        return try link.transaction("cannot queue a command for \(command.device)") { s in
+            guard let stored = try PGCommandSQL.insert(command, s) else { return nil }
+            try PGAdminSQL.record(a, s)
+            return stored
+        }
+    }
+
     public func removeDevice(_ ident: String) throws(StoreError) -> Bool {
         let a = audit("device.remove", ident, nil)
         return try link.transaction("cannot remove device \(ident)") { s in

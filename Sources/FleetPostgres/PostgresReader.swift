@@ -309,6 +309,14 @@ public final class PostgresReader: Sendable {
         }
     }
 
+    public func commands(device: String?, statuses: [CommandStatus], limit: Int)
+        throws(StoreError) -> [CommandRecord]
+    {
+        try read("cannot read commands") { s in
+            try PGCommandSQL.select(device: device, statuses: statuses, limit: limit, s)
+        }
+    }
+
     /// Alerts stored per type, by type name.
     public func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] {
         try read("cannot count alerts") { s in

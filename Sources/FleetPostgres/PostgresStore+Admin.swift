@@ -35,6 +35,30 @@ extension PostgresStore {
         }
     }
 
+    public func queueCommand(_ command: CommandRecord, audit: AuditRecord) throws(StoreError)
+        -> CommandRecord?
+    {
+        try link.transaction("cannot queue a command for \(command.device)") { s in
+            guard let stored = try PGCommandSQL.insert(command, s) else { return nil }
+            try PGAdminSQL.record(audit, s)
+            return stored
+        }
+    }
+
+    public func updateCommand(id: Int64, to status: CommandStatus, atMs: Int64, response: String?)
+        throws(StoreError) -> CommandRecord?
+    {
+        try link.transaction("cannot update command \(id)") { s in
+            try PGCommandSQL.update(id, to: status, atMs: atMs, response: response, s)
+        }
+    }
+
+    public func expireCommands(nowMs: Int64) throws(StoreError) -> [CommandRecord] {
+        try link.transaction("cannot expire commands") { s in
+            try PGCommandSQL.expire(nowMs: nowMs, s)
+        }
+    }
+
     public func record(_ audit: AuditRecord) throws(StoreError) {
         try link.transaction("cannot record an audit entry") { s in try PGAdminSQL.record(audit, s)
         }

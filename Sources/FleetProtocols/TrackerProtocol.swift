@@ -110,6 +110,25 @@ public enum TrackerProtocol: String, CaseIterable, Sendable, Codable {
         }
     }
 
+    /// Whether fleetd can send it commands (over its TCP connection).
+    public var takesCommands: Bool { transport == .tcp }
+
+    /// The command text that switches digital output `index` (1…4; an
+    /// immobiliser relay is usually 1) `on` or off, as the protocol's
+    /// devices take it: Teltonika `setdigout` (`?` keeps an output as it
+    /// is), GT06 `Relay,1#` / `Relay,0#`, H02 `S20,1,1` / `S20,1,0`; nil
+    /// when the protocol has no such command (or not for that output).
+    public func outputCommand(index: Int, on: Bool) -> String? {
+        switch self {
+        case .teltonika, .teltonikaTCP:
+            (1...4).contains(index)
+                ? "setdigout " + String(repeating: "?", count: index - 1) + (on ? "1" : "0") : nil
+        case .gt06: index == 1 ? (on ? "Relay,1#" : "Relay,0#") : nil
+        case .h02: index == 1 ? (on ? "S20,1,1" : "S20,1,0") : nil
+        case .json, .nmea, .osmand: nil
+        }
+    }
+
     /// The protocols that arrive by `transport`, in registry order.
     public static func carried(by transport: Transport) -> [TrackerProtocol] {
         allCases.filter { $0.transport == transport }

@@ -93,6 +93,14 @@ public final class Credentials: StoreAdministration {
         try Registry(queue: queue, path: path).remove(ident)
     }
 
+    public func queueCommand(_ command: CommandRecord) throws(StoreError) -> CommandRecord? {
+        try queue.write(path: path, "cannot queue a command for \(command.device)") { db in
+            guard let stored = try CommandSQL.insert(command, db) else { return nil }
+            try audit(db, "command.queue", command.device, String(command.text.prefix(200)))
+            return stored
+        }
+    }
+
     private func audit(_ db: Database, _ action: String, _ target: String, _ detail: String?)
         throws
     {

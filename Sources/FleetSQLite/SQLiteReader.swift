@@ -388,6 +388,14 @@ public final class SQLiteReader: Sendable {
         }
     }
 
+    public func commands(device: String?, statuses: [CommandStatus], limit: Int)
+        throws(StoreError) -> [CommandRecord]
+    {
+        try read("cannot read commands") { db in
+            try CommandSQL.select(device: device, statuses: statuses, limit: limit, db)
+        }
+    }
+
     /// Alerts stored per type, by type name.
     public func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] {
         try read("cannot count alerts") { db in

@@ -38,6 +38,30 @@ extension SQLiteStore {
         }
     }
 
+    public func queueCommand(_ command: CommandRecord, audit: AuditRecord) throws(StoreError)
+        -> CommandRecord?
+    {
+        try queue.write(path: path, "cannot queue a command for \(command.device)") { db in
+            guard let stored = try CommandSQL.insert(command, db) else { return nil }
+            try AdminSQL.record(audit, db)
+            return stored
+        }
+    }
+
+    public func updateCommand(id: Int64, to status: CommandStatus, atMs: Int64, response: String?)
+        throws(StoreError) -> CommandRecord?
+    {
+        try queue.write(path: path, "cannot update command \(id)") { db in
+            try CommandSQL.update(id, to: status, atMs: atMs, response: response, db)
+        }
+    }
+
+    public func expireCommands(nowMs: Int64) throws(StoreError) -> [CommandRecord] {
+        try queue.write(path: path, "cannot expire commands") { db in
+            try CommandSQL.expire(nowMs: nowMs, db)
+        }
+    }
+
     public func record(_ audit: AuditRecord) throws(StoreError) {
         try queue.write(path: path, "cannot record an audit entry") { db in
             try AdminSQL.record(audit, db)

@@ -250,6 +250,27 @@ public enum Schema {
                       WHERE disposition = \(FixDisposition.late.rawValue);
                     """)
         }
+        m.registerMigration("v12: commands to devices") { db in
+            // `commands_open` holds what is still owed (queued or sent): the
+            // daemon's poll and expiry read it; the listing reads by device.
+            try db.execute(
+                sql: """
+                    CREATE TABLE commands (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      device_id INTEGER NOT NULL REFERENCES devices(id),
+                      text TEXT NOT NULL,
+                      status TEXT NOT NULL,
+                      actor TEXT NOT NULL,
+                      queued_ms INTEGER NOT NULL,
+                      expires_ms INTEGER NOT NULL,
+                      sent_ms INTEGER,
+                      answered_ms INTEGER,
+                      response TEXT
+                    );
+                    CREATE INDEX commands_by_device ON commands(device_id, id);
+                    CREATE INDEX commands_open ON commands(status, id) WHERE status IN ('queued', 'sent');
+                    """)
+        }
         return m
     }
 }

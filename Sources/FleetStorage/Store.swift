@@ -72,6 +72,25 @@ public protocol Store: AnyObject {
     /// Notes when tokens were last used (name → Unix ms).
     func tokensUsed(_ lastUsed: [String: Int64]) throws(StoreError)
 
+    // MARK: Commands to devices (run by the commit stage, between commits)
+
+    /// Stores `command` as queued for its device and records `audit`, in
+    /// one transaction. The command as stored (with its id); nil when the
+    /// device is not known (neither registered nor heard from).
+    func queueCommand(_ command: CommandRecord, audit: AuditRecord) throws(StoreError)
+        -> CommandRecord?
+
+    /// Moves command `id` to `status` at `atMs` (Unix ms): `sent` from
+    /// queued; `answered`, `failed` or `expired` from queued or sent, with
+    /// `response`. A command already past that stays as it is. The
+    /// command after; nil when there is none.
+    func updateCommand(id: Int64, to status: CommandStatus, atMs: Int64, response: String?)
+        throws(StoreError) -> CommandRecord?
+
+    /// Expires the commands queued or sent whose `expiresMs` is before
+    /// `nowMs` (at most 1 000 a call); returns them.
+    func expireCommands(nowMs: Int64) throws(StoreError) -> [CommandRecord]
+
     // MARK: Webhooks (run by the commit stage, between commits)
 
     /// Every subscription, with its state (`disabled`), by name.

@@ -26,6 +26,10 @@ public protocol StoreAdministration {
     /// Unregisters `ident` (its positions, alerts and state stay); false
     /// when it was not registered.
     func removeDevice(_ ident: String) throws(StoreError) -> Bool
+    /// Queues `command` for its device (the daemon sends it once the
+    /// device is connected), audited as `command.queue`; nil when the
+    /// device is not known.
+    func queueCommand(_ command: CommandRecord) throws(StoreError) -> CommandRecord?
 }
 
 extension AuditRecord {

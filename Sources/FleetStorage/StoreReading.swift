@@ -49,6 +49,11 @@ public protocol StoreReading: Sendable {
     /// The ids of registered devices.
     func registeredDevices() throws(StoreError) -> Set<String>
 
+    /// Commands, newest first: of `device` (nil: every device), in
+    /// `statuses` (empty: any), at most `limit`.
+    func commands(device: String?, statuses: [CommandStatus], limit: Int) throws(StoreError)
+        -> [CommandRecord]
+
     /// Registered names by device id (devices registered with a name).
     func deviceNames() throws(StoreError) -> [String: String]
 

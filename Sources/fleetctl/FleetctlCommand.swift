@@ -16,7 +16,7 @@ struct FleetctlCommand: ParsableCommand {
             AlertsCommand.self, PositionsCommand.self, SummaryCommand.self, FencesCommand.self,
             DevicesCommand.self, StatusCommand.self, TripsCommand.self, UsersCommand.self,
             TokensCommand.self, AuditCommand.self, ReportCommand.self, MapCommand.self,
-            WebhooksCommand.self, BackupCommand.self, ClusterCommand.self,
+            WebhooksCommand.self, BackupCommand.self, ClusterCommand.self, CommandsCommand.self,
         ])
 }
 

@@ -303,4 +303,141 @@ final class TCPTestClient {
         #expect(acked == stored, "\(line); \(stored) stored")
         #expect(d.stop() == 0)
     }
+
+    /// A command through the API to a connected device and its answer back:
+    /// queued (202), sent once the device's records are answered, the
+    /// device's Codec 12 answer stored; a GT06 relay command typed, and one
+    /// for a device heard only over UDP refused (409).
+    @Test func aCommandReachesTheDeviceAndItsAnswerComesBack() throws {
+        let d = try DaemonProcess(
+            fences: nil, http: "127.0.0.1:0", listenExtra: Self.doors)
+        let ctl = try Binaries.path("fleetctl")
+        let t = try runTool(ctl, ["tokens", "add", "ops", "--role", "operator"] + d.databaseArgs)
+        #expect(t.status == 0, "\(t.err)")
+        let auth = [
+            ("Authorization", "Bearer \(t.out.trimmingCharacters(in: .whitespacesAndNewlines))")
+        ]
+        let api = HTTPConnection(host: "127.0.0.1", port: try #require(d.ports["http"]))
+        func post(_ path: String, _ body: String) throws -> (status: Int, body: [String: Any]) {
+            let r = try api.exchange(
+                "POST", path, body: Array(body.utf8), contentType: "application/json",
+                headers: auth, timeoutMs: 10_000)
+            return (
+                r.status,
+                (try? JSONSerialization.jsonObject(with: Data(r.body.utf8))) as? [String: Any]
+                    ?? [:]
+            )
+        }
+        func list(_ device: String) throws -> [[String: Any]] {
+            let r = try api.exchange(
+                "GET", "/api/v1/devices/\(device)/commands", headers: auth, timeoutMs: 10_000)
+            let j = (try? JSONSerialization.jsonObject(with: Data(r.body.utf8))) as? [String: Any]
+            return j?["items"] as? [[String: Any]] ?? []
+        }
+        // A Teltonika device connects and reports.
+        let imei = "352093081452251"
+        let c = try TCPTestClient(port: try #require(d.ports["teltonika_tcp"]))
+        c.send(TeltonikaEncoder.handshake(imei: imei))
+        #expect(c.receive(1).bytes == [1])
+        c.send(TeltonikaEncoder.tcp(records: [Self.record(WallClock.system.nowMs() - 5000)]))
+        #expect(c.receive(4).bytes == [0, 0, 0, 1])
+        // Queued, then sent as Codec 12 on its connection.
+        let queued = try post("/api/v1/devices/\(imei)/commands", #"{"text":"getinfo"}"#)
+        #expect(queued.status == 202, "\(queued.body)")
+        #expect(
+            queued.body["status"] as? String == "queued"
+                && queued.body["text"] as? String == "getinfo")
+        let frame = TeltonikaTCPSession.commandFrame("getinfo")
+        #expect(c.receive(frame.count).bytes == frame)
+        // The device answers (Codec 12 type 6): stored as the command's response.
+        let text = Array("RTC:2026/11/27 5:30 Init:2026/11/27 5:00 UpTime:1800s".utf8)
+        let data: [UInt8] = [0x0C, 0x01, 0x06] + be32(UInt32(text.count)) + text + [0x01]
+        c.send([0, 0, 0, 0] + be32(UInt32(data.count)) + data + be32(UInt32(CRC16.ibm(data))))
+        var answered: [String: Any] = [:]
+        let deadline = Date().addingTimeInterval(10)
+        while answered["status"] as? String != "answered", Date() < deadline {
+            answered = try list(imei).first ?? [:]
+            if answered["status"] as? String != "answered" { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(answered["status"] as? String == "answered", "\(answered)")
+        #expect(answered["response"] as? String == String(decoding: text, as: UTF8.self))
+        #expect(answered["sent"] is String && answered["by"] as? String == "token:ops")
+        // fleetctl lists it too; the audit log names who queued it.
+        let listed = try Self.commands(d, imei)
+        #expect(listed.first?["status"] as? String == "answered")
+        #expect(try d.fleetctl("audit").contains { $0["action"] as? String == "command.queue" })
+
+        // GT06: a typed relay command becomes the device's own text.
+        let g = try TCPTestClient(port: try #require(d.ports["gt06"]))
+        g.send(GT06Encoder.login(imei: "353419036066061", serial: 1))
+        #expect(g.receive(10).bytes.count == 10)
+        g.send(
+            GT06Encoder.location(
+                timeMs: WallClock.system.nowMs() - 5000, lat: 1, lon: 1, speedKmh: 0, course: 0,
+                serial: 2))
+        #expect(g.receive(10).bytes.count == 10)
+        let relay = try post(
+            "/api/v1/devices/353419036066061/commands", #"{"type":"output","index":1,"on":true}"#)
+        #expect(relay.status == 202 && relay.body["text"] as? String == "Relay,1#", "\(relay.body)")
+        let sent = g.receive(GT06Session.commandFrame("Relay,1#", flag: 1, serial: 1).count).bytes
+        #expect(sent == GT06Session.commandFrame("Relay,1#", flag: 1, serial: 1))
+
+        // Heard over UDP only: no commands (409); unknown: 404; bad bodies: 422.
+        let udp = try UDPClient(host: "127.0.0.1", port: d.port)
+        udp.send(
+            Array(
+                #"{"device":"van-9","time":\#(WallClock.system.nowMs() - 1000),"lat":48,"lon":11,"seq":1}"#
+                    .utf8))
+        _ = udp.receive(timeoutMs: 5000)
+        #expect(try post("/api/v1/devices/van-9/commands", #"{"text":"getinfo"}"#).status == 409)
+        #expect(try post("/api/v1/devices/nobody/commands", #"{"text":"getinfo"}"#).status == 404)
+        #expect(try post("/api/v1/devices/\(imei)/commands", #"{"text":"a\u0007b"}"#).status == 422)
+        #expect(
+            try post("/api/v1/devices/\(imei)/commands", #"{"type":"output","index":9,"on":true}"#)
+                .status == 422)
+        #expect(d.stop() == 0)
+    }
+
+    /// `fleetctl commands list DEVICE --json`, parsed.
+    static func commands(_ d: DaemonProcess, _ device: String) throws -> [[String: Any]] {
+        let r = try runTool(
+            try Binaries.path("fleetctl"), ["commands", "list", device, "--json"] + d.databaseArgs)
+        return r.out.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+
+    /// A command queued by `fleetctl` for a device not connected is sent
+    /// when it connects (the daemon polls the store every 2 s).
+    @Test func aQueuedCommandWaitsForTheDeviceToConnect() throws {
+        let d = try DaemonProcess(fences: nil, listenExtra: Self.doors)
+        let id = "4210051415"
+        // Heard once, so that it is known; then gone.
+        do {
+            let c = try TCPTestClient(port: try #require(d.ports["h02"]))
+            c.send(
+                H02Encoder.v1(
+                    id: id, timeMs: WallClock.system.nowMs() - 5000, lat: 1, lon: 1, speedKmh: 0,
+                    course: 0))
+            #expect(!c.receive(30).bytes.isEmpty)
+        }
+        let q = try runTool(
+            try Binaries.path("fleetctl"), ["commands", "send", id, "S20,1,1"] + d.databaseArgs)
+        #expect(q.status == 0, "\(q.err)")
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(try Self.commands(d, id).first?["status"] as? String == "queued")
+        let c = try TCPTestClient(port: try #require(d.ports["h02"]))
+        c.send(H02Encoder.heartbeat(id: id))
+        let got = String(decoding: c.receive(200, timeoutMs: 6000).bytes, as: UTF8.self)
+        #expect(got.contains("*HQ,\(id),S20,") && got.hasSuffix(",1,1#"), "\(got)")
+        #expect(d.stop() == 0)
+    }
+}
+
+/// A big-endian 4-byte integer.
+func be32(_ v: UInt32) -> [UInt8] {
+    [
+        UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8),
+        UInt8(truncatingIfNeeded: v),
+    ]
 }

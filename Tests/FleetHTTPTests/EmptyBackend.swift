@@ -33,6 +33,9 @@ struct EmptyBackend: APIBackend {
     func ingest(
         _ decoding: WireDecoding, proto: TrackerProtocol, receivedMs: Int64, peer: String
     ) async -> IngestOutcome { .busy }
+    func queueCommand(device: String, command: CommandRequest, actor: String) async throws
+        -> CommandOutcome
+    { .unknownDevice }
 }
 
 /// A store with nothing stored.
@@ -56,6 +59,9 @@ struct EmptyReader: StoreReading {
     func devices() throws(StoreError) -> [DeviceRecord] { [] }
     func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] { [] }
     func registeredDevices() throws(StoreError) -> Set<String> { [] }
+    func commands(device: String?, statuses: [CommandStatus], limit: Int) throws(StoreError)
+        -> [CommandRecord]
+    { [] }
     func deviceNames() throws(StoreError) -> [String: String] { [:] }
     func alertCountsByType() throws(StoreError) -> [(type: String, count: Int)] { [] }
     func lastAlertId() throws(StoreError) -> Int64 { 0 }

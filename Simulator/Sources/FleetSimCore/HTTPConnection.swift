@@ -30,12 +30,13 @@ public final class HTTPConnection {
     /// when no whole response came within `timeoutMs`.
     public func exchange(
         _ method: String, _ target: String, body: [UInt8] = [], contentType: String? = nil,
-        timeoutMs: Int32
+        headers: [(String, String)] = [], timeoutMs: Int32
     ) throws -> (status: Int, body: String) {
         if fd < 0 { try connect() }
         var head =
             "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nUser-Agent: fleetsim\r\n"
         if let contentType { head += "Content-Type: \(contentType)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(body.count)\r\n\r\n"
         let request = Array(head.utf8) + body
         do {

@@ -18,6 +18,8 @@ final class DaemonAPI: APIBackend {
     private let commit: CommitStage
     private let tracking: TrackingStage
     private let door: Door
+    /// Commands to devices.
+    let desk: CommandDesk
     private let reporter: StatusReporter
     private let metrics: Metrics
     private let fencesFile: String
@@ -40,9 +42,10 @@ final class DaemonAPI: APIBackend {
 
     init(
         readers: ReaderPool, commit: CommitStage, tracking: TrackingStage, door: Door,
-        status: StatusReporter, metrics: Metrics, board: TripBoard, fencesFile: String,
-        fencesText: [UInt8]
+        desk: CommandDesk, status: StatusReporter, metrics: Metrics, board: TripBoard,
+        fencesFile: String, fencesText: [UInt8]
     ) {
+        self.desk = desk
         self.board = board
         self.readers = readers
         self.commit = commit
@@ -165,6 +168,35 @@ final class DaemonAPI: APIBackend {
             guard door.offer([arrival], proto: format.name) == 1 else { return .busy }
             return await waiter.wait(timeoutS: Self.commitWaitS) ? .committed : .timedOut
         }
+    }
+}
+
+extension DaemonAPI {
+    /// The API's side of commands: a typed command made the device's own
+    /// text for the protocol it was heard over, then queued by the desk.
+    func queueCommand(device: String, command: CommandRequest, actor: String) async throws
+        -> CommandOutcome
+    {
+        if let why = desk.refusal(for: device) { return .refused(why) }
+        let text: String
+        switch command {
+        case .text(let t):
+            text = t
+        case .output(let index, let on):
+            guard let p = desk.protocolOf(device) else {
+                return .refused(
+                    "device \(device) has not been heard from this run, so its protocol is not known: send its own command text"
+                )
+            }
+            guard let t = p.outputCommand(index: index, on: on) else {
+                return .refused("\(p.key) has no command for output \(index)")
+            }
+            text = t
+        }
+        guard let stored = try await desk.queue(device: device, text: text, actor: actor) else {
+            return .unknownDevice
+        }
+        return .queued(stored)
     }
 }
 

@@ -3,6 +3,7 @@ import FleetProtocols
 import FleetTracking
 import Foundation
 import Logging
+import Synchronization
 
 /// Where every fix enters, whatever its protocol and transport: a
 /// transport (a UDP socket's `DatagramHandler`, the OsmAnd HTTP server
@@ -20,6 +21,13 @@ final class Door: Sendable {
     let rejectLog: RateLimiter
     /// Registered device ids, when unknown devices are refused; nil accepts all.
     let registered: DeviceRegistry?
+    /// The protocol each device was last heard over (what commands it can take).
+    private let heard = Mutex<[String: String]>([:])
+
+    /// The protocol `device` was last heard over this run, if it was.
+    func heardOver(_ device: String) -> TrackerProtocol? {
+        heard.withLock { $0[device] }.flatMap(TrackerProtocol.init(rawValue:))
+    }
 
     /// False when unknown devices are refused and `device` is not registered.
     func known(_ device: String) -> Bool {
@@ -103,6 +111,13 @@ final class Door: Sendable {
     /// Returns how many were taken.
     func offer(_ arrivals: [Arrival], proto: String) -> Int {
         let taken = queue.offer(arrivals)
+        if taken > 0 {
+            heard.withLock { h in
+                for a in arrivals[..<taken] {
+                    if let d = a.fixes.first?.device, h[d] != proto { h[d] = proto }
+                }
+            }
+        }
         if taken < arrivals.count {
             for a in arrivals[taken...] {
                 metrics.rejected(proto, .overload, count: max(a.fixes.count, 1))

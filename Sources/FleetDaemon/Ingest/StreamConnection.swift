@@ -1,5 +1,6 @@
 import FleetModel
 import FleetProtocols
+import FleetStorage
 import Logging
 import NIOCore
 
@@ -28,6 +29,8 @@ final class StreamConnection: ChannelInboundHandler {
     private let session: any StreamSession
     private let door: Door
     private let table: ConnectionTable
+    /// Where commands come from and answers go (nil: no commands).
+    private let desk: CommandDesk?
     private let settings: Settings
     private let clock: WallClock
     /// `ip:port` of the peer, and its address alone (the per-address limit's key).
@@ -39,14 +42,18 @@ final class StreamConnection: ChannelInboundHandler {
     private var unitNumber = 0
     private var context: ChannelHandlerContext?
     private var closed = false
+    /// Commands waiting for the unit under commit to be answered (a
+    /// Teltonika device takes commands only once its records are).
+    private var outbox: [CommandRecord] = []
 
     init(
-        session: any StreamSession, door: Door, table: ConnectionTable, settings: Settings,
-        clock: WallClock, peer: String, address: String
+        session: any StreamSession, door: Door, table: ConnectionTable, desk: CommandDesk?,
+        settings: Settings, clock: WallClock, peer: String, address: String
     ) {
         self.session = session
         self.door = door
         self.table = table
+        self.desk = desk
         self.settings = settings
         self.clock = clock
         self.peer = peer
@@ -138,6 +145,7 @@ final class StreamConnection: ChannelInboundHandler {
                         )
                         old.close(promise: nil)
                     }
+                    desk?.connected(device)
                 }
                 act(on: unit, now: now)
             }
@@ -151,8 +159,12 @@ final class StreamConnection: ChannelInboundHandler {
         case .refused(let r):
             refuse(r.reason, r.detail)
         case .commandAnswer(let text):
-            door.logger.info(
-                "\(name): device \(session.device ?? "?") answered: \(text.prefix(200))")
+            if let device = session.device, let desk {
+                desk.answered(device, text: text)
+            } else {
+                door.logger.info(
+                    "\(name): device \(session.device ?? "?") answered: \(text.prefix(200))")
+            }
         case .fixes(let d):
             commit(d, now: now)
         }
@@ -211,7 +223,28 @@ final class StreamConnection: ChannelInboundHandler {
             return
         }
         context?.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
+        flushOutbox()
         process()
+    }
+
+    /// Sends `command` now, or once the unit under commit is answered (on the event loop).
+    func deliver(_ command: CommandRecord) {
+        outbox.append(command)
+        if !waiting { flushOutbox() }
+    }
+
+    private func flushOutbox() {
+        guard !closed, context != nil else { return }
+        let due = outbox
+        outbox = []
+        for c in due {
+            guard let bytes = session.command(c.text, nowMs: clock.nowMs()) else {
+                desk?.unsent(c)
+                continue
+            }
+            write(bytes)
+            desk?.sent(c)
+        }
     }
 
     /// Writes `bytes`; then closes the connection when `thenClose`.
@@ -233,6 +266,8 @@ final class StreamConnection: ChannelInboundHandler {
         guard !closed, let context else { return }
         closed = true
         pending = nil
+        for c in outbox { desk?.unsent(c) }  // sent on the device's next connection
+        outbox = []
         context.close(promise: nil)
     }
 }

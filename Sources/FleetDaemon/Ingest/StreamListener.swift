@@ -30,7 +30,7 @@ final class StreamListener: Sendable {
     /// socket systemd passed) when given.
     static func bind(
         _ proto: TrackerProtocol, address: ListenAddress?, inherited: Int32?, door: Door,
-        table: ConnectionTable, config: TCPConfig, clock: WallClock = .system
+        table: ConnectionTable, desk: CommandDesk?, config: TCPConfig, clock: WallClock = .system
     ) async throws -> StreamListener {
         let settings = StreamConnection.Settings(
             handshakeTimeoutS: config.handshakeTimeoutS, commitTimeoutS: config.commitTimeoutS,
@@ -69,7 +69,8 @@ final class StreamListener: Sendable {
                         IdleStateHandler(readTimeout: idle))
                     try channel.pipeline.syncOperations.addHandler(
                         StreamConnection(
-                            session: session, door: door, table: table, settings: settings,
+                            session: session, door: door, table: table, desk: desk,
+                            settings: settings,
                             clock: clock, peer: peer, address: ip))
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)

@@ -148,9 +148,14 @@ public final class Daemon: Sendable {
         let listeners = try bindListeners(door: door, inherited: inherited)
         let connections = ConnectionTable(
             maxTotal: config.tcp.maxConnections, maxPerAddress: config.tcp.maxConnectionsPerAddress)
+        let desk = CommandDesk(
+            table: connections, commit: commit, reader: try store.makeReader(), door: door,
+            expiryS: config.tcp.commandExpiryS
+        ) { [hub] command in hub?.publish(command: command) }
         let streams: [StreamListener]
         do {
-            streams = try await bindStreams(door: door, table: connections, inherited: inherited)
+            streams = try await bindStreams(
+                door: door, table: connections, desk: desk, inherited: inherited)
         } catch {
             for l in listeners { l.socket.close() }
             throw error
@@ -161,7 +166,8 @@ public final class Daemon: Sendable {
         let backend: DaemonAPI?
         if let readers, let board {
             backend = DaemonAPI(
-                readers: readers, commit: commit, tracking: tracking, door: door, status: status,
+                readers: readers, commit: commit, tracking: tracking, door: door, desk: desk,
+                status: status,
                 metrics: metrics, board: board, fencesFile: config.geofences.file,
                 fencesText: fencesText)
         } else {
@@ -226,6 +232,7 @@ public final class Daemon: Sendable {
                 retention: Retention(
                     retainDays: config.storage.retainDays, stage: commit, logger: logger)),
         ]
+        services.append(desk.service)
         if let registry = door.registered, let reader {
             services.append(RegistryRefresh(registry: registry, reader: reader).service)
         }
@@ -392,9 +399,9 @@ public final class Daemon: Sendable {
     /// One TCP door per protocol over TCP that is on: on the stream socket
     /// systemd passed under its name, else on its `[listen]` address,
     /// bound now (a port in use is a start-up error naming it).
-    private func bindStreams(door: Door, table: ConnectionTable, inherited: [String: Int32])
-        async throws -> [StreamListener]
-    {
+    private func bindStreams(
+        door: Door, table: ConnectionTable, desk: CommandDesk, inherited: [String: Int32]
+    ) async throws -> [StreamListener] {
         var out: [StreamListener] = []
         do {
             for proto in TrackerProtocol.carried(by: .tcp) {
@@ -402,7 +409,7 @@ public final class Daemon: Sendable {
                 let address = config.listen.address(of: proto)
                 guard fd != nil || address != nil else { continue }
                 let l = try await StreamListener.bind(
-                    proto, address: address, inherited: fd, door: door, table: table,
+                    proto, address: address, inherited: fd, door: door, table: table, desk: desk,
                     config: config.tcp)
                 logger.info("\(proto.key): listening on \(l.local) (TCP)")
                 out.append(l)

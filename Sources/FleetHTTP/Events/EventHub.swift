@@ -40,6 +40,8 @@ public final class EventHub: Sendable {
         var wantBatches = 0
         /// Commits not yet fanned out.
         var pending: [(alerts: [AlertRecord], positions: [PositionRow])] = []
+        /// Command status changes not yet fanned out.
+        var commands: [CommandRecord] = []
     }
 
     private let state = Mutex(State())
@@ -73,6 +75,17 @@ public final class EventHub: Sendable {
             guard !s.subscribers.isEmpty, !s.closed else { return false }
             guard !alerts.isEmpty || s.wantPositions > 0 else { return false }
             s.pending.append((alerts, s.wantPositions > 0 ? positions : []))
+            return true
+        }
+        if queued { wake.yield() }
+    }
+
+    /// A command's new status (queued, sent, answered, expired, failed):
+    /// the `command` event. Quick and non-blocking.
+    public func publish(command: CommandRecord) {
+        let queued = state.withLock { s -> Bool in
+            guard !s.subscribers.isEmpty, !s.closed else { return false }
+            s.commands.append(command)
             return true
         }
         if queued { wake.yield() }
@@ -170,14 +183,21 @@ public final class EventHub: Sendable {
             for await _ in wakes {
                 // Positions one event each only for subscribers that take them so,
                 // batched only for those that take batches.
-                let (pending, subs, singles, batches) = state.withLock { s in
-                    defer { s.pending.removeAll(keepingCapacity: true) }
+                let (pending, commands, subs, singles, batches) = state.withLock { s in
+                    defer {
+                        s.pending.removeAll(keepingCapacity: true)
+                        s.commands.removeAll()
+                    }
                     return (
-                        s.pending, Array(s.subscribers.values), s.wantPositions > s.wantBatches,
-                        s.wantBatches > 0
+                        s.pending, s.commands, Array(s.subscribers.values),
+                        s.wantPositions > s.wantBatches, s.wantBatches > 0
                     )
                 }
-                var events: [LiveEvent] = []
+                var events: [LiveEvent] = commands.map { c in
+                    LiveEvent(
+                        kind: .command, id: 0, device: c.device, type: nil, fence: nil,
+                        json: RecordCoding.line(c))
+                }
                 for commit in pending {
                     for a in commit.alerts {
                         events.append(

@@ -2,7 +2,7 @@ import NIOCore
 
 /// One event for the live stream, formatted once for every client.
 struct LiveEvent: Sendable {
-    enum Kind: Sendable { case alert, position, positions, ping }
+    enum Kind: Sendable { case alert, position, positions, command, ping }
     let kind: Kind
     /// The alert id (the SSE `id:`), 0 for positions and pings.
     let id: Int64
@@ -31,6 +31,7 @@ struct LiveEvent: Sendable {
             case .alert: "id: \(id)\nevent: alert\ndata: \(json)\n\n"
             case .position: "event: position\ndata: \(json)\n\n"
             case .positions: "event: positions\ndata: \(json)\n\n"
+            case .command: "event: command\ndata: \(json)\n\n"
             case .ping: ": keep-alive\n\n"
             }
         bytes = ByteBuffer(string: text)
@@ -90,6 +91,8 @@ struct EventFilter: Sendable {
         case .alert:
             return (device == nil || device == e.device) && (type == nil || type == e.type)
                 && (fence == nil || fence == e.fence)
+        case .command:
+            return (device == nil || device == e.device) && type == nil && fence == nil
         }
     }
 }

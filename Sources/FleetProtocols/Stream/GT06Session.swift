@@ -28,6 +28,8 @@ public final class GT06Session: StreamSession {
     /// The last heartbeat's status bits, applied to fixes that lack them.
     private var ignition: Bool?
     private var charging: Bool?
+    /// The last command's serial (also its server flag).
+    private var commandSerial: UInt16 = 0
 
     /// `utcOffsetMinutes`: the zone of devices that send local time and do
     /// not say so in their login (`gt06.utc_offset_minutes`).
@@ -69,7 +71,8 @@ public final class GT06Session: StreamSession {
                 .refused(
                     refusal(
                         .badCRC,
-                        "CRC-ITU 0x\(hex(UInt32(sent))) sent, 0x\(hex(UInt32(computed))) computed")))
+                        "CRC-ITU 0x\(hex(UInt32(sent))) sent, 0x\(hex(UInt32(computed))) computed"))
+            )
         }
         let proto = b[header]
         let serial = UInt16(b[crcEnd - 2]) << 8 | UInt16(b[crcEnd - 1])
@@ -94,7 +97,9 @@ public final class GT06Session: StreamSession {
         case 0x15:
             // Length (1) = 4 + text, server flag (4), ASCII text, [language (2)].
             guard content.count >= 5 else {
-                return .unit(consumed: total, .refused(refusal(.truncated, "a 0x15 answer of \(content.count) bytes")))
+                return .unit(
+                    consumed: total,
+                    .refused(refusal(.truncated, "a 0x15 answer of \(content.count) bytes")))
             }
             let textLength = min(Int(content[0]) - 4, content.count - 5)
             let text = UnsafeBufferPointer(rebasing: content[5..<(5 + max(0, textLength))])
@@ -127,7 +132,9 @@ public final class GT06Session: StreamSession {
             let word = Int(c[10]) << 8 | Int(c[11])
             let hhmm = word >> 4
             let minutes = (hhmm / 100) * 60 + hhmm % 100
-            if minutes <= 14 * 60 { offsetMs = Int64(word & 0x08 != 0 ? minutes : -minutes) * 60_000 }
+            if minutes <= 14 * 60 {
+                offsetMs = Int64(word & 0x08 != 0 ? minutes : -minutes) * 60_000
+            }
         }
         return .unit(consumed: consumed, .answer(answer))
     }
@@ -143,15 +150,20 @@ public final class GT06Session: StreamSession {
         -> Result<Fix, Rejection>
     {
         guard c.count >= 18 else {
-            return .failure(refusal(.truncated, "packet 0x\(hex2(proto)) of \(c.count) bytes (GPS block takes 18)"))
+            return .failure(
+                refusal(
+                    .truncated, "packet 0x\(hex2(proto)) of \(c.count) bytes (GPS block takes 18)"))
         }
-        let (y, mo, d, h, mi, s) = (Int(c[0]), Int(c[1]), Int(c[2]), Int(c[3]), Int(c[4]), Int(c[5]))
+        let (y, mo, d, h, mi, s) = (
+            Int(c[0]), Int(c[1]), Int(c[2]), Int(c[3]), Int(c[4]), Int(c[5])
+        )
         guard (1...12).contains(mo), (1...RFC3339.daysIn(month: mo, year: 2000 + y)).contains(d),
             h < 24, mi < 60, s < 60
         else {
             return .failure(refusal(.badTime, "date \(y)-\(mo)-\(d) \(h):\(mi):\(s)"))
         }
-        let local = RFC3339.epochMs(year: 2000 + y, month: mo, day: d, hour: h, minute: mi, second: s)
+        let local = RFC3339.epochMs(
+            year: 2000 + y, month: mo, day: d, hour: h, minute: mi, second: s)
         let sats = Int(c[6] & 0x0F)
         let latRaw = UInt32(c[7]) << 24 | UInt32(c[8]) << 16 | UInt32(c[9]) << 8 | UInt32(c[10])
         let lonRaw = UInt32(c[11]) << 24 | UInt32(c[12]) << 16 | UInt32(c[13]) << 8 | UInt32(c[14])
@@ -163,7 +175,9 @@ public final class GT06Session: StreamSession {
         if word & 0x0800 != 0 { lon = -lon }  // bit 11: 1 west
         guard lat.magnitude <= 90, lon.magnitude <= 180 else {
             return .failure(
-                refusal(lat.magnitude > 90 ? .latOutOfRange : .lonOutOfRange, "latitude \(lat), longitude \(lon)"))
+                refusal(
+                    lat.magnitude > 90 ? .latOutOfRange : .lonOutOfRange,
+                    "latitude \(lat), longitude \(lon)"))
         }
         var extra = FixExtra()
         var ign: Bool? = word & 0x4000 != 0 ? word & 0x8000 != 0 : nil
@@ -176,7 +190,9 @@ public final class GT06Session: StreamSession {
                 status(c[27])
                 ign = ignition
             }
-            if c.count >= 31, let kind = Self.alarm(c[30]) { extra.attributes = "{\"alarm\":\"\(kind)\"}" }
+            if c.count >= 31, let kind = Self.alarm(c[30]) {
+                extra.attributes = "{\"alarm\":\"\(kind)\"}"
+            }
         default: break
         }
         if charging != nil { extra.charging = charging }
@@ -204,14 +220,25 @@ public final class GT06Session: StreamSession {
     /// The server's answer to packet `proto` numbered `serial`: the same
     /// protocol number and serial in an empty frame, CRC-ITU, `0D 0A`.
     public static func reply(proto: UInt8, serial: UInt16, long: Bool = false) -> [UInt8] {
-        let body: [UInt8] = (long ? [0x00, 0x05] : [0x05]) + [proto, UInt8(serial >> 8), UInt8(serial & 0xFF)]
+        let body: [UInt8] =
+            (long ? [0x00, 0x05] : [0x05]) + [proto, UInt8(serial >> 8), UInt8(serial & 0xFF)]
         let crc = CRC16.x25(body)
-        return (long ? [0x79, 0x79] : [0x78, 0x78]) + body + [UInt8(crc >> 8), UInt8(crc & 0xFF), 0x0D, 0x0A]
+        return (long ? [0x79, 0x79] : [0x78, 0x78]) + body + [
+            UInt8(crc >> 8), UInt8(crc & 0xFF), 0x0D, 0x0A,
+        ]
+    }
+
+    public func command(_ text: String, nowMs: Int64) -> [UInt8]? {
+        guard device != nil else { return nil }
+        commandSerial &+= 1
+        return Self.commandFrame(text, flag: UInt32(commandSerial), serial: commandSerial)
     }
 
     /// The `0x80` frame that sends `command` (the device's own command
     /// text, `Relay,1#`) with server flag `flag` and serial `serial`.
-    public static func commandFrame(_ command: String, flag: UInt32 = 0, serial: UInt16 = 0) -> [UInt8] {
+    public static func commandFrame(_ command: String, flag: UInt32 = 0, serial: UInt16 = 0)
+        -> [UInt8]
+    {
         let text = Array(command.utf8)
         var body: [UInt8] = [UInt8(truncatingIfNeeded: 1 + 1 + 4 + text.count + 2 + 2), 0x80]
         body += [UInt8(truncatingIfNeeded: 4 + text.count)] + be32(flag) + text

@@ -37,7 +37,8 @@ public final class H02Session: StreamSession {
             return close(
                 .badFrame,
                 b[start] == UInt8(ascii: "$")
-                    ? "the binary H02 variant ($) is not taken" : "a message that does not start with *")
+                    ? "the binary H02 variant ($) is not taken"
+                    : "a message that does not start with *")
         }
         guard let end = b[start...].firstIndex(of: UInt8(ascii: "#")) else {
             return b.count - start > maxFrame
@@ -46,13 +47,16 @@ public final class H02Session: StreamSession {
         guard end - start + 1 <= maxFrame else {
             return close(.oversize, "a message of \(end - start + 1) bytes (at most \(maxFrame))")
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: b[(start + 1)..<end]), as: UTF8.self)
+        let text = String(
+            decoding: UnsafeBufferPointer(rebasing: b[(start + 1)..<end]), as: UTF8.self)
         let consumed = end + 1
         let fields = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard fields.count >= 3, fields[0].count == 2, !fields[1].isEmpty, fields[1].count <= 20,
             fields[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
         else {
-            return .unit(consumed: consumed, .refused(refusal(.badSentence, "not *XX,<id>,<type>,…#: \(text.prefix(40))")))
+            return .unit(
+                consumed: consumed,
+                .refused(refusal(.badSentence, "not *XX,<id>,<type>,…#: \(text.prefix(40))")))
         }
         let (maker, id, type) = (fields[0], fields[1], fields[2])
         if let d = device, d != id {
@@ -73,7 +77,8 @@ public final class H02Session: StreamSession {
                     .fixes(WireDecoding(fixes: [fix], reply: WireReply(Array(answer.utf8)))))
             }
         case "V4":
-            return .unit(consumed: consumed, .commandAnswer(fields.dropFirst(3).joined(separator: ",")))
+            return .unit(
+                consumed: consumed, .commandAnswer(fields.dropFirst(3).joined(separator: ",")))
         case "HTBT":
             return .unit(consumed: consumed, .answer(Array("*\(maker),\(id),HTBT#".utf8)))
         default:
@@ -102,15 +107,20 @@ public final class H02Session: StreamSession {
         }
         let lat = f[6] == "S" ? -lat0 : lat0
         let lon = f[8] == "W" ? -lon0 : lon0
-        guard lat.magnitude <= 90 else { return .failure(refusal(.latOutOfRange, "latitude \(lat)")) }
-        guard lon.magnitude <= 180 else { return .failure(refusal(.lonOutOfRange, "longitude \(lon)")) }
+        guard lat.magnitude <= 90 else {
+            return .failure(refusal(.latOutOfRange, "latitude \(lat)"))
+        }
+        guard lon.magnitude <= 180 else {
+            return .failure(refusal(.lonOutOfRange, "longitude \(lon)"))
+        }
         guard let knots = Double(f[9]), knots.isFinite, knots >= 0, let course = Double(f[10]),
             course.isFinite
         else {
             return .failure(refusal(.badField, "speed \(f[9]), course \(f[10])"))
         }
         let status = UInt32(f[12], radix: 16)
-        let ms = RFC3339.epochMs(year: 2000 + yy, month: mo, day: dd, hour: hh, minute: mi, second: ss)
+        let ms = RFC3339.epochMs(
+            year: 2000 + yy, month: mo, day: dd, hour: hh, minute: mi, second: ss)
         return .success(
             Fix(
                 device: id, time: ms, lat: lat, lon: lon, speedKmh: knots * 1.852, course: course,
@@ -122,7 +132,8 @@ public final class H02Session: StreamSession {
     static func degrees(_ s: String, width: Int) -> Double? {
         if s.hasPrefix("-") {
             let parts = s.dropFirst().split(separator: "-")
-            guard parts.count == 2, let d = Double(parts[0]), let m = Double(parts[1]), m < 60 else {
+            guard parts.count == 2, let d = Double(parts[0]), let m = Double(parts[1]), m < 60
+            else {
                 return nil
             }
             return d + m / 60
@@ -140,6 +151,10 @@ public final class H02Session: StreamSession {
         return s.prefix(19).filter { $0.isNumber }
     }
 
+    public func command(_ text: String, nowMs: Int64) -> [UInt8]? {
+        device.map { Self.commandLine(text, id: $0, nowMs: nowMs) }
+    }
+
     /// The command line that sends `command` (`S20,1,1` to cut the fuel)
     /// to device `id`, stamped with `nowMs`'s UTC time.
     public static func commandLine(_ command: String, id: String, nowMs: Int64) -> [UInt8] {
@@ -154,7 +169,9 @@ public final class H02Session: StreamSession {
         refused.contains { $0.reason == .unknownDevice } ? nil : d.reply
     }
 
-    public func locate(fix index: Int, in d: WireDecoding) -> String { "device \(d.fixes[index].device)" }
+    public func locate(fix index: Int, in d: WireDecoding) -> String {
+        "device \(d.fixes[index].device)"
+    }
 
     private func refusal(_ reason: RejectReason, _ detail: String) -> Rejection {
         Rejection(item: 0, seq: nil, reason: reason, detail: detail)

@@ -24,6 +24,11 @@ public protocol StreamSession: FixFormat {
     /// `maxFrame` without a whole unit closes the connection (`oversize`).
     func next(_ bytes: UnsafeBufferPointer<UInt8>, nowMs: Int64, known: (String) -> Bool)
         -> StreamStep
+
+    /// The bytes that send `text` (the device's own command text) on this
+    /// connection at `nowMs` (Teltonika Codec 12, GT06 `0x80`, an H02
+    /// line); nil before the device is known.
+    func command(_ text: String, nowMs: Int64) -> [UInt8]?
 }
 
 /// What a `StreamSession` made of the bytes at the start of its buffer.

@@ -46,7 +46,8 @@ public final class TeltonikaTCPSession: StreamSession {
         }
         guard b.count >= total else { return .needMore }
         let data = UnsafeBufferPointer(rebasing: b[8..<(8 + length)])
-        let sent = UInt32(b[total - 4]) << 24 | UInt32(b[total - 3]) << 16
+        let sent =
+            UInt32(b[total - 4]) << 24 | UInt32(b[total - 3]) << 16
             | UInt32(b[total - 2]) << 8 | UInt32(b[total - 1])
         let computed = CRC16.ibm(data)
         guard sent == UInt32(computed) else {
@@ -62,8 +63,7 @@ public final class TeltonikaTCPSession: StreamSession {
     }
 
     /// The IMEI message at the start of `b`.
-    private func handshake(_ b: UnsafeBufferPointer<UInt8>, known: (String) -> Bool) -> StreamStep
-    {
+    private func handshake(_ b: UnsafeBufferPointer<UInt8>, known: (String) -> Bool) -> StreamStep {
         guard b.count >= 2 else { return .needMore }
         let length = Int(b[0]) << 8 | Int(b[1])
         guard (1...20).contains(length) else {
@@ -110,7 +110,8 @@ public final class TeltonikaTCPSession: StreamSession {
             }
             let count2 = Int(try r.u8("second record count"))
             guard count2 == count else {
-                return .refused(refusal(.countMismatch, "record counts \(count) and \(count2) differ"))
+                return .refused(
+                    refusal(.countMismatch, "record counts \(count) and \(count2) differ"))
             }
             guard r.remaining == 0 else {
                 return .refused(
@@ -120,7 +121,8 @@ public final class TeltonikaTCPSession: StreamSession {
             return .fixes(
                 WireDecoding(
                     fixes: fixes,
-                    reply: WireReply(inline: 4) { i in UInt8(truncatingIfNeeded: n >> (24 - 8 * i)) }
+                    reply: WireReply(inline: 4) { i in UInt8(truncatingIfNeeded: n >> (24 - 8 * i))
+                    }
                 ))
         } catch {
             return .refused(
@@ -155,6 +157,10 @@ public final class TeltonikaTCPSession: StreamSession {
         "IMEI \(d.fixes[index].device) record \(index)"
     }
 
+    public func command(_ text: String, nowMs: Int64) -> [UInt8]? {
+        device == nil ? nil : Self.commandFrame(text)
+    }
+
     /// The Codec 12 frame that sends `command` (the device's own command
     /// text, `getinfo`, `setdigout 1`) to a device: type 5, CRC-16/IBM.
     public static func commandFrame(_ command: String) -> [UInt8] {
@@ -176,7 +182,10 @@ public final class TeltonikaTCPSession: StreamSession {
 }
 
 func be32(_ v: UInt32) -> [UInt8] {
-    [UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)]
+    [
+        UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8),
+        UInt8(truncatingIfNeeded: v),
+    ]
 }
 
 func hex(_ v: UInt32) -> String {

@@ -82,6 +82,14 @@ final class RecordingStore: Store, @unchecked Sendable {
 
     func tokensUsed(_ lastUsed: [String: Int64]) throws(StoreError) {}
 
+    func queueCommand(_ command: CommandRecord, audit: AuditRecord) throws(StoreError)
+        -> CommandRecord?
+    { nil }
+    func updateCommand(id: Int64, to status: CommandStatus, atMs: Int64, response: String?)
+        throws(StoreError) -> CommandRecord?
+    { nil }
+    func expireCommands(nowMs: Int64) throws(StoreError) -> [CommandRecord] { [] }
+
     // Webhooks: the subscriptions only (the outbox rows are in the batches).
     private let hooks = Mutex<[WebhookSubscription]>([])
 

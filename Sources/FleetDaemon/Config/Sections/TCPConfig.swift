@@ -26,6 +26,10 @@ public struct TCPConfig: Sendable, Equatable {
     /// GT06 devices that send local time without saying so in their login:
     /// their zone, minutes east of UTC (−720…840). Logins that carry a zone win.
     public var gt06UTCOffsetMinutes = 0
+    /// A command not answered this long after it was queued expires
+    /// (whether or not it was sent), seconds. A day by default: devices
+    /// that connect only when they have records to send still get it.
+    public var commandExpiryS = 86_400
 
     public init() {}
 
@@ -42,5 +46,7 @@ public struct TCPConfig: Sendable, Equatable {
             range: 1...1_000_000)
         gt06UTCOffsetMinutes = try s.int(
             "gt06_utc_offset_minutes", default: gt06UTCOffsetMinutes, range: -720...840)
+        commandExpiryS = try s.int(
+            "command_expiry_s", default: commandExpiryS, range: 10...30 * 86_400)
     }
 }
