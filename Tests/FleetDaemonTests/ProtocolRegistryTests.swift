@@ -22,7 +22,13 @@ import Testing
         let lines = config.split(separator: "\n", omittingEmptySubsequences: false)
         let start = try #require(lines.firstIndex(of: "[listen]"))
         let section = lines[(start + 1)...].prefix { !$0.hasPrefix("[") }
-        #expect(section.contains("# \(p.key) = \"127.0.0.1:\(p.defaultPort)\""))
+        if p.onByDefault {
+            #expect(section.contains("# \(p.key) = \"127.0.0.1:\(p.defaultPort)\""))
+        } else {
+            // Off: shown off, with its usual address in the comment above.
+            #expect(section.contains("# \(p.key) = \"\""))
+            #expect(section.joined(separator: "\n").contains("\"127.0.0.1:\(p.defaultPort)\""))
+        }
         #expect(DaemonConfig().listen.address(of: p)?.port == (p.onByDefault ? p.defaultPort : nil))
     }
 
