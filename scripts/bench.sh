@@ -65,6 +65,30 @@ echo
   --rate 65000 --rate 70000 --rate 80000
 
 echo
+echo "== the TCP door: 10 000 device connections, then TCP against UDP in the same sitting =="
+# fleetbench tcp: 10 000 Teltonika devices connect (from 8 loopback
+# addresses), report every 10 s (every 10th report a burst of 10 records)
+# for 30 s, then the same connections report faster, one record a frame,
+# up the ladder. Then the UDP door with the same devices, fences and
+# records a datagram: the ratio is TCP's highest sustained over UDP's.
+# The generator shares the two cores with fleetd; each process holds
+# about one descriptor per connection (ulimit -n: $(ulimit -n)).
+"$bin/fleetbench" tcp --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+  --connections 10000 --interval 10 --seconds 30 \
+  --rate 5000 --rate 10000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 --rate 60000 \
+  --rate 70000 --rate 80000 | tee "$data/tcp.txt" || echo "bench: the TCP step failed" >&2
+"$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+  --proto teltonika --records 1 --devices 10000 --warmup-rate 2500 \
+  --rate 5000 --rate 10000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 --rate 60000 \
+  --rate 70000 --rate 80000 | tee "$data/udp10k.txt" | grep -E "^highest|^at half" \
+  || echo "bench: the UDP comparison failed" >&2
+tcp=$(sed -n 's/^highest sustained over TCP: \([0-9]*\) fixes.*/\1/p' "$data/tcp.txt")
+udp=$(sed -n 's/^highest sustained: [0-9]* datagrams\/s = \([0-9]*\) fixes.*/\1/p' "$data/udp10k.txt")
+if [ -n "$tcp" ] && [ -n "$udp" ] && [ "$udp" -gt 0 ]; then
+  awk -v a="$tcp" -v b="$udp" 'BEGIN { printf "TCP / UDP, 10 000 devices, 1 record a frame: %d / %d fixes/s = %.2f\n", a, b, a / b }'
+fi
+
+echo
 echo "== the API under load while fleetd ingests at half its sustained rate =="
 # fleetbench api: the rate alone (the baseline), then the same rate while 500
 # API clients poll (a request each every second: a device's newest positions,

@@ -24,7 +24,7 @@ import Testing
         let fencesFile = Binaries.packageRoot.appendingPathComponent("config/geofences.geojson")
         let d = try DaemonProcess(
             fences: try String(contentsOf: fencesFile, encoding: .utf8),
-            trip: "", http: "127.0.0.1:0")
+            trip: "", http: "127.0.0.1:0", listenExtra: "teltonika_tcp = \"127.0.0.1:0\"")
         let ctl = try Binaries.path("fleetctl")
         for (user, role) in [("manager", "admin"), ("watcher", "viewer")] {
             let r = try runTool(
@@ -51,6 +51,7 @@ import Testing
                     "Tests/EndToEndTests/Browser/console_check.py"
                 ).path,
                 "--url", "http://127.0.0.1:\(d.ports["http"] ?? 0)/", "--udp", "\(d.port)",
+                "--teltonika-tcp", "\(d.ports["teltonika_tcp"] ?? 0)",
                 "--fences", fencesFile.path, "--user", "manager", "--password", "password-manager",
                 "--viewer", "watcher", "--viewer-password", "password-watcher", "--out", out.path,
             ], timeout: 300)
@@ -59,7 +60,7 @@ import Testing
         #expect(run.out.contains("ok: a viewer: no acknowledging, no upload"))
         for shot in [
             "console-login", "console-fleet", "console-live", "console-history",
-            "console-report", "console-fences",
+            "console-report", "console-fences", "console-command",
         ] {
             #expect(
                 FileManager.default.fileExists(

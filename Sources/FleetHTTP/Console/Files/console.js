@@ -449,9 +449,10 @@ async function showDetails(device, force) {
   if (detailsBusy && !force) return;
   detailsBusy = true;
   try {
-    const [d, trips] = await Promise.all([
+    const [d, trips, commands] = await Promise.all([
       api(`/api/v1/devices/${q(device)}`),
       pages(`/api/v1/trips?device=${q(device)}&from=${q(iso(Date.now() - 86400 * 1000))}&limit=1000`, 5).catch(() => []),
+      api(`/api/v1/devices/${q(device)}/commands?limit=5`).then((p) => p.items).catch(() => []),
     ]);
     if (state.selected !== device) return;
     const v = state.vehicles.get(device) || {};
@@ -468,6 +469,7 @@ async function showDetails(device, force) {
       ['Plate', d.plate || '–'],
     ];
     $('details-list').replaceChildren(...rows.flatMap(([k, val]) => [el('dt', { text: k }), el('dd', { text: val })]));
+    renderCommands(commands);
     $('details').hidden = false;
   } catch (err) {
     $('details-name').textContent = device;
@@ -479,6 +481,36 @@ async function showDetails(device, force) {
 }
 
 $('details-close').addEventListener('click', () => select(null));
+
+// ---- commands to the selected device --------------------------------------
+
+/** The selected device's newest commands, and the form for operators. */
+function renderCommands(commands) {
+  $('commands-list').replaceChildren(...commands.map((c) =>
+    el('li', {},
+      el('div', {}, el('code', { text: c.text }), el('span', { class: `status s-${c.status}`, text: c.status }),
+        el('span', { class: 'meta', text: ` · ${local(c.answered || c.sent || c.queued)} · ${c.by}` })),
+      c.response ? el('div', { class: 'answer', text: c.response }) : '')));
+  const operator = state.role && state.role !== 'viewer';
+  $('command-form').hidden = !operator;
+  $('details-commands').hidden = commands.length === 0 && !operator;
+}
+
+$('command-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const device = state.selected;
+  const text = $('command-text').value.trim();
+  if (!device || !text) return;
+  try {
+    await api(`/api/v1/devices/${q(device)}/commands`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text }),
+    });
+    $('command-text').value = '';
+    await showDetails(device, true);
+  } catch (err) {
+    alert(`Cannot send: ${err.message}`);
+  }
+});
 
 // ---- alerts -------------------------------------------------------------
 
@@ -584,6 +616,10 @@ function connect() {
     requestFrame();
   });
   events.addEventListener('alert', (e) => onAlert(JSON.parse(e.data)));
+  events.addEventListener('command', (e) => {
+    const c = JSON.parse(e.data);
+    if (c.device === state.selected) showDetails(c.device, true);
+  });
 }
 
 // ---- history and playback -----------------------------------------------
