@@ -165,6 +165,44 @@ import Testing
         #expect(onPG.stop() == 0, "log:\n\(onPG.log)")
     }
 
+    /// Commands on PostgreSQL: queued by `fleetctl` through the config,
+    /// sent to a device on the TCP door, its answer stored, listed.
+    @Test func aCommandGoesToTheDeviceAndItsAnswerIsStored() throws {
+        let pg = try PostgresServer()
+        defer { pg.remove() }
+        let d = try DaemonProcess(
+            fences: nil, extraConfig: pg.sectionConfig,
+            storageExtra: "retain_days = 0\n" + pg.storageConfig,
+            listenExtra: "teltonika_tcp = \"127.0.0.1:0\"")
+        d.databaseArgs = ["--config", d.configPath]
+        let imei = "352093081452251"
+        let c = try TCPTestClient(port: try #require(d.ports["teltonika_tcp"]))
+        c.send(TeltonikaEncoder.handshake(imei: imei))
+        #expect(c.receive(1).bytes == [1])
+        c.send(TeltonikaEncoder.tcp(records: [.init(time: t0, lat: 48.1, lon: 11.5)]))
+        #expect(c.receive(4).bytes == [0, 0, 0, 1])
+        let ctl = try Binaries.path("fleetctl")
+        let q = try runTool(ctl, ["commands", "send", imei, "getver"] + d.databaseArgs)
+        #expect(q.status == 0, "\(q.err)")
+        #expect(
+            try runTool(ctl, ["commands", "send", "nobody", "getver"] + d.databaseArgs).status != 0)
+        let frame = TeltonikaTCPSession.commandFrame("getver")
+        #expect(c.receive(frame.count, timeoutMs: 8000).bytes == frame)
+        let text = Array("Ver:03.27.07 GPS:AXN_5.1.1 Hw:FMB920".utf8)
+        let data: [UInt8] = [0x0C, 0x01, 0x06] + be32(UInt32(text.count)) + text + [0x01]
+        c.send([0, 0, 0, 0] + be32(UInt32(data.count)) + data + be32(UInt32(CRC16.ibm(data))))
+        var listed: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(10)
+        while listed.first?["status"] as? String != "answered", Date() < deadline {
+            listed = try TCPDoorEndToEndTests.commands(d, imei)
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(listed.count == 1)
+        #expect(listed.first?["status"] as? String == "answered", "\(listed)")
+        #expect(listed.first?["response"] as? String == String(decoding: text, as: UTF8.self))
+        #expect(d.stop() == 0)
+    }
+
     @Test func aBadURLOrPasswordIsAClearErrorAtStart() throws {
         let pg = try PostgresServer()
         defer { pg.remove() }
