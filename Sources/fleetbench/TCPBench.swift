@@ -104,20 +104,27 @@ struct TCPBench: ParsableCommand {
                     "held: %d devices reporting every %.0f s (every %dth report %d records): %.0f fixes/s answered, answer p50 %.1f ms, p99 %.1f ms; %d of %d frames answered",
                 connected, interval, burstEvery, burst, held.fixesPerS, held.p(50), held.p(99),
                 held.answered, held.sent))
-        say("step\toffered_fixes_s\tanswered_fixes_s\tframes_sent\tanswered\tp50_ms\tp99_ms")
+        say(
+            "step\toffered_fixes_s\tanswered_fixes_s\tframes_sent\tanswered\tp50_ms\tp99_ms\tfleetd_cpu_%\tgenerator_cpu_%"
+        )
         var best = 0.0
         for r in rate {
             daemon.waitIdle()
+            let (cpu0, own0) = (daemon.cpuSeconds(), Self.ownCPUSeconds())
             let step = fleet.run(
                 seconds: stepSeconds, interval: Double(connected) / r, burstEvery: 0, burst: 1)
+            let span = stepSeconds + 2
+            let cpu = (daemon.cpuSeconds() - cpu0) / span * 100
+            let own = (Self.ownCPUSeconds() - own0) / span * 100
             // Sustained: every frame answered, and the fixes offered taken at
             // (nearly) the rate offered, not merged into ever larger frames.
             let sustained =
                 step.answered == step.sent && step.sent > 0 && step.fixesPerS >= 0.95 * r
             say(
                 String(
-                    format: "%@\t%.0f\t%.0f\t%d\t%d\t%.1f\t%.1f", sustained ? "ok" : "NOT", r,
-                    step.fixesPerS, step.sent, step.answered, step.p(50), step.p(99)))
+                    format: "%@\t%.0f\t%.0f\t%d\t%d\t%.1f\t%.1f\t%.0f\t%.0f",
+                    sustained ? "ok" : "NOT",
+                    r, step.fixesPerS, step.sent, step.answered, step.p(50), step.p(99), cpu, own))
             if sustained { best = r } else { break }
         }
         if !rate.isEmpty {
@@ -128,6 +135,14 @@ struct TCPBench: ParsableCommand {
                     best, connected))
         }
         say("fleetd peak RSS: \(daemon.peakRSSKiB() / 1024) MB (VmHWM)")
+    }
+
+    /// CPU time this process (the generator) has used, user + system, seconds.
+    static func ownCPUSeconds() -> Double {
+        var u = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
+        return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec)
+            + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
     }
 }
 

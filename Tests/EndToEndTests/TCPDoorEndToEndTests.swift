@@ -221,6 +221,43 @@ final class TCPTestClient {
         #expect(d.stop() == 0)
     }
 
+    /// More connections than fleetd may open files: accepting pauses
+    /// (no spinning on the listening socket), and once the flood is gone a
+    /// device is served again.
+    @Test func aFloodBeyondTheFileLimitDoesNotSpinTheDoor() throws {
+        let d = try DaemonProcess(
+            fences: nil, listenExtra: Self.doors,
+            wrapper: ["/bin/sh", "-c", "ulimit -n 128 && exec \"$0\" \"$@\""])
+        let port = try #require(d.ports["teltonika_tcp"])
+        var flood: [TCPTestClient] = []
+        for _ in 0..<300 { flood.append(try TCPTestClient(port: port)) }
+        Thread.sleep(forTimeInterval: 1)
+        let pid = d.process.processIdentifier
+        func cpu() -> Double {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+            guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else {
+                return 0
+            }
+            return (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+        let before = cpu()
+        Thread.sleep(forTimeInterval: 3)
+        let used = cpu() - before
+        #expect(used < 1.0, "fleetd used \(used) s of CPU in 3 s while out of descriptors")
+        flood.removeAll()
+        var served: [UInt8] = []
+        let deadline = Date().addingTimeInterval(15)
+        while served != [1], Date() < deadline {
+            if let c = try? TCPTestClient(port: port) {
+                c.send(TeltonikaEncoder.handshake(imei: "352000000000009"))
+                served = c.receive(1, timeoutMs: 2000).bytes
+            }
+        }
+        #expect(served == [1])
+        #expect(d.stop() == 0)
+    }
+
     @Test func aDeviceThatReconnectsReplacesItsOldConnection() throws {
         let d = try DaemonProcess(fences: nil, listenExtra: Self.doors)
         let port = try #require(d.ports["gt06"])

@@ -42,6 +42,14 @@ final class StreamListener: Sendable {
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.autoRead, value: false)
+            // Out of descriptors (EMFILE), accepting pauses for a while
+            // instead of spinning on a listening socket that stays readable.
+            .serverChannelInitializer { [logger = door.logger] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        AcceptPause(name: proto.key, logger: logger))
+                }
+            }
             .childChannelOption(.socketOption(.so_keepalive), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(

@@ -146,6 +146,16 @@ public final class Daemon: Sendable {
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
             rejectLogPerSecond: config.log.rejectLogPerSecond, registered: registered)
         let listeners = try bindListeners(door: door, inherited: inherited)
+        if TrackerProtocol.carried(by: .tcp).contains(where: {
+            inherited[$0.key] != nil || config.listen.address(of: $0) != nil
+        }) {
+            let files = Self.raiseFileLimit()
+            if files < config.tcp.maxConnections + 1000 {
+                logger.warning(
+                    "tcp.max_connections is \(config.tcp.maxConnections) but fleetd may open only \(files) files: raise LimitNOFILE (ulimit -n)"
+                )
+            }
+        }
         let connections = ConnectionTable(
             maxTotal: config.tcp.maxConnections, maxPerAddress: config.tcp.maxConnectionsPerAddress)
         let desk = CommandDesk(
@@ -394,6 +404,21 @@ public final class Daemon: Sendable {
             throw error
         }
         return listeners
+    }
+
+    /// Raises the soft limit on open files to the hard one (each TCP
+    /// connection holds a descriptor; Debian's soft default is 1 024) and
+    /// returns the limit in force.
+    static func raiseFileLimit() -> Int {
+        var limit = rlimit()
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        guard getrlimit(resource, &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        return limit.rlim_cur > rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
     }
 
     /// One TCP door per protocol over TCP that is on: on the stream socket
