@@ -83,4 +83,9 @@ public struct Rejection: Error, Sendable, Equatable {
         self.reason = reason
         self.detail = detail
     }
+
+    /// A refusal of a whole unit (a datagram, a frame): item 0, no `seq`.
+    public init(_ reason: RejectReason, _ detail: String) {
+        self.init(item: 0, seq: nil, reason: reason, detail: detail)
+    }
 }

@@ -55,6 +55,22 @@ public enum TeltonikaEncoder {
         out.append(avlPacketId)
         put(UInt64(imei.utf8.count), 2)
         out.append(contentsOf: imei.utf8)
+        appendData(to: &out, codec: codec, records: records)
+        let length = out.count - lengthAt - 2
+        out[lengthAt] = UInt8(truncatingIfNeeded: length >> 8)
+        out[lengthAt + 1] = UInt8(truncatingIfNeeded: length)
+    }
+
+    /// Appends the AVL data (codec id, count, records, count), what a UDP
+    /// packet carries after its IMEI and a TCP frame between its length and CRC.
+    static func appendData(to out: inout [UInt8], codec: UInt8, records: [Record]) {
+        func put(_ v: UInt64, _ n: Int) {
+            var k = n
+            while k > 0 {
+                k -= 1
+                out.append(UInt8(truncatingIfNeeded: v >> (8 * k)))
+            }
+        }
         out.append(codec)
         out.append(UInt8(truncatingIfNeeded: records.count))
         let wide = codec != 0x08
@@ -90,9 +106,6 @@ public enum TeltonikaEncoder {
             }
         }
         out.append(UInt8(truncatingIfNeeded: records.count))
-        let length = out.count - lengthAt - 2
-        out[lengthAt] = UInt8(truncatingIfNeeded: length >> 8)
-        out[lengthAt + 1] = UInt8(truncatingIfNeeded: length)
     }
 }
 
@@ -109,8 +122,8 @@ extension TeltonikaEncoder {
     /// One AVL data frame as a device sends it over TCP: `00000000`, data
     /// length, codec … second count, CRC-16/IBM.
     public static func tcp(codec: UInt8 = 0x08, records: [Record]) -> [UInt8] {
-        // The UDP datagram with an empty IMEI has an 8-byte header before the codec id.
-        let data = Array(udp(avlPacketId: 0, imei: "", codec: codec, records: records).dropFirst(8))
+        var data: [UInt8] = []
+        appendData(to: &data, codec: codec, records: records)
         return [0, 0, 0, 0] + be32(UInt32(data.count)) + data + be32(UInt32(CRC16.ibm(data)))
     }
 }

@@ -20,18 +20,7 @@ import Testing
         return try #require(list.first { $0["id"] as? String == id })
     }
 
-    static func bytes(_ hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var i = hex.startIndex
-        while i < hex.endIndex {
-            let j = hex.index(i, offsetBy: 2)
-            out.append(UInt8(hex[i..<j], radix: 16)!)
-            i = j
-        }
-        return out
-    }
-
-    static func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
+    static func hexText(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
 
     static let now: Int64 = 1_795_000_000_000
 
@@ -88,15 +77,15 @@ import Testing
         let expect = try #require(v["expect"] as? [String: Any])
         let session = TeltonikaTCPSession()
         let imei = try Self.vector("teltonika", "imei-1")
-        let handshake = Self.bytes(try #require(imei["hex"] as? String))
-        let frame = Self.bytes(try #require(v["hex"] as? String))
+        let handshake = hex(try #require(imei["hex"] as? String))
+        let frame = hex(try #require(v["hex"] as? String))
         let (steps, rest) = Self.run(session, handshake + frame)
         #expect(rest == 0)
         try #require(steps.count == 2)
         #expect(steps[0] == .unit(consumed: handshake.count, .answer([1])))
         #expect(session.device == "123456789012345")
         let d = try #require(Self.fixes(steps[1]))
-        #expect(Self.hex(d.reply?.bytes ?? []) == expect["server_ack_hex"] as? String)
+        #expect(Self.hexText(d.reply?.bytes ?? []) == expect["server_ack_hex"] as? String)
         let records = try #require(expect["records"] as? [[String: Any]])
         #expect(d.fixes.count == records.count)
         for (fix, e) in zip(d.fixes, records) {
@@ -110,7 +99,7 @@ import Testing
         let v = try Self.vector("teltonika", "c8-bad-length")
         let (steps, _) = Self.run(
             session,
-            TeltonikaEncoder.handshake(imei: "123456789012345") + Self.bytes(v["hex"] as! String))
+            TeltonikaEncoder.handshake(imei: "123456789012345") + hex(v["hex"] as! String))
         #expect(steps.count == 2)
         guard case .close(let r, let answer) = steps.last else {
             Issue.record("not closed"); return
@@ -168,7 +157,7 @@ import Testing
         let (steps, rest) = Self.run(
             session,
             TeltonikaEncoder.handshake(imei: "352000000000001") + [0xFF]
-                + Self.bytes(v["hex"] as! String))
+                + hex(v["hex"] as! String))
         #expect(rest == 0)
         #expect(steps[1] == .unit(consumed: 1, .answer([])))
         guard case .unit(_, .commandAnswer(let text)) = steps[2] else {
@@ -180,12 +169,14 @@ import Testing
     @Test func commandFramesAreTheVectorsBytes() throws {
         let derived = try #require(Self.vectors["derived"] as? [[String: Any]])
         let hex = { (id: String) in derived.first { $0["id"] as? String == id }?["hex"] as? String }
-        #expect(Self.hex(TeltonikaTCPSession.commandFrame("getinfo")) == hex("c12-getinfo-encoded"))
         #expect(
-            Self.hex(TeltonikaTCPSession.commandFrame("setdigout 1"))
+            Self.hexText(TeltonikaTCPSession.commandFrame("getinfo")) == hex("c12-getinfo-encoded"))
+        #expect(
+            Self.hexText(TeltonikaTCPSession.commandFrame("setdigout 1"))
                 == hex("c12-setdigout-1-encoded"))
         let v = try Self.vector("teltonika", "c12-cmd-setdigout11")
-        #expect(Self.hex(TeltonikaTCPSession.commandFrame("setdigout 11")) == v["hex"] as? String)
+        #expect(
+            Self.hexText(TeltonikaTCPSession.commandFrame("setdigout 11")) == v["hex"] as? String)
         #expect(CRC16.ibm(Array("123456789".utf8)) == 0xBB3D)
         #expect(CRC16.x25(Array("123456789".utf8)) == 0x906E)
     }
@@ -199,12 +190,12 @@ import Testing
         let v = try Self.vector("gt06", id)
         let expect = try #require(v["expect"] as? [String: Any])
         let session = GT06Session()
-        let (steps, rest) = Self.run(session, Self.bytes(v["hex"] as! String))
+        let (steps, rest) = Self.run(session, hex(v["hex"] as! String))
         #expect(rest == 0)
         guard case .unit(_, .answer(let a)) = steps.first else {
             Issue.record("not answered"); return
         }
-        #expect(Self.hex(a) == expect["server_response_hex"] as? String)
+        #expect(Self.hexText(a) == expect["server_response_hex"] as? String)
         #expect(session.device == expect["imei"] as? String)
     }
 
@@ -213,12 +204,12 @@ import Testing
         let v = try Self.vector("gt06", id)
         let expect = try #require(v["expect"] as? [String: Any])
         let session = GT06Session()
-        let login = Self.bytes(try Self.vector("gt06", Self.gt06Login)["hex"] as! String)
-        let (steps, rest) = Self.run(session, login + Self.bytes(v["hex"] as! String))
+        let login = hex(try Self.vector("gt06", Self.gt06Login)["hex"] as! String)
+        let (steps, rest) = Self.run(session, login + hex(v["hex"] as! String))
         #expect(rest == 0)
         try #require(steps.count == 2)
         let d = try #require(Self.fixes(steps[1]))
-        #expect(Self.hex(d.reply?.bytes ?? []) == expect["server_response_hex"] as? String)
+        #expect(Self.hexText(d.reply?.bytes ?? []) == expect["server_response_hex"] as? String)
         let fix = try #require(d.fixes.first)
         #expect(fix.device == "353419036066061")
         try Self.check(fix, expect)
@@ -227,16 +218,17 @@ import Testing
     @Test func gt06HeartbeatsAreAnsweredAndTheirBitsKept() throws {
         let v = try Self.vector("gt06", "heartbeat-2")
         let session = GT06Session()
-        let login = Self.bytes(try Self.vector("gt06", Self.gt06Login)["hex"] as! String)
+        let login = hex(try Self.vector("gt06", Self.gt06Login)["hex"] as! String)
         let on = GT06Encoder.heartbeat(info: 0x06, serial: 9)  // ACC high, charging
         let position = GT06Encoder.location(
             timeMs: Self.now, lat: 48.1, lon: 11.5, speedKmh: 30, course: 90, serial: 10)
         let (steps, rest) = Self.run(
-            session, login + Self.bytes(v["hex"] as! String) + on + position)
+            session, login + hex(v["hex"] as! String) + on + position)
         #expect(rest == 0)
         try #require(steps.count == 4)
         guard case .unit(_, .answer(let a)) = steps[1] else { Issue.record("not answered"); return }
-        #expect(Self.hex(a) == (v["expect"] as? [String: Any])?["server_response_hex"] as? String)
+        #expect(
+            Self.hexText(a) == (v["expect"] as? [String: Any])?["server_response_hex"] as? String)
         let fix = try #require(Self.fixes(steps[3])?.fixes.first)
         #expect(fix.ignition == true)  // 0x12 has no ACC: the heartbeat's
         #expect(fix.extra?.charging == true)
@@ -245,16 +237,16 @@ import Testing
     }
 
     @Test func gt06BrokenFramesAreRefusedOrClose() throws {
-        let login = Self.bytes(try Self.vector("gt06", Self.gt06Login)["hex"] as! String)
+        let login = hex(try Self.vector("gt06", Self.gt06Login)["hex"] as! String)
         // The vendor document's example: its printed CRC is wrong.
-        let doc = Self.bytes(try Self.vector("gt06", "loc12-doc")["hex"] as! String)
+        let doc = hex(try Self.vector("gt06", "loc12-doc")["hex"] as! String)
         var (steps, _) = Self.run(GT06Session(), login + doc)
         guard case .unit(_, .refused(let r)) = steps.last else {
             Issue.record("not refused"); return
         }
         #expect(r.reason == .badCRC)
         // Shorter than its length byte, then the next frame's start: no 0D 0A where the length ends.
-        let truncated = Self.bytes(try Self.vector("gt06", "login-truncated")["hex"] as! String)
+        let truncated = hex(try Self.vector("gt06", "login-truncated")["hex"] as! String)
         (steps, _) = Self.run(GT06Session(), truncated + login)
         guard case .close(let r2, _) = steps.last else { Issue.record("not closed"); return }
         #expect(r2.reason == .badFrame)
@@ -269,7 +261,7 @@ import Testing
 
     @Test func gt06LoginTimeZonesAndTheConfiguredOffsetApply() throws {
         // Type id 100f, zone word 190a: GMT-04:00 (bit 3 west); local 10:00 is 14:00 UTC.
-        var content = Self.bytes("0353419036066061") + [0x10, 0x0F, 0x19, 0x0A]
+        var content = hex("0353419036066061") + [0x10, 0x0F, 0x19, 0x0A]
         let login = GT06Encoder.frame(proto: 0x01, content: content, serial: 1)
         let local = RFC3339.epochMs(year: 2026, month: 11, day: 27, hour: 10, minute: 0, second: 0)
         let position = GT06Encoder.location(
@@ -277,7 +269,7 @@ import Testing
         var (steps, _) = Self.run(GT06Session(), login + position)
         #expect(Self.fixes(steps[1])?.fixes.first?.time == local + 4 * 3_600_000)
         // No zone in the login: the configured offset (UTC+02:00).
-        content = Self.bytes("0353419036066061")
+        content = hex("0353419036066061")
         (steps, _) = Self.run(
             GT06Session(utcOffsetMinutes: 120),
             GT06Encoder.frame(proto: 0x01, content: content, serial: 1) + position)
@@ -286,16 +278,16 @@ import Testing
 
     @Test func gt06CommandFramesAreTheVectorsBytes() throws {
         let v = try Self.vector("gt06", "cmd-relay-1")
-        #expect(Self.hex(GT06Session.commandFrame("Relay,1#")) == v["hex"] as? String)
+        #expect(Self.hexText(GT06Session.commandFrame("Relay,1#")) == v["hex"] as? String)
     }
 
     @Test func gt06FramesAreReadByLengthNotByTheirStopBytes() throws {
         // A longitude whose bytes hold 0D 0A: a framer splitting on 0D 0A would cut it.
-        let login = Self.bytes(try Self.vector("gt06", Self.gt06Login)["hex"] as! String)
+        let login = hex(try Self.vector("gt06", Self.gt06Login)["hex"] as! String)
         let lon = Double(0x0D0A_0000) / 30_000 / 60
         let position = GT06Encoder.location(
             timeMs: Self.now, lat: 1, lon: lon, speedKmh: 0, course: 0, serial: 2)
-        #expect(Self.hex(position).contains("0d0a0000"))
+        #expect(Self.hexText(position).contains("0d0a0000"))
         let (steps, rest) = Self.run(GT06Session(), login + position)
         #expect(rest == 0)
         #expect(abs((Self.fixes(steps[1])?.fixes.first?.lon ?? 0) - lon) < 1e-6)

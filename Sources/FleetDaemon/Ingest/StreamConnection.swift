@@ -40,11 +40,14 @@ final class StreamConnection: ChannelInboundHandler {
     private let peer: String
     private let address: String
     private var pending: ByteBuffer?
-    private var waiting = false
+    /// The unit waiting for its commit, if one is: its number (bumped per
+    /// unit, so a late outcome of an abandoned one is ignored) and the
+    /// reply owed once it is made.
+    private var underCommit: (number: Int, reply: WireReply?)?
+    private var unitNumber = 0
+    private var waiting: Bool { underCommit != nil }
     /// Reading paused (too much buffered while a unit waits for its commit).
     private var paused = false
-    /// Bumped per unit sent to commit, so a late outcome of an abandoned one is ignored.
-    private var unitNumber = 0
     private var context: ChannelHandlerContext?
     private var closed = false
     /// Commands waiting for the unit under commit to be answered (a
@@ -180,8 +183,8 @@ final class StreamConnection: ChannelInboundHandler {
         }
     }
 
-    /// Screens one unit of fixes, queues it and waits (reading nothing
-    /// more) for its commit; its reply is written once it is made.
+    /// Screens one unit of fixes, queues it and waits for its commit (the
+    /// units after it wait in the buffer); its reply is written once it is made.
     private func commit(_ d: WireDecoding, now: Int64) {
         guard let context else { return }
         door.metrics.received(name, datagrams: 1, fixes: d.fixes.count)
@@ -205,11 +208,10 @@ final class StreamConnection: ChannelInboundHandler {
                 return
             }
             guard door.offer([arrival], proto: name) == 1 else { return }  // shed: resent later
-            waiting = true
-            replyOwed = arrival.reply
+            underCommit = (number, arrival.reply)
             loop.scheduleTask(in: .seconds(Int64(settings.commitTimeoutS))) {
                 let me = bound.value
-                guard me.waiting, me.unitNumber == number, !me.closed else { return }
+                guard me.underCommit?.number == number, !me.closed else { return }
                 me.door.logger.warning(
                     "\(me.name): fixes from \(me.peer) not committed within \(me.settings.commitTimeoutS) s; closing the connection unanswered"
                 )
@@ -218,14 +220,11 @@ final class StreamConnection: ChannelInboundHandler {
         }
     }
 
-    private var replyOwed: WireReply?
-
     /// The outcome of unit `number`'s commit (on the event loop).
     private func committed(_ ok: Bool, _ number: Int) {
-        guard waiting, number == unitNumber, !closed else { return }
-        waiting = false
-        if ok, let reply = replyOwed { write(reply.bytes) }
-        replyOwed = nil
+        guard let unit = underCommit, unit.number == number, !closed else { return }
+        underCommit = nil
+        if ok, let reply = unit.reply { write(reply.bytes) }
         if !ok {
             // Not taken here (cluster: another node's device): unanswered, the device resends.
             shut()

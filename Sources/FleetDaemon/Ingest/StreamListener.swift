@@ -62,16 +62,17 @@ final class StreamListener: Sendable {
                 let ip = remote?.ipAddress ?? "?"
                 let port = remote?.port ?? 0
                 let peer = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+                // Carried by TCP: every one has a session.
+                guard let session = proto.makeSession(maxFrame: maxFrame, gt06OffsetMinutes: offset)
+                else {
+                    return channel.close()
+                }
                 if let why = table.open(channel, from: ip) {
                     door.refuse(
                         proto.key, .connectionLimit, why, nil, .connection(peer, device: nil))
                     return channel.close()
                 }
                 door.metrics.tcpConnection(proto.key, opened: true)
-                guard let session = proto.makeSession(maxFrame: maxFrame, gt06OffsetMinutes: offset)
-                else {
-                    return channel.close()
-                }
                 do {
                     try channel.pipeline.syncOperations.addHandler(
                         IdleStateHandler(readTimeout: idle))

@@ -25,6 +25,12 @@ public enum CRC16 {
         return ~crc
     }
 
+    /// A CRC as log lines show it: at least 4 hex digits.
+    static func hex(_ v: UInt32) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: max(0, 4 - s.count)) + s
+    }
+
     public static func ibm(_ bytes: [UInt8]) -> UInt16 { bytes.withUnsafeBufferPointer { ibm($0) } }
     public static func x25(_ bytes: [UInt8]) -> UInt16 { bytes.withUnsafeBufferPointer { x25($0) } }
 }

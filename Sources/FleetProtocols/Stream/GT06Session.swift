@@ -46,7 +46,10 @@ public final class GT06Session: StreamSession {
         switch (b[0], b[1]) {
         case (0x78, 0x78): long = false
         case (0x79, 0x79): long = true
-        default: return close(.badFrame, "start bytes \(hex2(b[0]))\(hex2(b[1])) (78 78 or 79 79)")
+        default:
+            return close(
+                .badFrame,
+                "start bytes \(NMEAParser.hex2(b[0]))\(NMEAParser.hex2(b[1])) (78 78 or 79 79)")
         }
         let header = long ? 4 : 3
         guard b.count >= header else { return .needMore }
@@ -69,9 +72,10 @@ public final class GT06Session: StreamSession {
             return .unit(
                 consumed: total,
                 .refused(
-                    refusal(
+                    Rejection(
                         .badCRC,
-                        "CRC-ITU 0x\(hex(UInt32(sent))) sent, 0x\(hex(UInt32(computed))) computed"))
+                        "CRC-ITU 0x\(CRC16.hex(UInt32(sent))) sent, 0x\(CRC16.hex(UInt32(computed))) computed"
+                    ))
             )
         }
         let proto = b[header]
@@ -80,7 +84,7 @@ public final class GT06Session: StreamSession {
         let answer = Self.reply(proto: proto, serial: serial, long: long)
         if proto == 0x01 { return login(content, answer: answer, consumed: total, known: known) }
         guard let imei = device else {
-            return close(.noIdentity, "packet 0x\(hex2(proto)) before the login")
+            return close(.noIdentity, "packet 0x\(NMEAParser.hex2(proto)) before the login")
         }
         switch proto {
         case 0x12, 0x22, 0x16, 0x26:
@@ -99,7 +103,7 @@ public final class GT06Session: StreamSession {
             guard content.count >= 5 else {
                 return .unit(
                     consumed: total,
-                    .refused(refusal(.truncated, "a 0x15 answer of \(content.count) bytes")))
+                    .refused(Rejection(.truncated, "a 0x15 answer of \(content.count) bytes")))
             }
             let textLength = min(Int(content[0]) - 4, content.count - 5)
             let text = UnsafeBufferPointer(rebasing: content[5..<(5 + max(0, textLength))])
@@ -151,8 +155,9 @@ public final class GT06Session: StreamSession {
     {
         guard c.count >= 18 else {
             return .failure(
-                refusal(
-                    .truncated, "packet 0x\(hex2(proto)) of \(c.count) bytes (GPS block takes 18)"))
+                Rejection(
+                    .truncated,
+                    "packet 0x\(NMEAParser.hex2(proto)) of \(c.count) bytes (GPS block takes 18)"))
         }
         let (y, mo, d, h, mi, s) = (
             Int(c[0]), Int(c[1]), Int(c[2]), Int(c[3]), Int(c[4]), Int(c[5])
@@ -160,7 +165,7 @@ public final class GT06Session: StreamSession {
         guard (1...12).contains(mo), (1...RFC3339.daysIn(month: mo, year: 2000 + y)).contains(d),
             h < 24, mi < 60, s < 60
         else {
-            return .failure(refusal(.badTime, "date \(y)-\(mo)-\(d) \(h):\(mi):\(s)"))
+            return .failure(Rejection(.badTime, "date \(y)-\(mo)-\(d) \(h):\(mi):\(s)"))
         }
         let local = RFC3339.epochMs(
             year: 2000 + y, month: mo, day: d, hour: h, minute: mi, second: s)
@@ -175,7 +180,7 @@ public final class GT06Session: StreamSession {
         if word & 0x0800 != 0 { lon = -lon }  // bit 11: 1 west
         guard lat.magnitude <= 90, lon.magnitude <= 180 else {
             return .failure(
-                refusal(
+                Rejection(
                     lat.magnitude > 90 ? .latOutOfRange : .lonOutOfRange,
                     "latitude \(lat), longitude \(lon)"))
         }
@@ -247,22 +252,8 @@ public final class GT06Session: StreamSession {
         return [0x78, 0x78] + body + [UInt8(crc >> 8), UInt8(crc & 0xFF), 0x0D, 0x0A]
     }
 
-    public func reply(to d: WireDecoding, refused: [(fix: Int, reason: RejectReason)]) -> WireReply?
-    {
-        refused.contains { $0.reason == .unknownDevice } ? nil : d.reply
-    }
-
     public func locate(fix index: Int, in d: WireDecoding) -> String {
         "IMEI \(d.fixes[index].device)"
     }
 
-    private func refusal(_ reason: RejectReason, _ detail: String) -> Rejection {
-        Rejection(item: 0, seq: nil, reason: reason, detail: detail)
-    }
-
-    private func close(_ reason: RejectReason, _ detail: String) -> StreamStep {
-        .close(refusal(reason, detail), answer: [])
-    }
 }
-
-func hex2(_ b: UInt8) -> String { (b < 16 ? "0" : "") + String(b, radix: 16) }

@@ -56,7 +56,7 @@ public final class H02Session: StreamSession {
         else {
             return .unit(
                 consumed: consumed,
-                .refused(refusal(.badSentence, "not *XX,<id>,<type>,…#: \(text.prefix(40))")))
+                .refused(Rejection(.badSentence, "not *XX,<id>,<type>,…#: \(text.prefix(40))")))
         }
         let (maker, id, type) = (fields[0], fields[1], fields[2])
         if let d = device, d != id {
@@ -89,7 +89,7 @@ public final class H02Session: StreamSession {
     /// A `V1` message's fields as a fix.
     private func position(_ f: [String], id: String) -> Result<Fix, Rejection> {
         guard f.count >= 13 else {
-            return .failure(refusal(.missingField, "V1 with \(f.count) fields (13 at least)"))
+            return .failure(Rejection(.missingField, "V1 with \(f.count) fields (13 at least)"))
         }
         let (time, date) = (Array(f[3].utf8), Array(f[11].utf8))
         guard time.count >= 6, date.count == 6, let hh = Int(f[3].prefix(2)),
@@ -98,25 +98,25 @@ public final class H02Session: StreamSession {
             let yy = Int(f[11].suffix(2)), (1...12).contains(mo),
             (1...RFC3339.daysIn(month: mo, year: 2000 + yy)).contains(dd), hh < 24, mi < 60, ss < 60
         else {
-            return .failure(refusal(.badTime, "time \(f[3]), date \(f[11])"))
+            return .failure(Rejection(.badTime, "time \(f[3]), date \(f[11])"))
         }
         guard let lat0 = Self.degrees(f[5], width: 2), let lon0 = Self.degrees(f[7], width: 3),
             ["N", "S"].contains(f[6]), ["E", "W"].contains(f[8])
         else {
-            return .failure(refusal(.badNMEAField, "position \(f[5]),\(f[6]),\(f[7]),\(f[8])"))
+            return .failure(Rejection(.badNMEAField, "position \(f[5]),\(f[6]),\(f[7]),\(f[8])"))
         }
         let lat = f[6] == "S" ? -lat0 : lat0
         let lon = f[8] == "W" ? -lon0 : lon0
         guard lat.magnitude <= 90 else {
-            return .failure(refusal(.latOutOfRange, "latitude \(lat)"))
+            return .failure(Rejection(.latOutOfRange, "latitude \(lat)"))
         }
         guard lon.magnitude <= 180 else {
-            return .failure(refusal(.lonOutOfRange, "longitude \(lon)"))
+            return .failure(Rejection(.lonOutOfRange, "longitude \(lon)"))
         }
         guard let knots = Double(f[9]), knots.isFinite, knots >= 0, let course = Double(f[10]),
             course.isFinite
         else {
-            return .failure(refusal(.badField, "speed \(f[9]), course \(f[10])"))
+            return .failure(Rejection(.badField, "speed \(f[9]), course \(f[10])"))
         }
         let status = UInt32(f[12], radix: 16)
         let ms = RFC3339.epochMs(
@@ -164,20 +164,8 @@ public final class H02Session: StreamSession {
         return Array("*HQ,\(id),\(parts.first ?? ""),\(hhmmss)\(rest)#".utf8)
     }
 
-    public func reply(to d: WireDecoding, refused: [(fix: Int, reason: RejectReason)]) -> WireReply?
-    {
-        refused.contains { $0.reason == .unknownDevice } ? nil : d.reply
-    }
-
     public func locate(fix index: Int, in d: WireDecoding) -> String {
         "device \(d.fixes[index].device)"
     }
 
-    private func refusal(_ reason: RejectReason, _ detail: String) -> Rejection {
-        Rejection(item: 0, seq: nil, reason: reason, detail: detail)
-    }
-
-    private func close(_ reason: RejectReason, _ detail: String) -> StreamStep {
-        .close(refusal(reason, detail), answer: [])
-    }
 }

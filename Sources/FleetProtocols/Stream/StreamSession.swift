@@ -40,7 +40,7 @@ public enum StreamStep: Sendable, Equatable {
     /// The connection cannot go on (framing lost, a refused handshake, a
     /// message for another device): `answer` (maybe empty) is written, then
     /// the connection is closed; the rejection is counted and logged.
-    case close(Rejection, answer: [UInt8])
+    case close(Rejection, answer: [UInt8] = [])
 }
 
 /// One unit a connection received.
@@ -81,6 +81,23 @@ public protocol FixFormat: AnyObject {
     /// Where item `index` (0-based, as in `Rejection.item`) stood, for log
     /// lines: `line 3` (JSON Lines), `item 3` (1-based).
     func locate(item index: Int) -> String
+}
+
+extension StreamSession {
+    /// Every TCP protocol answers a unit whose fixes were partly refused
+    /// as it would whole (sending it again would not make them valid),
+    /// except when its device is not registered: then nothing, so the
+    /// device keeps it until it is.
+    public func reply(to d: WireDecoding, refused: [(fix: Int, reason: RejectReason)])
+        -> WireReply?
+    {
+        refused.contains { $0.reason == .unknownDevice } ? nil : d.reply
+    }
+
+    /// The connection cannot go on: `reason` and `detail`, `answer` written first.
+    func close(_ reason: RejectReason, _ detail: String, answer: [UInt8] = []) -> StreamStep {
+        .close(Rejection(reason, detail), answer: answer)
+    }
 }
 
 extension FixFormat {

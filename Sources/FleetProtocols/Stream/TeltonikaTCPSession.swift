@@ -54,9 +54,9 @@ public final class TeltonikaTCPSession: StreamSession {
             return .unit(
                 consumed: total,
                 .refused(
-                    refusal(
+                    Rejection(
                         .badCRC,
-                        "CRC 0x\(hex(sent)) sent, 0x\(hex(UInt32(computed))) computed over \(length) bytes"
+                        "CRC 0x\(CRC16.hex(sent)) sent, 0x\(CRC16.hex(UInt32(computed))) computed over \(length) bytes"
                     )))
         }
         return .unit(consumed: total, frame(data, imei: imei))
@@ -94,7 +94,7 @@ public final class TeltonikaTCPSession: StreamSession {
             if codec == 0x0C { return try commandAnswer(&r) }
             guard codec == 0x08 || codec == 0x8E || codec == 0x10 else {
                 return .refused(
-                    refusal(
+                    Rejection(
                         .unsupportedCodec,
                         "codec 0x\(String(codec, radix: 16)) (takes 0x08, 0x8E, 0x10 and 0x0C answers)"
                     ))
@@ -105,17 +105,17 @@ public final class TeltonikaTCPSession: StreamSession {
             for i in 0..<count {
                 switch try TeltonikaDecoder.record(&r, codec: codec, imei: imei, index: i) {
                 case .success(let f): fixes.append(f)
-                case .failure(let e): return .refused(refusal(e.reason, e.detail))
+                case .failure(let e): return .refused(Rejection(e.reason, e.detail))
                 }
             }
             let count2 = Int(try r.u8("second record count"))
             guard count2 == count else {
                 return .refused(
-                    refusal(.countMismatch, "record counts \(count) and \(count2) differ"))
+                    Rejection(.countMismatch, "record counts \(count) and \(count2) differ"))
             }
             guard r.remaining == 0 else {
                 return .refused(
-                    refusal(.trailingBytes, "\(r.remaining) bytes after the last record count"))
+                    Rejection(.trailingBytes, "\(r.remaining) bytes after the last record count"))
             }
             let n = UInt32(count)
             return .fixes(
@@ -126,7 +126,7 @@ public final class TeltonikaTCPSession: StreamSession {
                 ))
         } catch {
             return .refused(
-                refusal(.truncated, "ends inside the \(error.field) at byte \(error.offset)"))
+                Rejection(.truncated, "ends inside the \(error.field) at byte \(error.offset)"))
         }
     }
 
@@ -139,18 +139,13 @@ public final class TeltonikaTCPSession: StreamSession {
         _ = try r.u8("second quantity")
         guard type == 0x06, r.remaining == 0 else {
             return .refused(
-                refusal(
+                Rejection(
                     .unsupportedCodec,
                     type == 0x06
                         ? "\(r.remaining) bytes after a Codec 12 answer"
                         : "Codec 12 type \(type) from a device (takes 6, an answer)"))
         }
         return .commandAnswer(String(decoding: text, as: UTF8.self))
-    }
-
-    public func reply(to d: WireDecoding, refused: [(fix: Int, reason: RejectReason)]) -> WireReply?
-    {
-        refused.contains { $0.reason == .unknownDevice } ? nil : d.reply
     }
 
     public func locate(fix index: Int, in d: WireDecoding) -> String {
@@ -170,15 +165,6 @@ public final class TeltonikaTCPSession: StreamSession {
         return [0, 0, 0, 0] + be32(UInt32(data.count)) + data + be32(UInt32(CRC16.ibm(data)))
     }
 
-    private func refusal(_ reason: RejectReason, _ detail: String) -> Rejection {
-        Rejection(item: 0, seq: nil, reason: reason, detail: detail)
-    }
-
-    private func close(_ reason: RejectReason, _ detail: String, answer: [UInt8] = [])
-        -> StreamStep
-    {
-        .close(refusal(reason, detail), answer: answer)
-    }
 }
 
 func be32(_ v: UInt32) -> [UInt8] {
@@ -186,9 +172,4 @@ func be32(_ v: UInt32) -> [UInt8] {
         UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8),
         UInt8(truncatingIfNeeded: v),
     ]
-}
-
-func hex(_ v: UInt32) -> String {
-    let s = String(v, radix: 16)
-    return String(repeating: "0", count: max(0, 4 - s.count)) + s
 }

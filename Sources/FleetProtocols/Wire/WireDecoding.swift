@@ -35,7 +35,7 @@ public struct WireDecoding: Sendable, Equatable {
 
     /// A datagram refused whole.
     public static func refused(_ reason: RejectReason, _ detail: String) -> WireDecoding {
-        WireDecoding(refusal: Rejection(item: 0, seq: nil, reason: reason, detail: detail))
+        WireDecoding(refusal: Rejection(reason, detail))
     }
 
     /// The 0-based item fix `index` came from.
