@@ -221,8 +221,11 @@ import Testing
         if parts.count == 2 {
             // How many still send after the kill depends on when this test
             // got its turn on a busy pool; every one of them must be back.
+            // The dead node's devices wait for its lease (10 s) and the
+            // next resend (1 s); the rest is slack for a loaded machine
+            // (18 s was seen with the whole suite on two cores).
             #expect((Int(parts[0]) ?? 0) > 0, "\(gap.out)")
-            #expect((Int(parts[1]) ?? .max) <= 15_000, "slowest device back after \(parts[1]) ms")
+            #expect((Int(parts[1]) ?? .max) <= 25_000, "slowest device back after \(parts[1]) ms")
         }
 
         // Each alert delivered to the subscription once, whichever node
