@@ -24,8 +24,28 @@ public struct FixExtra: Sendable, Equatable {
     public var batteryPercent: Double?
     /// Charging (OsmAnd `charge`, `battery.is_charging`).
     public var charging: Bool?
+    /// An alarm the device raised with this fix, as a snake_case kind
+    /// (`sos`, `power_cut`, `vibration`, `low_battery`, `crash`,
+    /// `harsh_braking`, …): the GT06 alarm byte, Teltonika IO 247 and
+    /// IO 253, an OsmAnd `alarm` parameter. nil: none.
+    public var alarm: String?
+    /// The Teltonika iButton (IO 78) read on this fix: the driver's key as
+    /// 16 hexadecimal digits, most significant byte first (nil: none, or
+    /// the value 0 the device sends without a key).
+    public var driver: String?
     /// Other keys a phone sent, as one JSON object text (`{"alarm":"sos",…}`).
     public var attributes: String?
 
     public init() {}
+
+    /// `text` as an alarm kind: lower case, letters, digits and `_` only
+    /// (others become `_`), at most 32 characters; nil when empty.
+    public static func alarmKind(_ text: some StringProtocol) -> String? {
+        var out = ""
+        for c in text.lowercased().unicodeScalars.prefix(32) {
+            out.unicodeScalars.append(
+                ("a"..."z").contains(c) || ("0"..."9").contains(c) ? c : "_")
+        }
+        return out.isEmpty ? nil : out
+    }
 }

@@ -34,6 +34,12 @@ public struct DeviceState: Sendable, Equatable {
     public var silent: Bool = false
     /// The span a trip's maximum speed is being measured over (`SpeedWindow`).
     public var window: SpeedWindow?
+    /// The ignition as the device last reported it (nil: never reported),
+    /// and since when, Unix ms.
+    public var ignition: Bool?
+    public var ignitionSince: Int64 = 0
+    /// The current idling (ignition on, standing), if any.
+    public var idle: IdleEpisode?
     /// The tracker generation whose fence ranks `fences` carry (0: none).
     var ranksEpoch = RankHint()
 

@@ -3,7 +3,7 @@
 /// state, so it is built with no allocation beyond its buffer and read back
 /// bit-identical.
 ///
-/// Layout, version 2: the byte `2`, then fields in a fixed order. Integers
+/// Layout, version 3: the byte `3`, then fields in a fixed order. Integers
 /// are LEB128 varints (signed ones zigzag-encoded, times as differences
 /// from `lastTime`, which is small for recent times); doubles are their 8
 /// IEEE 754 bytes, little-endian (exact). Optional parts start with a tag
@@ -18,15 +18,19 @@
 ///     fences: count, each id (length, UTF-8) phase(0 entering: since |
 ///       1 inside: since | 2 exiting: enteredAt since fixes)
 ///     window(0 | 1: since odometerM reportedKmhMs reportedMs)
+///     ignition(0 unknown | 1 off: since | 2 on: since)
+///     idle(0 | 1: since announced)
 ///
 /// Version 1 (without `recentLat recentLon` and `window`) is still read: a
 /// stay's recent point is then its mean, and the speed span starts afresh.
+/// So is version 2 (without the ignition and idling): the ignition is then
+/// unknown until the device reports it.
 ///
 /// A waypoint is time lat lon odometerM fixNo. `decode` returns nil for a
 /// value it cannot read (truncated, another version): the caller restarts
 /// that device's tracking from its stored position.
 public enum DeviceStateCodec {
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
 
     /// Appends the encoding of `s` to `out`.
     public static func encode(_ s: DeviceState, into out: inout [UInt8]) {
@@ -128,6 +132,15 @@ public enum DeviceStateCodec {
         } else {
             w.byte(0)
         }
+        w.byte(s.ignition.map { $0 ? 2 : 1 } ?? 0)
+        if s.ignition != nil { w.time(s.ignitionSince) }
+        if let e = s.idle {
+            w.byte(1)
+            w.time(e.since)
+            w.byte(e.announced ? 1 : 0)
+        } else {
+            w.byte(0)
+        }
         out = w.out
     }
 
@@ -141,7 +154,7 @@ public enum DeviceStateCodec {
     /// The state `encode` wrote, or nil when `bytes` is not such a value.
     public static func decode(_ bytes: UnsafeRawBufferPointer) -> DeviceState? {
         var r = Reader(bytes: bytes)
-        guard let v = r.byte(), v == 1 || v == version, let last = r.int() else { return nil }
+        guard let v = r.byte(), (1...version).contains(v), let last = r.int() else { return nil }
         r.base = last
         guard let posTime = r.time(), let lat = r.double(), let lon = r.double(),
             let odo = r.double(), let accepted = r.int(), let seq = r.int(),
@@ -239,6 +252,21 @@ public enum DeviceStateCodec {
                 guard let t = r.time(), let o = r.double(), let k = r.double(), let ms = r.int()
                 else { return nil }
                 s.window = SpeedWindow(since: t, odometerM: o, reportedKmhMs: k, reportedMs: ms)
+            default: return nil
+            }
+        }
+        if v >= 3 {
+            guard let ign = r.byte(), ign <= 2 else { return nil }
+            if ign > 0 {
+                guard let since = r.time() else { return nil }
+                s.ignition = ign == 2
+                s.ignitionSince = since
+            }
+            switch r.byte() {
+            case 0: break
+            case 1:
+                guard let t = r.time(), let a = r.byte() else { return nil }
+                s.idle = IdleEpisode(since: t, announced: a == 1)
             default: return nil
             }
         }

@@ -207,6 +207,7 @@ public struct Tracker: Sendable {
             st.silent = false
         }
         st.lastTime = fix.time
+        deviceInputs(fix, state: &st, alerts: &alerts)
         guard fix.valid else {
             return Outcome(disposition: .invalid, alerts: alerts, state: nil)
         }
@@ -504,6 +505,7 @@ public struct Tracker: Sendable {
         advanceTrip(
             fix, here: here, prev: prev, gap: gap, speed: spanKmh, state: &st, alerts: &alerts,
             trips: &trips)
+        idling(fix, prev: prev, departed: firstLeg?.from.time, state: &st, alerts: &alerts)
         return Outcome(disposition: .accepted, alerts: alerts, state: nil, trips: trips)
     }
 

@@ -59,6 +59,9 @@ public struct TrackerSettings: Sendable, Equatable {
     public var tripGapS: Double = 3600
     /// When a device reports ignition off, the trip ends there (and none starts).
     public var ignitionEndsTrip: Bool = false
+    /// A vehicle standing with its ignition on this long (s) is idling:
+    /// `idle_start` and later `idle_end` (0: no idling alerts).
+    public var idleAfterS: Double = 300
 
     /// A trip's maximum speed is the highest average over consecutive spans
     /// of at least this many seconds (`SpeedWindow`); 0: every fix's speed.

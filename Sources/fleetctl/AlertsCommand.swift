@@ -36,7 +36,7 @@ struct AlertsCommand: ParsableCommand {
     @Option(
         name: .long,
         help:
-            "Only alerts of this type (geofence_enter, geofence_exit, overspeed_start, overspeed_end, trip_start, trip_end, device_silent, device_back)."
+            "Only alerts of this type (geofence_enter, geofence_exit, overspeed_start, overspeed_end, trip_start, trip_end, device_silent, device_back, ignition_on, ignition_off, idle_start, idle_end, device_alarm)."
     )
     var type: String?
 

@@ -59,6 +59,7 @@ struct UsageCommand: ParsableCommand {
                 Output.fixed(r.distanceM / 1000, 2), TripsCommand.duration(r.drivingS),
                 String(r.trips), TripsCommand.duration(r.parkedS), Output.fixed(r.maxSpeedKmh, 0),
                 "\(r.overspeedEpisodes) / \(TripsCommand.duration(r.overspeedS))",
+                "\(r.idleEpisodes) / \(TripsCommand.duration(r.idleS))",
                 r.fenceVisits.map {
                     "\($0.fence) ×\($0.visits) \(TripsCommand.duration($0.insideS))"
                 }
@@ -66,9 +67,10 @@ struct UsageCommand: ParsableCommand {
             ]
         }
         let header = [
-            "VEHICLE", "KM", "DRIVING", "TRIPS", "PARKED", "MAX KM/H", "OVERSPEED", "FENCE VISITS",
+            "VEHICLE", "KM", "DRIVING", "TRIPS", "PARKED", "MAX KM/H", "OVERSPEED", "IDLING",
+            "FENCE VISITS",
         ]
-        for line in Output.table(header, rows, minimum: [20, 9, 10, 5, 10, 8, 14, 12]) {
+        for line in Output.table(header, rows, minimum: [20, 9, 10, 5, 10, 8, 14, 12, 12]) {
             print(line)
         }
     }

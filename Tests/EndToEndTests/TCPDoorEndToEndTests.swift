@@ -133,6 +133,60 @@ final class TCPTestClient {
         #expect(d.stop() == 0)
     }
 
+    /// A GT06 unit parked with its engine off, started and left running,
+    /// its SOS pressed, then switched off: the ignition, idling and alarm
+    /// alerts, and the idling in the usage report.
+    @Test func gt06IgnitionIdlingAndAlarmsBecomeAlerts() throws {
+        let d = try DaemonProcess(
+            fences: nil, tracking: "jump_speed_kmh = 0\nidle_after_s = 120", listenExtra: Self.doors
+        )
+        let c = try TCPTestClient(port: try #require(d.ports["gt06"]))
+        let imei = "353419036066062"
+        c.send(GT06Encoder.login(imei: imei, serial: 1))
+        #expect(c.receive(10).bytes == GT06Session.reply(proto: 0x01, serial: 1))
+        let t0 = (WallClock.system.nowMs() - 3_600_000) / 60_000 * 60_000
+        var serial: UInt16 = 2
+        func at(_ s: Int64, acc: Bool) {
+            c.send(
+                GT06Encoder.location(
+                    timeMs: t0 + s * 1000, lat: 48.1, lon: 11.5, speedKmh: 0, course: 0, acc: acc,
+                    serial: serial))
+            #expect(c.receive(10).bytes == GT06Session.reply(proto: 0x22, serial: serial))
+            serial += 1
+        }
+        for s in stride(from: 0, through: 120, by: 30) { at(Int64(s), acc: false) }
+        for s in stride(from: 150, through: 330, by: 30) { at(Int64(s), acc: true) }
+        c.send(
+            GT06Encoder.alarm(
+                timeMs: t0 + 340_000, lat: 48.1, lon: 11.5, speedKmh: 0, course: 0, info: 0x02,
+                alarm: 0x01, serial: serial))
+        #expect(c.receive(10).bytes == GT06Session.reply(proto: 0x16, serial: serial))
+        serial += 1
+        at(360, acc: false)
+        let alerts = try d.fleetctl("alerts", ["--device", imei])
+        let seen = alerts.map { "\($0["type"] as? String ?? "?") \($0["time"] as? String ?? "?")" }
+        func time(_ s: Int64) -> String { RFC3339.format(millis: t0 + s * 1000) }
+        #expect(
+            Set(seen) == [
+                "ignition_on \(time(150))", "idle_start \(time(150))", "device_alarm \(time(340))",
+                "ignition_off \(time(360))", "idle_end \(time(360))",
+            ], "\(alerts)")
+        #expect(
+            alerts.first { $0["type"] as? String == "device_alarm" }?["alarm"] as? String == "sos")
+        #expect(
+            alerts.first { $0["type"] as? String == "idle_end" }?["duration_s"] as? Double == 210)
+        let report = try runTool(
+            try Binaries.path("fleetctl"),
+            ["report", "usage"] + d.databaseArgs + [
+                "--json", "--from", time(-60), "--to", time(3600),
+            ])
+        let doc = try JSONSerialization.jsonObject(with: Data(report.out.utf8)) as? [String: Any]
+        let row = (doc?["vehicles"] as? [[String: Any]])?.first { $0["device"] as? String == imei }
+        #expect(
+            row?["idle_episodes"] as? Int == 1 && row?["idle_s"] as? Double == 210, "\(report.out)")
+        #expect(d.stop() == 0)
+    }
+
     @Test func h02PositionsAreConfirmedAndHeartbeatsEchoed() throws {
         let d = try DaemonProcess(fences: nil, listenExtra: Self.doors)
         let c = try TCPTestClient(port: try #require(d.ports["h02"]))

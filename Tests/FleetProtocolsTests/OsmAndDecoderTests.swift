@@ -20,6 +20,7 @@ import Testing
         #expect(fix.course == 90.5 && fix.altM == 520 && fix.accuracyM == 12)
         #expect(fix.extra?.batteryPercent == 87.5 && fix.extra?.charging == true)
         #expect(fix.extra?.attributes == #"{"alarm":"sos","mock":false}"#)
+        #expect(fix.extra?.alarm == "sos")
         #expect(fix.valid)
     }
 

@@ -67,6 +67,10 @@ import Testing
             #expect(fix.ignition == e["ignition"] as? Bool, "ignition")
         }
         if let v = e["gps_valid"] as? Bool { #expect(fix.valid == v, "valid") }
+        // "normal": no alarm; a code only one model knows is no alarm either.
+        if let a = e["alarm"] as? String {
+            #expect(fix.extra?.alarm == (a == "normal" || a.contains("/") ? nil : a), "alarm")
+        }
     }
 
     // MARK: Teltonika
@@ -234,6 +238,24 @@ import Testing
         #expect(fix.extra?.charging == true)
         #expect(fix.time == Self.now / 1000 * 1000)
         #expect(abs(fix.lat - 48.1) < 1e-5 && abs(fix.lon - 11.5) < 1e-5)
+    }
+
+    @Test func gt06AlarmsAreNamed() throws {
+        let session = GT06Session()
+        let login = hex(try Self.vector("gt06", Self.gt06Login)["hex"] as! String)
+        var bytes = login
+        for (k, code) in [UInt8(0x01), 0x02, 0x03, 0x19, 0x00, 0x77].enumerated() {
+            bytes += GT06Encoder.alarm(
+                timeMs: Self.now + Int64(k) * 1000, lat: 48.1, lon: 11.5, speedKmh: 0, course: 0,
+                info: 0x02, alarm: code, serial: UInt16(10 + k))
+        }
+        let (steps, rest) = Self.run(session, bytes)
+        #expect(rest == 0)
+        let fixes = steps.dropFirst().compactMap { Self.fixes($0)?.fixes.first }
+        #expect(
+            fixes.map { $0.extra?.alarm }
+                == ["sos", "power_cut", "vibration", "low_battery", nil, nil])
+        #expect(fixes.allSatisfy { $0.ignition == true })
     }
 
     @Test func gt06BrokenFramesAreRefusedOrClose() throws {

@@ -96,6 +96,33 @@ let wikiExample =
         #expect(p.fixes[1].valid == false)
     }
 
+    /// Crash, green driving and iButton elements: the alarm (the most
+    /// urgent of a record's) and the driver's key.
+    @Test func eventElementsBecomeAlarmsAndTheDriver() throws {
+        func record(_ io: [(id: UInt16, width: Int, value: UInt64)], at k: Int64)
+            -> TeltonikaEncoder.Record
+        {
+            var r = TeltonikaEncoder.Record(time: 1_700_000_000_000 + k, lat: 48.1, lon: 11.5)
+            r.sats = 9
+            r.io = io
+            return r
+        }
+        let records = [
+            record([(253, 1, 2)], at: 0),
+            record([(253, 1, 1), (247, 1, 1)], at: 1000),
+            record([(253, 1, 9), (78, 8, 0x0123_4567_89AB_CDEF)], at: 2000),
+            record([(78, 8, 0), (252, 1, 1)], at: 3000),
+            record([(249, 1, 0)], at: 4000),
+        ]
+        let p = try TeltonikaDecoder.decode(
+            TeltonikaEncoder.udp(
+                avlPacketId: 1, imei: "352093081452251", codec: 0x8E, records: records)
+        ).get()
+        #expect(
+            p.fixes.map { $0.extra?.alarm } == ["harsh_braking", "crash", nil, "power_cut", nil])
+        #expect(p.fixes.map { $0.extra?.driver } == [nil, nil, "0123456789ABCDEF", nil, nil])
+    }
+
     @Test func strictness() {
         let good = TeltonikaEncoder.udp(
             avlPacketId: 1, imei: "352093081452251",

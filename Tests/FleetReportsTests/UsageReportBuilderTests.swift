@@ -130,6 +130,29 @@ import Testing
         #expect(r.vehicles[0].overspeedS == 5 * 60 + 120 + 60)
     }
 
+    @Test func idlingEpisodesAndTheirTimeAreSummedPerVehicleAndInTheTotals() {
+        let alerts = [
+            alert(1, "v1", "idle_start", at: day0 + h),
+            alert(
+                2, "v1", "idle_end", at: day0 + h + 600_000, details: #"{"duration_s":600}"#),
+            alert(3, "v1", "ignition_off", at: day0 + h + 600_000),
+            // Still idling at the last fix (18:05): counted up to it.
+            alert(4, "v1", "idle_start", at: day0 + 18 * h),
+        ]
+        let spans = [
+            PositionSpan(
+                device: "v1", firstMs: day0, lastMs: day0 + 18 * h + 300_000, count: 9,
+                maxSpeedKmh: 0)
+        ]
+        let r = UsageReportBuilder.make(
+            inputs(alerts: alerts, spans: spans), fromMs: day0, toMs: day0 + 24 * h,
+            nowMs: day0 + 48 * h)
+        #expect(r.vehicles[0].idleEpisodes == 2)
+        #expect(r.vehicles[0].idleS == 600 + 300)
+        #expect(r.totals.idleEpisodes == 2 && r.totals.idleS == 900)
+        #expect(r.csv.split(separator: "\r\n")[1].hasSuffix(",2,900"))
+    }
+
     @Test func aTripUnderWayAddsItsDrivingTimeButNotItselfNorItsDistance() {
         let alerts = [alert(1, "v1", "trip_start", at: day0 + h)]
         let spans = [

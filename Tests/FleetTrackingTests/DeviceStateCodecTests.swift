@@ -36,6 +36,9 @@ import Testing
             since: 1_717_999_000_000, maxKmh: 131.5, limitKmh: 90, announced: true,
             underSince: 1_717_999_990_000)
         a.silent = true
+        a.ignition = true
+        a.ignitionSince = 1_717_000_000_500
+        a.idle = IdleEpisode(since: 1_717_000_000_500, announced: true)
         var b = DeviceState(lastTime: -5, lat: .nan, lon: .nan, fences: [])
         b.motion = .moving(
             rest: wp(-10, 5),
@@ -44,6 +47,9 @@ import Testing
             since: -9_000, odometerM: 1234.5, reportedKmhMs: 456_789.25, reportedMs: 9_000)
         b.trip = .driving(start: wp(-100, 6), candidate: wp(-7, 7), maxSpeedKmh: 88.8)
         b.overspeed = OverspeedEpisode(since: -6, maxKmh: 100, limitKmh: 50)
+        b.ignition = false
+        b.ignitionSince = -50
+        b.idle = IdleEpisode(since: -40)
         let c = DeviceState(lastTime: .max, lat: -90, lon: 180, positionTime: .min, fences: [])
         return [a, b, c]
     }
@@ -90,7 +96,7 @@ import Testing
 
     @Test func anotherVersionOrDamageIsRefusedWithoutCrashing() {
         var bytes = DeviceStateCodec.encode(Self.samples[0])
-        bytes[0] = 3
+        bytes[0] = 4
         #expect(bytes.withUnsafeBytes { DeviceStateCodec.decode($0) } == nil)
         // Every single-byte corruption either decodes to some state or is
         // refused; none traps or asks for a huge allocation.
@@ -107,21 +113,32 @@ import Testing
     /// Version 1 (before the stay's recent point and the speed span) is still
     /// read: a state written by fleetd 0.2 goes on after an upgrade.
     @Test func versionOneIsStillRead() throws {
-        let a = Self.samples[0]  // parked, no speed span: v1 is v2 without the last byte
+        // Parked, no speed span, no ignition: v2 is v3 without the last two
+        // bytes, v1 is v2 without its last one.
+        var a = Self.samples[0]
+        a.ignition = nil
+        a.ignitionSince = 0
+        a.idle = nil
         #expect(a.window == nil)
-        let v2 = DeviceStateCodec.encode(a)
-        #expect(v2.first == 2 && v2.last == 0)
+        let v3 = DeviceStateCodec.encode(a)
+        #expect(v3.first == 3 && v3.suffix(3) == [0, 0, 0])
+        let v2 = [UInt8(2)] + v3.dropFirst().dropLast(2)
+        #expect(Self.same(try #require(v2.withUnsafeBytes { DeviceStateCodec.decode($0) }), a))
         let v1 = [UInt8(1)] + v2.dropFirst().dropLast()
         let back = try #require(v1.withUnsafeBytes { DeviceStateCodec.decode($0) })
         #expect(Self.same(back, a))
         // A moving state of version 1: the stay's recent point is its mean.
         var b = Self.samples[1]
         b.window = nil
+        b.ignition = nil
+        b.ignitionSince = 0
+        b.idle = nil
         b.motion = .moving(
             rest: b.motion!.rest, stay: Motion.Stay(dLat: 7e-7, dLon: -14e-7, count: 7))
         var bytes = DeviceStateCodec.encode(b)
         bytes[0] = 1
         // Drop recentLat, recentLon (the 16 bytes ending the stay) and the window tag.
+        bytes.removeLast(2)  // the ignition and idle tags
         let stayEnd = bytes.count - 1 - Self.tailAfterStay(b)
         bytes.removeSubrange((stayEnd - 16)..<stayEnd)
         bytes.removeLast()
@@ -146,10 +163,11 @@ import Testing
         head.accepted = s.accepted
         head.seq = s.seq
         head.silent = s.silent
-        // An empty state: its fixed fields, then six one-byte tags or counts
-        // (motion, trip, suspects, overspeed, fences, window).
-        let fixed = DeviceStateCodec.encode(head).count - 6
-        return DeviceStateCodec.encode(none).count - fixed - 1 - 1
+        // An empty state: its fixed fields, then eight one-byte tags or
+        // counts (motion, trip, suspects, overspeed, fences, window,
+        // ignition, idle).
+        let fixed = DeviceStateCodec.encode(head).count - 8
+        return DeviceStateCodec.encode(none).count - fixed - 1 - 1 - 2
     }
 
     @Test func aStateIsSmallerThanItsTextForm() {

@@ -115,6 +115,9 @@ public enum OsmAndDecoder {
             extra.hdop = try number("hdop").get()
             extra.batteryPercent = try number("batt").get()
             extra.charging = try flag("charge").get()
+            extra.alarm = pairs.first { $0.name == "alarm" }.flatMap {
+                FixExtra.alarmKind($0.value)
+            }
             let valid = try flag("valid").get() ?? true
             let accuracy = try number("accuracy").get()
             let mapped: Set<String> = [

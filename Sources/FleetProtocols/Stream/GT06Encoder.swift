@@ -8,7 +8,9 @@ public enum GT06Encoder {
         let digits = Array(String(repeating: "0", count: max(0, 16 - imei.count)) + imei)
         var bcd: [UInt8] = []
         for i in stride(from: 0, to: 16, by: 2) {
-            bcd.append(UInt8(digits[i].wholeNumberValue ?? 0) << 4 | UInt8(digits[i + 1].wholeNumberValue ?? 0))
+            bcd.append(
+                UInt8(digits[i].wholeNumberValue ?? 0) << 4
+                    | UInt8(digits[i + 1].wholeNumberValue ?? 0))
         }
         return frame(proto: 0x01, content: bcd, serial: serial)
     }
@@ -24,6 +26,37 @@ public enum GT06Encoder {
         timeMs: Int64, lat: Double, lon: Double, speedKmh: Int, course: Int, sats: Int = 9,
         valid: Bool = true, acc: Bool? = nil, serial: UInt16
     ) -> [UInt8] {
+        var c = gps(
+            timeMs: timeMs, lat: lat, lon: lon, speedKmh: speedKmh, course: course, sats: sats,
+            valid: valid)
+        c += [0x00, 0xE8, 0x01, 0x1D, 0xBF, 0x00, 0x33, 0x32]  // MCC MNC LAC CellID
+        guard let acc else { return frame(proto: 0x12, content: c, serial: serial) }
+        c += [acc ? 1 : 0, 0x00, 0x00]
+        return frame(proto: 0x22, content: c, serial: serial)
+    }
+
+    /// A `0x16` alarm packet: the GPS block, an LBS block with its length
+    /// byte, the terminal-info byte `info` (bit 1 ACC), voltage, GSM
+    /// signal, the alarm byte `alarm` (`01` SOS, `02` power cut, …) and
+    /// the language byte.
+    public static func alarm(
+        timeMs: Int64, lat: Double, lon: Double, speedKmh: Int, course: Int, info: UInt8,
+        alarm: UInt8, serial: UInt16
+    ) -> [UInt8] {
+        var c = gps(
+            timeMs: timeMs, lat: lat, lon: lon, speedKmh: speedKmh, course: course, sats: 9,
+            valid: true)
+        c += [0x09, 0x00, 0xE8, 0x01, 0x1D, 0xBF, 0x00, 0x33, 0x32]
+        c += [info, 0x04, 0x04, alarm, 0x02]
+        return frame(proto: 0x16, content: c, serial: serial)
+    }
+
+    /// The 18-byte GPS block: UTC date and time, satellites, coordinates
+    /// in 1/30 000 minutes, speed, and the course/status word.
+    static func gps(
+        timeMs: Int64, lat: Double, lon: Double, speedKmh: Int, course: Int, sats: Int,
+        valid: Bool
+    ) -> [UInt8] {
         let (y, mo, d, h, mi, s) = civil(timeMs)
         var c: [UInt8] = [UInt8(y - 2000), UInt8(mo), UInt8(d), UInt8(h), UInt8(mi), UInt8(s)]
         c.append(0xC0 | UInt8(min(max(sats, 0), 15)))
@@ -35,10 +68,7 @@ public enum GT06Encoder {
         if lon < 0 { word |= 0x0800 }
         if valid { word |= 0x1000 }
         c += [UInt8(word >> 8), UInt8(word & 0xFF)]
-        c += [0x00, 0xE8, 0x01, 0x1D, 0xBF, 0x00, 0x33, 0x32]  // MCC MNC LAC CellID
-        guard let acc else { return frame(proto: 0x12, content: c, serial: serial) }
-        c += [acc ? 1 : 0, 0x00, 0x00]
-        return frame(proto: 0x22, content: c, serial: serial)
+        return c
     }
 
     /// A frame of `content` (`78 78`, or `79 79` past 250 bytes), CRC-ITU, `0D 0A`.
@@ -48,7 +78,9 @@ public enum GT06Encoder {
         var body: [UInt8] = long ? [UInt8(length >> 8), UInt8(length & 0xFF)] : [UInt8(length)]
         body += [proto] + content + [UInt8(serial >> 8), UInt8(serial & 0xFF)]
         let crc = CRC16.x25(body)
-        return (long ? [0x79, 0x79] : [0x78, 0x78]) + body + [UInt8(crc >> 8), UInt8(crc & 0xFF), 0x0D, 0x0A]
+        return (long ? [0x79, 0x79] : [0x78, 0x78]) + body + [
+            UInt8(crc >> 8), UInt8(crc & 0xFF), 0x0D, 0x0A,
+        ]
     }
 
     static func civil(_ ms: Int64) -> (Int, Int, Int, Int, Int, Int) {

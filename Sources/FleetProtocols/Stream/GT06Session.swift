@@ -197,6 +197,7 @@ public final class GT06Session: StreamSession {
             }
             if c.count >= 31, let kind = Self.alarm(c[30]) {
                 extra.attributes = "{\"alarm\":\"\(kind)\"}"
+                extra.alarm = kind
             }
         default: break
         }

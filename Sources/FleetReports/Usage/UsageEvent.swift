@@ -6,7 +6,7 @@ import FleetStorage
 /// report keeps this much of each, not the whole record).
 public struct UsageEvent: Sendable, Equatable {
     public enum Kind: UInt8, Sendable {
-        case enter, exit, overspeedStart, overspeedEnd, tripStart
+        case enter, exit, overspeedStart, overspeedEnd, tripStart, idleStart, idleEnd
     }
 
     public var device: String
@@ -15,7 +15,7 @@ public struct UsageEvent: Sendable, Equatable {
     public var time: Int64
     public var id: Int64
     public var fence: String?
-    /// `overspeed_end`'s `duration_s`.
+    /// `overspeed_end`'s and `idle_end`'s `duration_s`.
     public var durationS: Double?
 
     public init(
@@ -40,11 +40,13 @@ public struct UsageEvent: Sendable, Equatable {
         case "overspeed_start": kind = .overspeedStart
         case "overspeed_end": kind = .overspeedEnd
         case "trip_start": kind = .tripStart
+        case "idle_start": kind = .idleStart
+        case "idle_end": kind = .idleEnd
         default: return nil
         }
         if kind == .enter || kind == .exit, a.fence == nil { return nil }
         var duration: Double?
-        if kind == .overspeedEnd, let text = a.details,
+        if kind == .overspeedEnd || kind == .idleEnd, let text = a.details,
             let doc = try? JSONReader.parseDocument(Array(text.utf8)),
             case .number(let n)? = doc["duration_s"]
         {

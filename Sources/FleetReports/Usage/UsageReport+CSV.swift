@@ -8,7 +8,7 @@ extension UsageReport {
     public var csv: String {
         var out =
             "device,name,distance_m,driving_s,trips,parked_s,max_speed_kmh,overspeed_episodes,"
-            + "overspeed_s,fence_visits,first_fix,last_fix,fixes\r\n"
+            + "overspeed_s,fence_visits,first_fix,last_fix,fixes,idle_episodes,idle_s\r\n"
         for r in vehicles + [totals] {
             let visits = r.fenceVisits.map { "\($0.fence)=\($0.visits)/\(CSV.number($0.insideS))" }
             let fields: [String] = [
@@ -18,6 +18,7 @@ extension UsageReport {
                 visits.joined(separator: "; "),
                 r.firstFixMs.map { RFC3339.format(millis: $0) } ?? "",
                 r.lastFixMs.map { RFC3339.format(millis: $0) } ?? "", String(r.fixes),
+                String(r.idleEpisodes), CSV.number(r.idleS),
             ]
             out += fields.map(CSV.field).joined(separator: ",") + "\r\n"
         }

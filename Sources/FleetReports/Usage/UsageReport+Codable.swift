@@ -9,7 +9,7 @@ import Foundation
 /// `distance_m`, `driving_s`, `trips`, `parked_s`, `max_speed_kmh`,
 /// `overspeed_episodes`, `overspeed_s`, `fence_visits` (`fence`,
 /// `visits`, `inside_s`), `first_fix`, `last_fix` (RFC 3339 or null),
-/// `fixes`.
+/// `fixes`, `idle_episodes`, `idle_s`.
 extension UsageReport: Codable {
     enum CodingKeys: String, CodingKey {
         case from, to, generatedAt = "generated_at", vehicles, totals
@@ -43,6 +43,7 @@ extension UsageRow: Codable {
         case parkedS = "parked_s", maxSpeedKmh = "max_speed_kmh"
         case overspeedEpisodes = "overspeed_episodes", overspeedS = "overspeed_s"
         case fenceVisits = "fence_visits", firstFix = "first_fix", lastFix = "last_fix", fixes
+        case idleEpisodes = "idle_episodes", idleS = "idle_s"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -62,6 +63,8 @@ extension UsageRow: Codable {
             try c.decodeNil(forKey: .firstFix) ? nil : try RecordCoding.millis(c, .firstFix)
         lastFixMs = try c.decodeNil(forKey: .lastFix) ? nil : try RecordCoding.millis(c, .lastFix)
         fixes = try c.decode(Int.self, forKey: .fixes)
+        idleEpisodes = try c.decodeIfPresent(Int.self, forKey: .idleEpisodes) ?? 0
+        idleS = try c.decodeIfPresent(Double.self, forKey: .idleS) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -79,5 +82,7 @@ extension UsageRow: Codable {
         try c.encode(firstFixMs.map { RFC3339.format(millis: $0) }, forKey: .firstFix)
         try c.encode(lastFixMs.map { RFC3339.format(millis: $0) }, forKey: .lastFix)
         try c.encode(fixes, forKey: .fixes)
+        try c.encode(idleEpisodes, forKey: .idleEpisodes)
+        try c.encode(idleS, forKey: .idleS)
     }
 }

@@ -46,7 +46,10 @@ public enum UsageReportBuilder {
                 run, inside: inputs.insideAtStart[device] ?? [], fromMs: fromMs, endMs: end)
             // An episode still open is counted up to the last fix.
             let overEnd = min(end, r.lastFixMs.map { max($0, fromMs) } ?? end)
-            (r.overspeedEpisodes, r.overspeedS) = overspeed(run, fromMs: fromMs, endMs: overEnd)
+            (r.overspeedEpisodes, r.overspeedS) = episodes(
+                run, start: .overspeedStart, end: .overspeedEnd, fromMs: fromMs, endMs: overEnd)
+            (r.idleEpisodes, r.idleS) = episodes(
+                run, start: .idleStart, end: .idleEnd, fromMs: fromMs, endMs: overEnd)
             // A trip still under way (its `trip_start` matches no finished
             // trip): its driving time up to the last fix; its distance and
             // the trip itself count once it has ended.
@@ -122,29 +125,29 @@ public enum UsageReportBuilder {
         }.sorted { $0.fence < $1.fence }
     }
 
-    /// Episodes that began in the period and the time over the limit in
-    /// it: `overspeed_start` (dated at the episode's start) to
-    /// `overspeed_end` (dated at its end, with `duration_s`).
-    static func overspeed(_ events: ArraySlice<UsageEvent>, fromMs: Int64, endMs: Int64) -> (
-        Int, Double
-    ) {
+    /// Episodes that began in the period and their time in it, seconds:
+    /// `start` (dated at the episode's start: `overspeed_start`,
+    /// `idle_start`) to `end` (dated at its end, with `duration_s`:
+    /// `overspeed_end`, `idle_end`); one still open counts up to `endMs`.
+    static func episodes(
+        _ events: ArraySlice<UsageEvent>, start: UsageEvent.Kind, end: UsageEvent.Kind,
+        fromMs: Int64, endMs: Int64
+    ) -> (Int, Double) {
         var episodes = 0
-        var overMs: Int64 = 0
+        var inMs: Int64 = 0
         var since: Int64?
         for a in events {
-            switch a.kind {
-            case .overspeedStart:
+            if a.kind == start {
                 episodes += 1
                 since = a.time
-            case .overspeedEnd:
-                let start = since ?? (a.time - Int64(((a.durationS ?? 0) * 1000).rounded()))
-                overMs += max(0, min(a.time, endMs) - max(start, fromMs))
+            } else if a.kind == end {
+                let begun = since ?? (a.time - Int64(((a.durationS ?? 0) * 1000).rounded()))
+                inMs += max(0, min(a.time, endMs) - max(begun, fromMs))
                 since = nil
-            default: continue
             }
         }
-        if let since { overMs += max(0, endMs - since) }
-        return (episodes, (Double(overMs) / 100).rounded() / 10)
+        if let since { inMs += max(0, endMs - since) }
+        return (episodes, (Double(inMs) / 100).rounded() / 10)
     }
 
     static func totals(_ rows: [UsageRow]) -> UsageRow {
@@ -158,6 +161,8 @@ public enum UsageReportBuilder {
             t.maxSpeedKmh = max(t.maxSpeedKmh, r.maxSpeedKmh)
             t.overspeedEpisodes += r.overspeedEpisodes
             t.overspeedS += r.overspeedS
+            t.idleEpisodes += r.idleEpisodes
+            t.idleS += r.idleS
             t.fixes += r.fixes
             for v in r.fenceVisits {
                 var f = fences[v.fence] ?? FenceVisits(fence: v.fence, visits: 0, insideS: 0)
@@ -173,6 +178,7 @@ public enum UsageReportBuilder {
         t.drivingS = tenth(t.drivingS)
         t.parkedS = tenth(t.parkedS)
         t.overspeedS = tenth(t.overspeedS)
+        t.idleS = tenth(t.idleS)
         t.fenceVisits = fences.values.map {
             FenceVisits(fence: $0.fence, visits: $0.visits, insideS: tenth($0.insideS))
         }.sorted { $0.fence < $1.fence }

@@ -15,6 +15,10 @@ public struct UsageRow: Sendable, Equatable {
     /// limit in the period, seconds.
     public var overspeedEpisodes = 0
     public var overspeedS: Double = 0
+    /// Idling (ignition on, standing; `idle_start` … `idle_end`): episodes
+    /// that began in the period, and the time idling in it, seconds.
+    public var idleEpisodes = 0
+    public var idleS: Double = 0
     /// Per fence: entries in the period and time inside, by fence name.
     public var fenceVisits: [FenceVisits] = []
     /// First and last accepted fix of the period, Unix ms.

@@ -49,6 +49,7 @@ public struct TrackingConfig: Sendable, Equatable {
         t.reorderWindowS = try tr.double(
             "reorder_window_s", default: t.reorderWindowS, range: 0...600)
         silentAfterS = try tr.double("silent_after_s", default: silentAfterS, range: 0...31_536_000)
+        t.idleAfterS = try tr.double("idle_after_s", default: t.idleAfterS, range: 0...86_400)
         t.speedLimitKmh = try os.double("limit_kmh", default: t.speedLimitKmh, range: 0...1000)
         t.overspeedMinS = try os.double(
             "min_duration_s", default: t.overspeedMinS, range: 0...86_400)

@@ -514,7 +514,7 @@ $('command-form').addEventListener('submit', async (e) => {
 
 // ---- alerts -------------------------------------------------------------
 
-const ALERT_TYPES = ['geofence_enter', 'geofence_exit', 'overspeed_start', 'overspeed_end', 'trip_start', 'trip_end', 'device_silent', 'device_back'];
+const ALERT_TYPES = ['geofence_enter', 'geofence_exit', 'overspeed_start', 'overspeed_end', 'trip_start', 'trip_end', 'device_silent', 'device_back', 'ignition_on', 'ignition_off', 'idle_start', 'idle_end', 'device_alarm'];
 
 async function loadAlerts() {
   const since = iso(Date.now() - 86400 * 1000);
@@ -532,7 +532,7 @@ function alertItem(a, fresh) {
   const vehicle = state.vehicles.get(a.device);
   const who = vehicle && vehicle.name ? `${vehicle.name} (${a.device})` : a.device;
   const li = el('li', { class: fresh ? 'new' : '', 'data-id': String(a.id) },
-    el('div', {}, el('span', { class: `type t-${a.type}`, text: a.type.replace('_', ' ') }), ' ', el('span', { text: who }), a.fence ? ` · ${a.fence}` : ''),
+    el('div', {}, el('span', { class: `type t-${a.type}`, text: a.type.replace('_', ' ') }), ' ', el('span', { text: who }), a.fence ? ` · ${a.fence}` : '', a.alarm ? ` · ${a.alarm}` : ''),
     el('div', { class: 'meta', text: local(a.time) + (a.speed_kmh ? ` · ${Math.round(a.speed_kmh)} km/h` : '') }));
   if (a.acked_by) {
     li.append(el('div', { class: 'acked', text: `acknowledged by ${a.acked_by}, ${local(a.acked_at)}` }));
@@ -751,6 +751,7 @@ $('report-form').addEventListener('submit', async (e) => {
       el('td', { text: duration(row.parked_s) }),
       el('td', { class: 'num', text: String(Math.round(row.max_speed_kmh)) }),
       el('td', { text: `${row.overspeed_episodes} / ${duration(row.overspeed_s)}` }),
+      el('td', { text: `${row.idle_episodes} / ${duration(row.idle_s)}` }),
       el('td', { text: row.fence_visits.map((v) => `${v.fence} ×${v.visits} (${duration(v.inside_s)})`).join(', ') }),
       el('td', { text: row.first_fix ? local(row.first_fix) : '–' }),
       el('td', { text: row.last_fix ? local(row.last_fix) : '–' }),
