@@ -30,8 +30,8 @@ public struct FixExtra: Sendable, Equatable {
     /// IO 253, an OsmAnd `alarm` parameter. nil: none.
     public var alarm: String?
     /// The Teltonika iButton (IO 78) read on this fix: the driver's key as
-    /// 16 hexadecimal digits, most significant byte first (nil: none, or
-    /// the value 0 the device sends without a key).
+    /// 16 hexadecimal digits, most significant byte first; "" when the
+    /// device reports no key (the value 0); nil when it does not report one.
     public var driver: String?
     /// Other keys a phone sent, as one JSON object text (`{"alarm":"sos",…}`).
     public var attributes: String?

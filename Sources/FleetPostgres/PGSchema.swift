@@ -205,6 +205,7 @@ enum PGSchema {
             CREATE INDEX commands_open ON commands(status, id) WHERE status IN ('queued', 'sent');
             """
         ),
+        (5, "trips name their driver", "ALTER TABLE trips ADD COLUMN driver TEXT;"),
     ]
 
     /// A migration's statements: its text split after each `;` that ends a

@@ -182,7 +182,7 @@ public final class PostgresReader: Sendable {
         try read("cannot read vehicles") { s in
             try s.query(
                 """
-                SELECT d.name, s.silent, s.odometer_m, \(Self.positionColumns)
+                SELECT d.name, s.silent, s.odometer_m, s.state, \(Self.positionColumns)
                 FROM devices d
                 JOIN LATERAL (
                   SELECT * FROM positions q WHERE q.device_id = d.id AND q.disposition = 0
@@ -192,10 +192,16 @@ public final class PostgresReader: Sendable {
                 ORDER BY d.ident LIMIT $2
                 """, .of(after, limit)
             ).map {
-                let p = try Self.position($0, at: 3)
-                return VehicleRecord(
+                let p = try Self.position($0, at: 4)
+                var v = VehicleRecord(
                     device: p.fix.device, name: try $0[0], silent: (try $0[1] as Bool?) ?? false,
                     odometerM: (try $0[2] as Double?) ?? 0, position: p)
+                if let blob = try $0[3] as ByteBuffer?,
+                    let s = blob.withUnsafeReadableBytes({ DeviceStateCodec.decode($0) })
+                {
+                    (v.ignition, v.driver) = (s.ignition, s.driver)
+                }
+                return v
             }
         }
     }
@@ -211,7 +217,7 @@ public final class PostgresReader: Sendable {
                        t.end_lat, t.end_lon, t.start_fence, t.end_fence,
                        t.distance_m + t.late_detour_m, t.max_speed_kmh, t.fixes,
                        t.start_odometer_m, t.end_odometer_m, t.start_fence_id, t.end_fence_id,
-                       t.late_detour_m
+                       t.late_detour_m, t.driver
                 FROM trips t JOIN devices d ON d.id = t.device_id
                 WHERE ($1::text IS NULL OR d.ident = $1) AND ($2::bigint IS NULL OR t.end_ms >= $2)
                   AND ($3::bigint IS NULL OR t.start_ms < $3)
@@ -229,7 +235,7 @@ public final class PostgresReader: Sendable {
                     endFence: try $0[10], distanceM: try $0[11], maxSpeedKmh: try $0[12],
                     fixes: Int(try $0[13] as Int64), startOdometerM: try $0[14],
                     endOdometerM: try $0[15], startFenceId: try $0[16], endFenceId: try $0[17],
-                    lateDetourM: try $0[18])
+                    lateDetourM: try $0[18], driver: try $0[19])
             }
         }
     }

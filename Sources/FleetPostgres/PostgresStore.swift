@@ -233,15 +233,15 @@ public final class PostgresStore {
                             """
                             INSERT INTO trips (device_id, start_ms, end_ms, start_lat, start_lon, end_lat, end_lon,
                               start_fence, end_fence, distance_m, max_speed_kmh, fixes, start_odometer_m,
-                              end_odometer_m, start_fence_id, end_fence_id)
-                            VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)
+                              end_odometer_m, start_fence_id, end_fence_id, driver)
+                            VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)
                             ON CONFLICT (device_id, start_ms) DO NOTHING
                             """,
                             .of(
                                 deviceIds[t.device] ?? 0, t.start.time, t.end.time, t.start.lat,
                                 t.start.lon, t.end.lat, t.end.lon, t.startFence, t.endFence,
                                 t.distanceM, t.maxSpeedKmh, t.fixes, t.start.odometerM,
-                                t.end.odometerM, t.startFenceId, t.endFenceId)))
+                                t.end.odometerM, t.startFenceId, t.endFenceId, t.driver)))
                 }
                 if let cluster, !batch.releases.isEmpty {
                     var r = PostgresBindings()

@@ -123,7 +123,7 @@ public enum TeltonikaDecoder {
                 case 16: extra.odometerM = Int(clamping: value)
                 case 69: extra.gnssStatus = Int(clamping: value)
                 case 182: extra.hdop = Double(value) / 10  // GNSS HDOP, tenths
-                case 78 where value != 0: extra.driver = Self.hex16(value)  // iButton
+                case 78: extra.driver = value == 0 ? "" : Self.hex16(value)  // iButton
                 case 247, 253, 246, 252, 249:
                     if let kind = Self.alarm(io: id, value: value),
                         Self.alarmRank(kind) > extra.alarm.map(Self.alarmRank) ?? -1

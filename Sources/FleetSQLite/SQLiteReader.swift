@@ -227,13 +227,13 @@ public final class SQLiteReader: Sendable {
     /// through the `(device_id, time_ms)` index, newest first).
     public func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] {
         try read("cannot read vehicles") { db in
-            let hasOdometer =
-                try people
-                || db.columns(in: "device_state").contains { $0.name == "odometer_m" }
+            let columns = Set(try db.columns(in: "device_state").map(\.name))
+            let hasOdometer = people || columns.contains("odometer_m")
+            let state = columns.contains("state") ? "s.state" : "NULL"
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.name, \(hasOdometer ? "s.silent, s.odometer_m" : "0, 0"),
+                    SELECT d.name, \(hasOdometer ? "s.silent, s.odometer_m" : "0, 0"), \(state),
                            \(positionColumns)
                     FROM devices d
                     JOIN positions p ON p.device_id = d.id AND p.time_ms = (
@@ -244,10 +244,16 @@ public final class SQLiteReader: Sendable {
                     ORDER BY d.ident LIMIT ?2
                     """, arguments: [after, limit]
             ).map {
-                let p = Self.position($0, at: 3)
-                return VehicleRecord(
+                let p = Self.position($0, at: 4)
+                var v = VehicleRecord(
                     device: p.fix.device, name: $0[0], silent: ($0[1] as Bool?) ?? false,
                     odometerM: ($0[2] as Double?) ?? 0, position: p)
+                if let blob = $0[3] as Data?,
+                    let s = blob.withUnsafeBytes({ DeviceStateCodec.decode($0) })
+                {
+                    (v.ignition, v.driver) = (s.ignition, s.driver)
+                }
+                return v
             }
         }
     }
@@ -266,13 +272,15 @@ public final class SQLiteReader: Sendable {
                 ? "t.start_fence_id, t.end_fence_id" : "NULL, NULL"
             // Nor, before v11, the detour of late fixes.
             let detour = columns.contains("late_detour_m") ? "t.late_detour_m" : "0.0"
+            // Nor, before v13, drivers.
+            let driver = columns.contains("driver") ? "t.driver" : "NULL"
             return try Row.fetchAll(
                 db,
                 sql: """
                     SELECT t.id, d.ident, d.name, t.start_ms, t.end_ms, t.start_lat, t.start_lon,
                            t.end_lat, t.end_lon, t.start_fence, t.end_fence,
                            t.distance_m + \(detour), t.max_speed_kmh, t.fixes, t.start_odometer_m,
-                           t.end_odometer_m, \(ids), \(detour)
+                           t.end_odometer_m, \(ids), \(detour), \(driver)
                     FROM trips t JOIN devices d ON d.id = t.device_id
                     WHERE (?1 IS NULL OR d.ident = ?1) AND (?2 IS NULL OR t.end_ms >= ?2)
                       AND (?3 IS NULL OR t.start_ms < ?3)
@@ -289,7 +297,7 @@ public final class SQLiteReader: Sendable {
                     startLat: $0[5], startLon: $0[6], endLat: $0[7], endLon: $0[8],
                     startFence: $0[9], endFence: $0[10], distanceM: $0[11], maxSpeedKmh: $0[12],
                     fixes: $0[13], startOdometerM: $0[14], endOdometerM: $0[15],
-                    startFenceId: $0[16], endFenceId: $0[17], lateDetourM: $0[18])
+                    startFenceId: $0[16], endFenceId: $0[17], lateDetourM: $0[18], driver: $0[19])
             }
         }
     }

@@ -273,8 +273,8 @@ public final class SQLiteStore {
                         sql: """
                             INSERT INTO trips (device_id, start_ms, end_ms, start_lat, start_lon, end_lat, end_lon,
                               start_fence, end_fence, distance_m, max_speed_kmh, fixes, start_odometer_m,
-                              end_odometer_m, start_fence_id, end_fence_id)
-                            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+                              end_odometer_m, start_fence_id, end_fence_id, driver)
+                            VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
                             """)
                     for t in batch.trips {
                         try insertTrip.execute(arguments: [
@@ -282,7 +282,7 @@ public final class SQLiteStore {
                             t.start.lat, t.start.lon, t.end.lat, t.end.lon, t.startFence,
                             t.endFence,
                             t.distanceM, t.maxSpeedKmh, t.fixes, t.start.odometerM, t.end.odometerM,
-                            t.startFenceId, t.endFenceId,
+                            t.startFenceId, t.endFenceId, t.driver,
                         ])
                         newTrips.append(
                             (

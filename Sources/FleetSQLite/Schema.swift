@@ -271,6 +271,9 @@ public enum Schema {
                     CREATE INDEX commands_open ON commands(status, id) WHERE status IN ('queued', 'sent');
                     """)
         }
+        m.registerMigration("v13: trips name their driver") { db in
+            try db.execute(sql: "ALTER TABLE trips ADD COLUMN driver TEXT")
+        }
         return m
     }
 }

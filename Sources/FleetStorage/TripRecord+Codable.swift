@@ -5,7 +5,8 @@
 /// whose `id` is null. `start_fence_id` and `end_fence_id` (added later)
 /// are the ids of the fences `start_fence` and `end_fence` name.
 /// `late_detour_m` (added later) is the part of `distance_m` the trip's
-/// late fixes add; absent when read back, it is 0.
+/// late fixes add; absent when read back, it is 0. `driver` (added later)
+/// is the driver's key identified on the trip, or null.
 extension TripRecord: Codable {
     enum CodingKeys: String, CodingKey {
         case id, device, vehicle
@@ -18,6 +19,7 @@ extension TripRecord: Codable {
         case open
         case startFenceId = "start_fence_id", endFenceId = "end_fence_id"
         case lateDetourM = "late_detour_m"
+        case driver
     }
 
     public init(from decoder: any Decoder) throws {
@@ -42,7 +44,8 @@ extension TripRecord: Codable {
             open: try c.decodeIfPresent(Bool.self, forKey: .open) ?? false,
             startFenceId: try c.decodeIfPresent(String.self, forKey: .startFenceId),
             endFenceId: try c.decodeIfPresent(String.self, forKey: .endFenceId),
-            lateDetourM: try c.decodeIfPresent(Double.self, forKey: .lateDetourM) ?? 0)
+            lateDetourM: try c.decodeIfPresent(Double.self, forKey: .lateDetourM) ?? 0,
+            driver: try c.decodeIfPresent(String.self, forKey: .driver))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -69,5 +72,6 @@ extension TripRecord: Codable {
         try c.encode(startFenceId, forKey: .startFenceId)
         try c.encode(endFenceId, forKey: .endFenceId)
         try c.encode(RecordCoding.tenth(lateDetourM), forKey: .lateDetourM)
+        try c.encode(driver, forKey: .driver)
     }
 }

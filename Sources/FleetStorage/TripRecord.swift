@@ -32,6 +32,10 @@ public struct TripRecord: Sendable, Equatable {
     /// The device's odometer at the start and end, metres.
     public var startOdometerM: Double
     public var endOdometerM: Double
+    /// The driver identified on the trip (a Teltonika iButton key, 16
+    /// hexadecimal digits); nil when none, and for trips stored before
+    /// drivers were kept.
+    public var driver: String?
     /// A trip under way (the API's `/trips` only): the end is the newest
     /// accepted position, `endFence` is nil and `id` is 0 (`null` in JSON).
     public var open: Bool
@@ -49,8 +53,10 @@ public struct TripRecord: Sendable, Equatable {
         startLat: Double, startLon: Double, endLat: Double, endLon: Double, startFence: String?,
         endFence: String?, distanceM: Double, maxSpeedKmh: Double, fixes: Int,
         startOdometerM: Double, endOdometerM: Double, open: Bool = false,
-        startFenceId: String? = nil, endFenceId: String? = nil, lateDetourM: Double = 0
+        startFenceId: String? = nil, endFenceId: String? = nil, lateDetourM: Double = 0,
+        driver: String? = nil
     ) {
+        self.driver = driver
         self.lateDetourM = lateDetourM
         self.startFenceId = startFenceId
         self.endFenceId = endFenceId

@@ -8,6 +8,10 @@ public struct VehicleRecord: Sendable, Equatable {
     /// Gated odometer, metres (as of the last checkpoint).
     public var odometerM: Double
     public var position: PositionRecord
+    /// The ignition as the device last reported it, and its driver's key
+    /// (Teltonika iButton), as of the last checkpoint; nil when unknown.
+    public var ignition: Bool?
+    public var driver: String?
 
     public init(
         device: String, name: String?, silent: Bool, odometerM: Double, position: PositionRecord
@@ -22,10 +26,11 @@ public struct VehicleRecord: Sendable, Equatable {
 
 /// A vehicle's JSON (`GET /api/v1/positions/latest`; add fields, never
 /// rename): `device`, `name`, `silent`, `odometer_m` (0.1 m) and
-/// `position` (a position object as `/positions` gives it).
+/// `position` (a position object as `/positions` gives it); `ignition` and
+/// `driver` (added later; null when unknown).
 extension VehicleRecord: Codable {
     enum CodingKeys: String, CodingKey {
-        case device, name, silent, odometerM = "odometer_m", position
+        case device, name, silent, odometerM = "odometer_m", position, ignition, driver
     }
 
     public init(from decoder: any Decoder) throws {
@@ -36,6 +41,8 @@ extension VehicleRecord: Codable {
             silent: try c.decode(Bool.self, forKey: .silent),
             odometerM: try c.decode(Double.self, forKey: .odometerM),
             position: try c.decode(PositionRecord.self, forKey: .position))
+        ignition = try c.decodeIfPresent(Bool.self, forKey: .ignition)
+        driver = try c.decodeIfPresent(String.self, forKey: .driver)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -45,5 +52,7 @@ extension VehicleRecord: Codable {
         try c.encode(silent, forKey: .silent)
         try c.encode(RecordCoding.tenth(odometerM), forKey: .odometerM)
         try c.encode(position, forKey: .position)
+        try c.encode(ignition, forKey: .ignition)
+        try c.encode(driver, forKey: .driver)
     }
 }

@@ -40,6 +40,9 @@ public struct DeviceState: Sendable, Equatable {
     public var ignitionSince: Int64 = 0
     /// The current idling (ignition on, standing), if any.
     public var idle: IdleEpisode?
+    /// The driver whose key (Teltonika iButton) the device last reported;
+    /// nil when none or removed.
+    public var driver: String?
     /// The tracker generation whose fence ranks `fences` carry (0: none).
     var ranksEpoch = RankHint()
 

@@ -20,6 +20,7 @@
 ///     window(0 | 1: since odometerM reportedKmhMs reportedMs)
 ///     ignition(0 unknown | 1 off: since | 2 on: since)
 ///     idle(0 | 1: since announced)
+///     driver(0 | 1: id (length, UTF-8))
 ///
 /// Version 1 (without `recentLat recentLon` and `window`) is still read: a
 /// stay's recent point is then its mean, and the speed span starts afresh.
@@ -138,6 +139,15 @@ public enum DeviceStateCodec {
             w.byte(1)
             w.time(e.since)
             w.byte(e.announced ? 1 : 0)
+        } else {
+            w.byte(0)
+        }
+        if var d = s.driver {
+            w.byte(1)
+            d.withUTF8 { b in
+                w.int(Int64(b.count))
+                w.out.append(contentsOf: b)
+            }
         } else {
             w.byte(0)
         }
@@ -267,6 +277,13 @@ public enum DeviceStateCodec {
             case 1:
                 guard let t = r.time(), let a = r.byte() else { return nil }
                 s.idle = IdleEpisode(since: t, announced: a == 1)
+            default: return nil
+            }
+            switch r.byte() {
+            case 0: break
+            case 1:
+                guard let n = r.count(), let id = r.string(n) else { return nil }
+                s.driver = id
             default: return nil
             }
         }

@@ -23,6 +23,7 @@ extension Tracker {
             st.ignitionSince = fix.time
             if !on { endIdle(fix, at: fix.time, lat: lat, lon: lon, state: &st, alerts: &alerts) }
         }
+        if let key = fix.extra?.driver { st.driver = key.isEmpty ? nil : key }
         if let kind = fix.extra?.alarm {
             alerts.append(
                 Alert(

@@ -207,6 +207,7 @@ public struct Tracker: Sendable {
             st.silent = false
         }
         st.lastTime = fix.time
+        let driverBefore = st.driver
         deviceInputs(fix, state: &st, alerts: &alerts)
         guard fix.valid else {
             return Outcome(disposition: .invalid, alerts: alerts, state: nil)
@@ -240,6 +241,13 @@ public struct Tracker: Sendable {
         for i in outcome.alerts.indices {
             if let id = outcome.alerts[i].fence, let name = fenceName(id: id) {
                 outcome.alerts[i].details.append(AlertDetail("fence_name", name))
+            }
+        }
+        if let driver = st.driver ?? driverBefore {
+            for k in outcome.trips.indices { outcome.trips[k].driver = driver }
+            for k in outcome.alerts.indices
+            where outcome.alerts[k].type == .tripStart || outcome.alerts[k].type == .tripEnd {
+                outcome.alerts[k].details.append(AlertDetail("driver", driver))
             }
         }
         if !alerts.isEmpty { outcome.alerts = alerts + outcome.alerts }

@@ -14,6 +14,9 @@ public struct Trip: Sendable, Equatable {
     public var endFenceId: String?
     /// Highest speed seen, km/h (reported, else computed between fixes).
     public var maxSpeedKmh: Double
+    /// The driver identified on the trip (the key reported at its end, or
+    /// just before it when the key came out with the ignition); nil when none.
+    public var driver: String?
 
     public init(
         device: String, start: Waypoint, end: Waypoint, startFence: String?, endFence: String?,

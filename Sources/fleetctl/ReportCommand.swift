@@ -73,6 +73,19 @@ struct UsageCommand: ParsableCommand {
         for line in Output.table(header, rows, minimum: [20, 9, 10, 5, 10, 8, 14, 12, 12]) {
             print(line)
         }
+        guard !report.drivers.isEmpty else { return }
+        print("")
+        let byDriver = report.drivers.map {
+            [
+                $0.driver, Output.fixed($0.distanceM / 1000, 2), TripsCommand.duration($0.drivingS),
+                String($0.trips), $0.devices.joined(separator: ", "),
+            ]
+        }
+        for line in Output.table(
+            ["DRIVER", "KM", "DRIVING", "TRIPS", "VEHICLES"], byDriver, minimum: [16, 9, 10, 5, 8])
+        {
+            print(line)
+        }
     }
 }
 

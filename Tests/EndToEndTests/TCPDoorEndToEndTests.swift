@@ -187,6 +187,52 @@ final class TCPTestClient {
         #expect(d.stop() == 0)
     }
 
+    /// A Teltonika unit with an iButton reader: the driver's key on the
+    /// trip, in the trip's alert and in the usage report's drivers.
+    @Test func aTeltonikaDriverKeyNamesTheTripAndTheReport() throws {
+        let d = try DaemonProcess(
+            fences: nil, trip: "start_distance_m = 200", listenExtra: Self.doors)
+        let c = try TCPTestClient(port: try #require(d.ports["teltonika_tcp"]))
+        let imei = "352093081452252"
+        c.send(TeltonikaEncoder.handshake(imei: imei))
+        #expect(c.receive(1).bytes == [1])
+        let t0 = (WallClock.system.nowMs() - 3_600_000) / 60_000 * 60_000
+        let key: UInt64 = 0x0000_0001_2345_6789
+        var records: [TeltonikaEncoder.Record] = []
+        func add(_ s: Int64, km: Double, key k: UInt64?) {
+            var r = TeltonikaEncoder.Record(
+                time: t0 + s * 1000, lat: 48.05 + km / 111.2, lon: 11.05)
+            r.sats = 9
+            r.io = [(239, 1, k == 0 ? 0 : 1)]
+            if let k { r.io.append((78, 8, k)) }
+            records.append(r)
+        }
+        for s in stride(from: 0, through: 120, by: 30) { add(Int64(s), km: 0, key: key) }
+        for k in 1...30 { add(120 + Int64(k) * 10, km: Double(k) * 0.1, key: nil) }
+        for s in stride(from: 450, through: 720, by: 30) { add(Int64(s), km: 3, key: nil) }
+        add(750, km: 3, key: 0)
+        c.send(TeltonikaEncoder.tcp(codec: 0x8E, records: records))
+        #expect(c.receive(4).bytes == [0, 0, 0, UInt8(records.count)])
+        let trips = try d.fleetctl("trips", ["--device", imei])
+        #expect(
+            trips.count == 1 && trips.first?["driver"] as? String == "0000000123456789", "\(trips)")
+        let end = try d.fleetctl("alerts", ["--device", imei]).first {
+            $0["type"] as? String == "trip_end"
+        }
+        #expect(end?["driver"] as? String == "0000000123456789")
+        let report = try runTool(
+            try Binaries.path("fleetctl"),
+            ["report", "usage"] + d.databaseArgs + [
+                "--json", "--from", RFC3339.format(millis: t0 - 60_000),
+                "--to", RFC3339.format(millis: t0 + 3_600_000),
+            ])
+        let doc = try JSONSerialization.jsonObject(with: Data(report.out.utf8)) as? [String: Any]
+        let drivers = doc?["drivers"] as? [[String: Any]]
+        #expect(drivers?.count == 1 && drivers?.first?["driver"] as? String == "0000000123456789")
+        #expect(drivers?.first?["devices"] as? [String] == [imei], "\(report.out)")
+        #expect(d.stop() == 0)
+    }
+
     @Test func h02PositionsAreConfirmedAndHeartbeatsEchoed() throws {
         let d = try DaemonProcess(fences: nil, listenExtra: Self.doors)
         let c = try TCPTestClient(port: try #require(d.ports["h02"]))

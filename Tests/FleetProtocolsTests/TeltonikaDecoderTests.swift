@@ -120,7 +120,7 @@ let wikiExample =
         ).get()
         #expect(
             p.fixes.map { $0.extra?.alarm } == ["harsh_braking", "crash", nil, "power_cut", nil])
-        #expect(p.fixes.map { $0.extra?.driver } == [nil, nil, "0123456789ABCDEF", nil, nil])
+        #expect(p.fixes.map { $0.extra?.driver } == [nil, nil, "0123456789ABCDEF", "", nil])
     }
 
     @Test func strictness() {

@@ -153,6 +153,26 @@ import Testing
         #expect(r.csv.split(separator: "\r\n")[1].hasSuffix(",2,900"))
     }
 
+    @Test func tripsWithADriversKeyAreSummedByDriver() {
+        var a = trip("v1", start: day0 + h, end: day0 + 2 * h, km: 10)
+        a.driver = "K1"
+        var b = trip("v2", start: day0 + 3 * h, end: day0 + 3 * h + 1_800_000, km: 5)
+        b.driver = "K1"
+        let c = trip("v2", start: day0 + 5 * h, end: day0 + 6 * h, km: 7)
+        var early = trip("v1", start: day0 - h, end: day0 - 1, km: 3)
+        early.driver = "K2"  // before the period
+        let r = UsageReportBuilder.make(
+            inputs(trips: [a, b, c, early]), fromMs: day0, toMs: day0 + 24 * h,
+            nowMs: day0 + 48 * h)
+        #expect(
+            r.drivers == [
+                DriverUsage(
+                    driver: "K1", trips: 2, distanceM: 15_000, drivingS: 5400,
+                    devices: ["v1", "v2"])
+            ])
+        #expect(r.jsonLine.contains(#""drivers":[{"devices":["v1","v2"],"distance_m":15000"#))
+    }
+
     @Test func aTripUnderWayAddsItsDrivingTimeButNotItselfNorItsDistance() {
         let alerts = [alert(1, "v1", "trip_start", at: day0 + h)]
         let spans = [
@@ -177,7 +197,9 @@ import Testing
             fromMs: day0, toMs: day0 + 24 * h, nowMs: day0 + 24 * h)
         let back = try RecordCoding.read(UsageReport.self, from: Array(r.jsonLine.utf8))
         #expect(back == r)
-        #expect(r.jsonLine.hasPrefix(#"{"from":"2026-01-01T00:00:00.000Z","generated_at""#))
+        #expect(
+            r.jsonLine.hasPrefix(#"{"drivers":[],"from":"2026-01-01T00:00:00.000Z","generated_at""#)
+        )
         let lines = r.csv.split(separator: "\r\n", omittingEmptySubsequences: false)
         #expect(lines.count == 4)  // header, v1, totals, and the final CRLF's empty line
         #expect(lines[0].hasPrefix("device,name,distance_m,driving_s,trips,parked_s"))

@@ -126,6 +126,42 @@ import Testing
         #expect(alerts == ["device_alarm @10 sos", "device_alarm @30 power_cut"])
     }
 
+    /// A trip names the driver whose key the device reported, though the
+    /// key came out with the ignition at its end.
+    @Test func aTripNamesItsDriver() {
+        func keyed(_ f: Fix, _ key: String?) -> Fix {
+            var f = f
+            var x = FixExtra()
+            x.driver = key
+            f.extra = x
+            return f
+        }
+        var fixes: [Fix] = []
+        for k in 0...4 {
+            fixes.append(keyed(Self.at(Int64(k) * 30, ignition: true), "00000000CAFE0001"))
+        }
+        for k in 1...30 {
+            fixes.append(Self.at(120 + Int64(k) * 10, east: Double(k) * 100, ignition: true))
+        }
+        for k in 1...10 {
+            fixes.append(Self.at(420 + Int64(k) * 30, east: 3000, ignition: true))
+        }
+        fixes.append(keyed(Self.at(750, east: 3000, ignition: false), ""))
+        var tracker = Tracker(fences: FenceIndex(fences: []), settings: TrackerSettings())
+        var st: DeviceState?
+        var trips: [Trip] = []
+        var ends: [Alert] = []
+        for f in fixes {
+            let o = tracker.process(f, state: &st)
+            trips += o.trips
+            ends += o.alerts.filter { $0.type == .tripEnd }
+        }
+        #expect(trips.count == 1)
+        #expect(trips.first?.driver == "00000000CAFE0001")
+        #expect(ends.first?.details.contains(AlertDetail("driver", "00000000CAFE0001")) == true)
+        #expect(st?.driver == nil)  // the key came out
+    }
+
     @Test func alarmKindsAreMadeSafe() {
         #expect(FixExtra.alarmKind("SOS") == "sos")
         #expect(FixExtra.alarmKind("power cut!") == "power_cut_")

@@ -39,6 +39,7 @@ import Testing
         a.ignition = true
         a.ignitionSince = 1_717_000_000_500
         a.idle = IdleEpisode(since: 1_717_000_000_500, announced: true)
+        a.driver = "0123456789ABCDEF"
         var b = DeviceState(lastTime: -5, lat: .nan, lon: .nan, fences: [])
         b.motion = .moving(
             rest: wp(-10, 5),
@@ -113,16 +114,17 @@ import Testing
     /// Version 1 (before the stay's recent point and the speed span) is still
     /// read: a state written by fleetd 0.2 goes on after an upgrade.
     @Test func versionOneIsStillRead() throws {
-        // Parked, no speed span, no ignition: v2 is v3 without the last two
-        // bytes, v1 is v2 without its last one.
+        // Parked, no speed span, no ignition, no driver: v2 is v3 without
+        // the last three bytes, v1 is v2 without its last one.
         var a = Self.samples[0]
         a.ignition = nil
         a.ignitionSince = 0
         a.idle = nil
+        a.driver = nil
         #expect(a.window == nil)
         let v3 = DeviceStateCodec.encode(a)
-        #expect(v3.first == 3 && v3.suffix(3) == [0, 0, 0])
-        let v2 = [UInt8(2)] + v3.dropFirst().dropLast(2)
+        #expect(v3.first == 3 && v3.suffix(4) == [0, 0, 0, 0])
+        let v2 = [UInt8(2)] + v3.dropFirst().dropLast(3)
         #expect(Self.same(try #require(v2.withUnsafeBytes { DeviceStateCodec.decode($0) }), a))
         let v1 = [UInt8(1)] + v2.dropFirst().dropLast()
         let back = try #require(v1.withUnsafeBytes { DeviceStateCodec.decode($0) })
@@ -138,7 +140,7 @@ import Testing
         var bytes = DeviceStateCodec.encode(b)
         bytes[0] = 1
         // Drop recentLat, recentLon (the 16 bytes ending the stay) and the window tag.
-        bytes.removeLast(2)  // the ignition and idle tags
+        bytes.removeLast(3)  // the ignition, idle and driver tags
         let stayEnd = bytes.count - 1 - Self.tailAfterStay(b)
         bytes.removeSubrange((stayEnd - 16)..<stayEnd)
         bytes.removeLast()
@@ -163,11 +165,11 @@ import Testing
         head.accepted = s.accepted
         head.seq = s.seq
         head.silent = s.silent
-        // An empty state: its fixed fields, then eight one-byte tags or
+        // An empty state: its fixed fields, then nine one-byte tags or
         // counts (motion, trip, suspects, overspeed, fences, window,
-        // ignition, idle).
-        let fixed = DeviceStateCodec.encode(head).count - 8
-        return DeviceStateCodec.encode(none).count - fixed - 1 - 1 - 2
+        // ignition, idle, driver).
+        let fixed = DeviceStateCodec.encode(head).count - 9
+        return DeviceStateCodec.encode(none).count - fixed - 1 - 1 - 3
     }
 
     @Test func aStateIsSmallerThanItsTextForm() {

@@ -1,6 +1,7 @@
 import FleetJSON
 import FleetModel
 import FleetStorage
+import FleetTracking
 import Foundation
 import Hummingbird
 
@@ -23,21 +24,31 @@ enum DeviceRoutes {
             },
             Route(.get, "/api/v1/devices/{id}", role: .viewer) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
-                let found = try await d.read { r -> (DeviceRecord, [PositionRecord], [String])? in
+                let found = try await d.read {
+                    r -> (DeviceRecord, [PositionRecord], [String], DeviceState?)? in
                     guard let device = try r.device(id) else { return nil }
                     return (
                         device,
                         try r.positions(device: id, fromMs: device.lastFix, toMs: nil, limit: 1),
-                        try r.fencesInside(device: id, beforeMs: nil)[id] ?? []
+                        try r.fencesInside(device: id, beforeMs: nil)[id] ?? [],
+                        try r.deviceStates(device: id)[id]
                     )
                 }
-                guard let (device, last, fences) = found else {
+                guard let (device, last, fences, state) = found else {
                     throw APIError.notFound("no device \(id)")
                 }
                 var line = RecordCoding.line(device)
                 line.removeLast()
                 line += ",\"last_position\":" + (last.first?.jsonLine ?? "null")
-                line += ",\"fences\":[" + fences.map(JSONValue.quote).joined(separator: ",") + "]}"
+                line += ",\"fences\":[" + fences.map(JSONValue.quote).joined(separator: ",") + "]"
+                // What the device says of itself, as of the last checkpoint.
+                line += ",\"ignition\":" + (state?.ignition.map { $0 ? "true" : "false" } ?? "null")
+                line += ",\"driver\":" + (state?.driver.map(JSONValue.quote) ?? "null")
+                let idle = state?.idle.flatMap { $0.announced ? $0.since : nil }
+                line +=
+                    ",\"idle_since\":"
+                    + (idle.map { JSONValue.quote(RFC3339.format(millis: $0)) } ?? "null")
+                line += "}"
                 return Replies.json(line)
             },
             Route(.put, "/api/v1/devices/{id}", role: .operator) { r in

@@ -9,10 +9,11 @@ import Foundation
 /// `distance_m`, `driving_s`, `trips`, `parked_s`, `max_speed_kmh`,
 /// `overspeed_episodes`, `overspeed_s`, `fence_visits` (`fence`,
 /// `visits`, `inside_s`), `first_fix`, `last_fix` (RFC 3339 or null),
-/// `fixes`, `idle_episodes`, `idle_s`.
+/// `fixes`, `idle_episodes`, `idle_s`. `drivers` (added later): per
+/// driver's key, `driver`, `trips`, `distance_m`, `driving_s`, `devices`.
 extension UsageReport: Codable {
     enum CodingKeys: String, CodingKey {
-        case from, to, generatedAt = "generated_at", vehicles, totals
+        case from, to, generatedAt = "generated_at", vehicles, totals, drivers
     }
 
     public init(from decoder: any Decoder) throws {
@@ -21,7 +22,8 @@ extension UsageReport: Codable {
             fromMs: try RecordCoding.millis(c, .from), toMs: try RecordCoding.millis(c, .to),
             generatedMs: try RecordCoding.millis(c, .generatedAt),
             vehicles: try c.decode([UsageRow].self, forKey: .vehicles),
-            totals: try c.decode(UsageRow.self, forKey: .totals))
+            totals: try c.decode(UsageRow.self, forKey: .totals),
+            drivers: try c.decodeIfPresent([DriverUsage].self, forKey: .drivers) ?? [])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -31,6 +33,7 @@ extension UsageReport: Codable {
         try c.encode(RFC3339.format(millis: generatedMs), forKey: .generatedAt)
         try c.encode(vehicles, forKey: .vehicles)
         try c.encode(totals, forKey: .totals)
+        try c.encode(drivers, forKey: .drivers)
     }
 
     /// The report as one JSON object (no newline), members sorted.

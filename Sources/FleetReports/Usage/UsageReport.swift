@@ -26,10 +26,15 @@ public struct UsageReport: Sendable, Equatable {
     /// The fleet's totals (sums; maxima for `max_speed_kmh`; the earliest
     /// first and latest last fix).
     public var totals: UsageRow
+    /// By driver: the trips identified with a driver's key, by key (empty
+    /// when no trip names one).
+    public var drivers: [DriverUsage] = []
 
     public init(
-        fromMs: Int64, toMs: Int64, generatedMs: Int64, vehicles: [UsageRow], totals: UsageRow
+        fromMs: Int64, toMs: Int64, generatedMs: Int64, vehicles: [UsageRow], totals: UsageRow,
+        drivers: [DriverUsage] = []
     ) {
+        self.drivers = drivers
         self.fromMs = fromMs
         self.toMs = toMs
         self.generatedMs = generatedMs

@@ -22,6 +22,7 @@ public enum UsageReportBuilder {
             r.maxSpeedKmh = max(r.maxSpeedKmh, s.maxSpeedKmh ?? 0)
             rows[s.device] = r
         }
+        var drivers: [String: DriverUsage] = [:]
         for t in inputs.trips where !t.open && t.startTime >= fromMs && t.startTime < toMs {
             var r = row(t.device)
             r.trips += 1
@@ -29,6 +30,14 @@ public enum UsageReportBuilder {
             r.drivingS += t.durationS
             r.maxSpeedKmh = max(r.maxSpeedKmh, t.maxSpeedKmh)
             rows[t.device] = r
+            if let key = t.driver {
+                var u = drivers[key] ?? DriverUsage(driver: key)
+                u.trips += 1
+                u.distanceM += t.distanceM
+                u.drivingS += t.durationS
+                if !u.devices.contains(t.device) { u.devices.append(t.device) }
+                drivers[key] = u
+            }
         }
         // Fence visits, overspeed and trips under way, device by device:
         // the events sorted by device, then time (one sorted copy, no
@@ -84,9 +93,14 @@ public enum UsageReportBuilder {
             rows[device] = r
         }
         let vehicles = rows.values.sorted { ($0.device ?? "") < ($1.device ?? "") }
+        let byDriver = drivers.values.map {
+            DriverUsage(
+                driver: $0.driver, trips: $0.trips, distanceM: ($0.distanceM * 10).rounded() / 10,
+                drivingS: ($0.drivingS * 10).rounded() / 10, devices: $0.devices.sorted())
+        }.sorted { $0.driver < $1.driver }
         return UsageReport(
             fromMs: fromMs, toMs: toMs, generatedMs: nowMs, vehicles: vehicles,
-            totals: totals(vehicles))
+            totals: totals(vehicles), drivers: byDriver)
     }
 
     /// Visits per fence: an enter opens one (counted), an exit closes it;

@@ -101,11 +101,15 @@ def crc16_ibm(data):
     return crc
 
 
-def teltonika_frame(ms, lat, lon):
-    """One Codec 8 frame of one record (9 satellites, 30 km/h, no IO), as a device sends it over TCP."""
+def teltonika_frame(ms, lat, lon, driver=None):
+    """One Codec 8 frame of one record (9 satellites, 30 km/h), as a device sends it over TCP:
+    no IO, or with `driver` (an iButton key) the ignition on (IO 239) and the key (IO 78)."""
+    io = b"\x00\x00\x00\x00\x00\x00"
+    if driver is not None:
+        io = b"\x00\x02\x01\xef\x01\x00\x00\x01\x4e" + driver.to_bytes(8, "big")
     record = (ms.to_bytes(8, "big") + b"\x00" + int(lon * 1e7).to_bytes(4, "big", signed=True)
               + int(lat * 1e7).to_bytes(4, "big", signed=True) + b"\x00\x00\x00\x5a\x09\x00\x1e"
-              + b"\x00\x00\x00\x00\x00\x00")
+              + io)
     data = b"\x08\x01" + record + b"\x01"
     return b"\x00" * 4 + len(data).to_bytes(4, "big") + data + crc16_ibm(data).to_bytes(4, "big")
 
@@ -343,7 +347,7 @@ def main():
         imei = b"352093081452251"
         tel.sendall(len(imei).to_bytes(2, "big") + imei)
         check(recv_exact(tel, 1) == b"\x01", "the handshake was not accepted")
-        tel.sendall(teltonika_frame(int(time.time() * 1000) - 2000, 52.6615, -8.6301))
+        tel.sendall(teltonika_frame(int(time.time() * 1000) - 2000, 52.6615, -8.6301, driver=0x123456789))
         check(recv_exact(tel, 4) == b"\x00\x00\x00\x01", "the record was not acknowledged")
         d.find_element(By.CSS_SELECTOR, "button[data-tab=live]").click()
         d.execute_script("select(arguments[0])", imei.decode())
@@ -359,6 +363,14 @@ def main():
         wait_for("the answer in the panel", lambda: "UpTime:3600s" in d.find_element(By.ID, "commands-list").text)
         listed = d.find_element(By.ID, "commands-list").text
         check("getinfo" in listed and "answered" in listed, f"the command's line: {listed!r}")
+
+        def driver_shown():
+            d.execute_script("select(arguments[0])", imei.decode())
+            time.sleep(0.3)
+            return "0000000123456789" in d.find_element(By.ID, "details-list").text
+        wait_for("the ignition and driver in the panel", driver_shown, timeout=20, interval=0.5)
+        details = d.find_element(By.ID, "details-list").text
+        check("Ignition\non" in details, f"the panel's ignition: {details!r}")
         d.save_screenshot(os.path.join(out, "console-command.png"))
         tel.close()
         print("ok:", step)

@@ -464,6 +464,8 @@ async function showDetails(device, force) {
       ['Speed', p.speed_kmh != null ? `${Math.round(p.speed_kmh)} km/h` : v.speed ? `${Math.round(v.speed)} km/h (derived)` : '–'],
       ['Last fix', d.last_fix ? local(d.last_fix) : '–'],
       ['Odometer', `${(d.odometer_m / 1000).toFixed(1)} km`],
+      ['Ignition', d.ignition == null ? '–' : (d.ignition ? 'on' : 'off') + (d.idle_since ? `, idling since ${local(d.idle_since)}` : '')],
+      ['Driver', d.driver || '–'],
       ['Fences', d.fences && d.fences.length ? d.fences.join(', ') : 'none'],
       ['Open trip', open ? `since ${local(open.start_time)}, ${(open.distance_m / 1000).toFixed(1)} km` : 'none'],
       ['Plate', d.plate || '–'],
