@@ -36,10 +36,10 @@ extension Tracker {
     /// on and the gate calling the vehicle parked since `rest`. It begins at
     /// the later of the two, is announced (`idle_start`, dated then) once it
     /// has lasted `idleAfterS`, and ends (`idle_end`) at the last fix still
-    /// standing when the vehicle moves (`departed`: when it left, for a
-    /// departure the gate held a fix to confirm).
+    /// standing when the vehicle moves (`departed`: where and when it left,
+    /// for a departure the gate held a fix to confirm).
     func idling(
-        _ fix: Fix, prev: Waypoint?, departed: Int64?, state st: inout DeviceState,
+        _ fix: Fix, prev: Waypoint?, departed: Waypoint?, state st: inout DeviceState,
         alerts: inout [Alert]
     ) {
         guard settings.idleAfterS > 0 else {
@@ -47,9 +47,10 @@ extension Tracker {
             return
         }
         guard st.ignition == true, case .still(_, _, _, let rest, _)? = st.motion else {
+            let left = departed ?? prev
             endIdle(
-                fix, at: departed ?? prev?.time ?? fix.time, lat: prev?.lat ?? fix.lat,
-                lon: prev?.lon ?? fix.lon, state: &st, alerts: &alerts)
+                fix, at: left?.time ?? fix.time, lat: left?.lat ?? fix.lat,
+                lon: left?.lon ?? fix.lon, state: &st, alerts: &alerts)
             return
         }
         var e = st.idle ?? IdleEpisode(since: max(rest.time, st.ignitionSince))

@@ -513,7 +513,7 @@ public struct Tracker: Sendable {
         advanceTrip(
             fix, here: here, prev: prev, gap: gap, speed: spanKmh, state: &st, alerts: &alerts,
             trips: &trips)
-        idling(fix, prev: prev, departed: firstLeg?.from.time, state: &st, alerts: &alerts)
+        idling(fix, prev: prev, departed: firstLeg?.from, state: &st, alerts: &alerts)
         return Outcome(disposition: .accepted, alerts: alerts, state: nil, trips: trips)
     }
 

@@ -33,6 +33,11 @@ import Testing
             for a in o.alerts where a.type != .tripStart && a.type != .tripEnd {
                 var line = "\(a.type.rawValue) @\((a.time - 1_800_000_000_000) / 1000)"
                 if let d = a.durationS { line += " \(Int(d))s" }
+                if a.type == .idleEnd {
+                    // Where it stood: metres east of the start.
+                    let east = (a.lon - 11.5) * 111_320 * cos(48.1 * .pi / 180)
+                    line += " at \(Int(east.rounded()))m"
+                }
                 for case let d in a.details where d.key == "alarm" {
                     if case .text(let t) = d.value { line += " \(t)" }
                 }
@@ -76,7 +81,7 @@ import Testing
         for k in 1...20 { fixes.append(Self.at(Int64(k) * 30, ignition: true)) }
         fixes.append(Self.at(630, ignition: false))
         let alerts = Self.run(fixes)
-        #expect(alerts == ["idle_start @0", "ignition_off @630", "idle_end @630 630s"])
+        #expect(alerts == ["idle_start @0", "ignition_off @630", "idle_end @630 630s at 0m"])
     }
 
     @Test func idlingEndsWhenTheVehicleDrivesOff() {
@@ -89,7 +94,7 @@ import Testing
         let alerts = Self.run(fixes)
         #expect(alerts.first == "idle_start @0")
         // Ended at the last fix standing (360 s), when the departure is confirmed.
-        #expect(alerts.dropFirst().first == "idle_end @360 360s")
+        #expect(alerts.dropFirst().first == "idle_end @360 360s at 0m")
         #expect(alerts.count == 2)
     }
 
