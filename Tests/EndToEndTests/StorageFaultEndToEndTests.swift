@@ -62,4 +62,52 @@ import Testing
         #expect(d.log.contains("storage recovered"), "\(d.log)")
         #expect(d.stop() == 0)
     }
+
+    /// A TCP device whose records cannot be committed is not answered: the
+    /// connection is closed after `tcp.commit_timeout_s`, and the records
+    /// resent on the next connection once storage is back are stored once.
+    @Test func aTCPUnitNotCommittedInTimeClosesItsConnectionUnanswered() throws {
+        let d = try DaemonProcess(
+            fences: nil, extraConfig: "[tcp]\ncommit_timeout_s = 2\n",
+            listenExtra: "teltonika_tcp = \"127.0.0.1:0\"")
+        let port = try #require(d.ports["teltonika_tcp"])
+        let imei = "352093081452253"
+        func connect() throws -> TCPTestClient {
+            let c = try TCPTestClient(port: port)
+            c.send(TeltonikaEncoder.handshake(imei: imei))
+            #expect(c.receive(1).bytes == [1])
+            return c
+        }
+        func frame(_ k: Int64) -> [UInt8] {
+            var r = TeltonikaEncoder.Record(time: t0 + k * 1000, lat: 48.1, lon: 11.5)
+            r.sats = 9
+            return TeltonikaEncoder.tcp(records: [r])
+        }
+        var c = try connect()
+        c.send(frame(1))
+        #expect(c.receive(4).bytes == [0, 0, 0, 1])
+        try fileSizeLimit(d.process.processIdentifier, "1:unlimited")
+        c.send(frame(2))
+        let started = Date()
+        #expect(c.receive(4, timeoutMs: 1500).bytes.isEmpty)  // unanswered
+        #expect(c.closedByServer(timeoutMs: 5000), "not closed after tcp.commit_timeout_s")
+        let waited = Date().timeIntervalSince(started)
+        // (Its warning is not in the log: the file-size limit stops the log file too.)
+        #expect(waited >= 1.9 && waited < 6, "closed after \(waited) s")
+        try fileSizeLimit(d.process.processIdentifier, "unlimited:unlimited")
+        // The device resends on a new connection until it is answered.
+        var answered = false
+        let deadline = Date().addingTimeInterval(15)
+        while !answered, Date() < deadline {
+            c = try connect()
+            c.send(frame(2))
+            answered = c.receive(4, timeoutMs: 3000).bytes == [0, 0, 0, 1]
+        }
+        #expect(answered)
+        let times = try d.fleetctl("positions", ["--device", imei]).compactMap {
+            $0["time"] as? String
+        }
+        #expect(times.count == 2 && Set(times).count == 2, "\(times)")
+        #expect(d.stop() == 0)
+    }
 }

@@ -43,7 +43,11 @@ final class StreamConnection: ChannelInboundHandler {
     /// The unit waiting for its commit, if one is: its number (bumped per
     /// unit, so a late outcome of an abandoned one is ignored) and the
     /// reply owed once it is made.
-    private var underCommit: (number: Int, reply: WireReply?)?
+    private var underCommit: (number: Int, reply: WireReply?, sinceMs: Int64)?
+    /// The commit timeout's one timer, armed while a unit waits (not one
+    /// per unit: thousands of units a second would fill the loop's timer
+    /// heap with tasks that almost never fire).
+    private var commitWatch: Scheduled<Void>?
     private var unitNumber = 0
     private var waiting: Bool { underCommit != nil }
     /// Reading paused (too much buffered while a unit waits for its commit).
@@ -87,6 +91,8 @@ final class StreamConnection: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         closed = true
+        commitWatch?.cancel()
+        commitWatch = nil
         table.close(from: address, device: session.device, channel: context.channel)
         door.metrics.tcpConnection(name, opened: false)
         context.fireChannelInactive()
@@ -208,15 +214,30 @@ final class StreamConnection: ChannelInboundHandler {
                 return
             }
             guard door.offer([arrival], proto: name) == 1 else { return }  // shed: resent later
-            underCommit = (number, arrival.reply)
-            loop.scheduleTask(in: .seconds(Int64(settings.commitTimeoutS))) {
-                let me = bound.value
-                guard me.underCommit?.number == number, !me.closed else { return }
-                me.door.logger.warning(
-                    "\(me.name): fixes from \(me.peer) not committed within \(me.settings.commitTimeoutS) s; closing the connection unanswered"
-                )
-                me.shut()
+            underCommit = (number, arrival.reply, now)
+            if commitWatch == nil { watchCommit(in: Int64(settings.commitTimeoutS) * 1000) }
+        }
+    }
+
+    /// Arms the commit timeout's timer to look in `ms`: a unit waiting
+    /// longer than `tcp.commit_timeout_s` closes the connection unanswered;
+    /// one waiting less re-arms it for the rest of its time.
+    private func watchCommit(in ms: Int64) {
+        guard let context else { return }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        commitWatch = context.eventLoop.scheduleTask(in: .milliseconds(max(ms, 1))) {
+            let me = bound.value
+            me.commitWatch = nil
+            guard let unit = me.underCommit, !me.closed else { return }
+            let left = unit.sinceMs + Int64(me.settings.commitTimeoutS) * 1000 - me.clock.nowMs()
+            guard left <= 0 else {
+                me.watchCommit(in: left)
+                return
             }
+            me.door.logger.warning(
+                "\(me.name): fixes from \(me.peer) not committed within \(me.settings.commitTimeoutS) s; closing the connection unanswered"
+            )
+            me.shut()
         }
     }
 
@@ -277,6 +298,8 @@ final class StreamConnection: ChannelInboundHandler {
         guard !closed, let context else { return }
         closed = true
         pending = nil
+        commitWatch?.cancel()
+        commitWatch = nil
         for c in outbox { desk?.unsent(c) }  // sent on the device's next connection
         outbox = []
         context.close(promise: nil)
