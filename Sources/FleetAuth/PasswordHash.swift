@@ -16,14 +16,17 @@ public enum PasswordHash {
     }
 
     /// True when `password` matches `hash`. Slow on purpose: call it off any event loop.
+    /// A password with a NUL byte never matches: bcrypt reads a C string,
+    /// so "\0\0\0\0\0\0\0\0" would be checked as the empty password.
     public static func check(_ password: String, against hash: String) -> Bool {
-        guard password.utf8.count <= maxBytes else { return false }
+        guard password.utf8.count <= maxBytes, !password.utf8.contains(0) else { return false }
         return Bcrypt.verify(password, hash: hash)
     }
 
     /// What is wrong with a new password, or nil when it will do: at least
-    /// 8 bytes, at most `maxBytes`.
+    /// 8 bytes, at most `maxBytes`, no NUL byte (bcrypt would stop there).
     public static func problem(_ password: String) -> String? {
+        if password.utf8.contains(0) { return "a password may not contain a NUL byte" }
         let n = password.utf8.count
         if n < 8 { return "a password needs at least 8 characters" }
         if n > maxBytes {

@@ -6,7 +6,12 @@ import GRDB
 /// SQLite's online backup API (https://sqlite.org/backup.html) in one step
 /// from one read transaction (a WAL snapshot: the writer is never blocked),
 /// written to a temporary file beside the destination, checked with
-/// `PRAGMA integrity_check`, then renamed into place.
+/// `PRAGMA integrity_check`, then linked into place.
+///
+/// The copy holds password hashes, webhook secrets and every position: the
+/// temporary file is created 0600 (`O_CREAT | O_EXCL | O_NOFOLLOW`: not
+/// through a symlink, not over a file), and put in place with `link(2)`,
+/// which fails rather than replace a file that appeared meanwhile.
 public enum Backup {
     /// What a finished copy holds.
     public struct Report: Sendable {
@@ -35,6 +40,13 @@ public enum Backup {
                 underlying: ReaderProblem("the file exists (choose a new name, or remove it)"))
         }
         let temporary = destination + ".partial-\(getpid())"
+        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreError(
+                path: temporary, action: "cannot create",
+                underlying: ReaderProblem(String(cString: strerror(errno))))
+        }
+        close(fd)
         do {
             var config = Configuration()
             config.readonly = true
@@ -48,10 +60,11 @@ public enum Backup {
                 throw ReaderProblem(
                     "integrity check of the copy: \(check.prefix(5).joined(separator: "; "))")
             }
-            guard rename(temporary, destination) == 0 else {
+            guard link(temporary, destination) == 0 else {
                 throw ReaderProblem(
-                    "cannot rename \(temporary): \(String(cString: strerror(errno)))")
+                    "cannot put the copy at \(destination): \(String(cString: strerror(errno)))")
             }
+            unlink(temporary)
         } catch {
             for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) }
             throw StoreError(path: destination, action: "backup failed", underlying: error)

@@ -18,15 +18,24 @@ struct FleetctlCommand: ParsableCommand {
             TokensCommand.self, AuditCommand.self, ReportCommand.self, MapCommand.self,
             WebhooksCommand.self, BackupCommand.self, ClusterCommand.self, CommandsCommand.self,
         ])
+
+    /// Files fleetctl creates (backups, maps, a new database) are at most
+    /// 0640 whatever the caller's umask (`FileModes`).
+    static func main() {
+        FileModes.restrict()
+        main(nil)
+    }
 }
 
 /// Options every database-reading subcommand takes: which database.
 ///
 /// In order: `--db` (a SQLite file) or `--postgres URL`; else `--config`'s
 /// `[storage]` (its `database`, or its `[postgresql]` when `backend =
-/// "postgresql"`); else `var/fleetd.db` when it exists (a checkout's `make
-/// run`); else the installed config's (`/etc/fleetd/fleetd.toml`) when that
-/// exists; else `var/fleetd.db`.
+/// "postgresql"`); else the installed config's (`/etc/fleetd/fleetd.toml`)
+/// when that exists; else `var/fleetd.db` (a checkout's `make run`). The
+/// installed config comes before the current directory: `sudo fleetctl
+/// users passwd` run in someone else's checkout must not change the wrong
+/// database. When none was named, the one used is said on stderr.
 struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("db"), help: "Path of fleetd's SQLite database.")
     var dbPath: String?
@@ -52,6 +61,12 @@ struct DatabaseOptions: ParsableArguments {
         }
         _ = try resolved()
         _ = try backend()
+        if dbPath == nil, postgresURL == nil, configPath == nil {
+            let from = config.map { " (from \($0))" } ?? ""
+            FileHandle.standardError.write(
+                Data("fleetctl: database \(db)\(from); --db PATH or --config FILE to choose\n".utf8)
+            )
+        }
     }
 
     /// The SQLite database's path, by the rule above (with PostgreSQL: the
@@ -62,10 +77,8 @@ struct DatabaseOptions: ParsableArguments {
     /// installed one when it is used), nil when `--db` or `--postgres` names it.
     var config: String? {
         if dbPath != nil || postgresURL != nil { return nil }
-        let fm = FileManager.default
         return configPath
-            ?? (!fm.fileExists(atPath: "var/fleetd.db")
-                && fm.fileExists(atPath: Self.installedConfig)
+            ?? (FileManager.default.fileExists(atPath: Self.installedConfig)
                 ? Self.installedConfig : nil)
     }
 

@@ -57,6 +57,7 @@ struct FleetdCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        FileModes.restrict()
         let cfg: DaemonConfig
         let config = self.config ?? checkedFile
         do {

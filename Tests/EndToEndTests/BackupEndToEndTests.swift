@@ -6,6 +6,36 @@ import Testing
 /// `fleetctl backup` while fleetd ingests: the copy is whole, checked,
 /// and readable by fleetctl; an existing destination is refused.
 @Suite struct BackupEndToEndTests {
+    /// Under the usual umask 022, what fleetd and fleetctl create is not
+    /// readable by others: the database, its WAL, and a backup (0600 here).
+    @Test func filesAreNotReadableByOthersWhateverTheUmask() throws {
+        let umask022 = ["/bin/sh", "-c", "umask 022; exec \"$0\" \"$@\""]
+        let d = try DaemonProcess(fences: depotFences, wrapper: umask022)
+        let client = try UDPClient(host: "127.0.0.1", port: d.port)
+        #expect(exchange(client, [fixLine(1, 1_700_000_000_000, lat: 48.05, lon: 11.05)]) != nil)
+        func mode(_ path: String) -> Int? {
+            (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions])
+                as? Int
+        }
+        for path in [d.database, d.database + "-wal"] {
+            let m = try #require(mode(path), "no \(path)")
+            #expect(m & 0o007 == 0, "\(path) is \(String(m, radix: 8))")
+        }
+        let copy = d.dir.appendingPathComponent("copy.db").path
+        let r = try runTool(
+            umask022[0],
+            Array(umask022.dropFirst()) + [
+                try Binaries.path("fleetctl"), "backup", copy, "--db", d.database,
+            ])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(mode(copy) == 0o600, "the backup is \(String(mode(copy) ?? 0, radix: 8))")
+        // A second backup to the same name is refused, the first kept.
+        let again = try runTool(
+            try Binaries.path("fleetctl"), ["backup", copy, "--db", d.database])
+        #expect(again.status != 0 && again.err.contains("will not overwrite"), "\(again.err)")
+        #expect(d.stop() == 0)
+    }
+
     @Test func backsUpUnderLoadAndTheCopyOpens() throws {
         let d = try DaemonProcess(fences: depotFences)
         let port = d.port

@@ -48,6 +48,33 @@ import Testing
         #expect(!r.detail.contains("line"))
     }
 
+    /// 1 984 broken nine-byte lines once drew 65 KB of rejections for
+    /// 17.9 KB in: a reply is never larger than the datagram.
+    @Test func aJSONReplyIsNeverLargerThanItsDatagram() throws {
+        let f = JSONWireFormat()
+        for lines in [1, 3, 50, 1984] {
+            let text = String(repeating: "{\"seq\":1\n", count: lines)
+            let d = decode(f, text)
+            #expect(d.rejections.count == lines)
+            let size = d.reply?.count ?? 0
+            #expect(
+                size <= text.utf8.count,
+                "\(lines) lines: \(size) bytes out for \(text.utf8.count) in")
+        }
+        // Good lines beside them are still acknowledged, every one.
+        var text = ""
+        for k in 1...20 {
+            text +=
+                #"{"seq":\#(k),"device":"t1","time":1700000000000,"lat":48.1,"lon":11.5}"# + "\n"
+        }
+        text += String(repeating: "{\"seq\":99\n", count: 500)
+        let d = decode(f, text)
+        let bytes = try #require(d.reply).bytes
+        let reply = try #require(JSONReply.parse(bytes))
+        #expect(reply.acked == Array(1...20))
+        #expect(bytes.count <= text.utf8.count)
+    }
+
     @Test func jsonWithoutSeqOwesNoReply() {
         let d = decode(
             JSONWireFormat(), #"{"device":"a","time":1700000000000,"lat":48.1,"lon":11.5}"#)

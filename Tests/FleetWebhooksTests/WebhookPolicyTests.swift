@@ -10,6 +10,10 @@ import Testing
         "192.168.1.1", "100.64.0.1", "169.254.169.254", "169.254.1.1", "224.0.0.1",
         "255.255.255.255", "::", "::1", "fd00:ec2::254", "fc00::1", "fe80::1%eth0", "ff02::1",
         "::ffff:127.0.0.1", "::ffff:10.1.2.3", "2001:db8::1",
+        // IPv4 inside IPv6: NAT64, 6to4, Teredo, IPv4-translated; site-local.
+        "64:ff9b::a9fe:a9fe", "64:ff9b::169.254.169.254", "64:ff9b::7f00:1", "64:ff9b:1::a00:1",
+        "2002:a9fe:a9fe::1", "2002:7f00:1::", "2001:0:4136:e378:8000:63bf:5601:5601",
+        "::ffff:0:a9fe:a9fe", "fec0::1",
     ])
     func internalAddressesAreRefused(_ address: String) {
         #expect(WebhookAddressPolicy.refusal(address) != nil, "\(address) passed")
@@ -17,7 +21,7 @@ import Testing
 
     @Test(arguments: [
         "93.184.215.14", "8.8.8.8", "172.15.255.255", "172.32.0.1", "100.128.0.1",
-        "2606:4700:4700::1111", "::ffff:8.8.4.4",
+        "2606:4700:4700::1111", "::ffff:8.8.4.4", "64:ff9b::808:808", "2002:808:808::1",
     ])
     func publicAddressesPass(_ address: String) {
         #expect(WebhookAddressPolicy.refusal(address) == nil, "\(address) refused")

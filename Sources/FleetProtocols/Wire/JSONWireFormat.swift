@@ -2,6 +2,13 @@ import FleetModel
 
 /// fleetd's JSON fix datagrams (JSON Lines, `JSONFixDecoder`), answered
 /// with `{"ack":[…],"rejected":[…]}` (`JSONReply`) naming fixes by `seq`.
+///
+/// A reply is never larger than the datagram it answers: rejections that
+/// would make it larger are left out (they are still counted and logged),
+/// so a forged source address draws at most as many bytes as were sent in
+/// its name (no amplification: 1 984 nine-byte lines `{"seq":1` once drew
+/// 65 KB of rejections). Acknowledgements always fit: each names a line
+/// longer than its number.
 public final class JSONWireFormat: WireFormat {
     public let trackerProtocol = TrackerProtocol.json
 
@@ -12,6 +19,7 @@ public final class JSONWireFormat: WireFormat {
     ) -> WireDecoding {
         let out = JSONFixDecoder.decode(bytes)
         var d = WireDecoding(rejections: out.rejections)
+        d.receivedBytes = bytes.count
         d.fixes.reserveCapacity(out.items.count)
         d.tokens.reserveCapacity(out.items.count)
         d.items.reserveCapacity(out.items.count)
@@ -39,7 +47,21 @@ public final class JSONWireFormat: WireFormat {
         }
         for r in d.rejections { if let seq = r.seq { reply.rejected.append((seq, r.reason)) } }
         reply.rejected.sort { $0.seq < $1.seq }
-        return reply.isEmpty ? nil : WireReply(reply.encoded())
+        var bytes = reply.encoded()
+        if bytes.count > d.receivedBytes, !reply.rejected.isEmpty {
+            // Keep the acknowledgements and as many rejections as fit.
+            let all = reply.rejected
+            reply.rejected = []
+            bytes = reply.encoded()
+            var fit = 0
+            for n in [all.count / 2, all.count / 4, all.count / 8, 16, 4, 1] where n > fit {
+                reply.rejected = Array(all.prefix(n))
+                if reply.encoded().count <= d.receivedBytes { fit = n }
+            }
+            reply.rejected = Array(all.prefix(fit))
+            bytes = reply.encoded()
+        }
+        return reply.isEmpty ? nil : WireReply(bytes)
     }
 
     public func locate(fix index: Int, in d: WireDecoding) -> String {

@@ -20,6 +20,9 @@ public struct WireDecoding: Sendable, Equatable {
     /// some are refused later the door asks the format again
     /// (`WireFormat.reply(to:refused:)`).
     public var reply: WireReply?
+    /// The size of what was received, bytes: a reply is never larger (a
+    /// spoofed source must not be able to use fleetd as an amplifier).
+    public var receivedBytes = Int.max
 
     public init(
         fixes: [Fix] = [], tokens: [Int64?] = [], items: [Int] = [], rejections: [Rejection] = [],
