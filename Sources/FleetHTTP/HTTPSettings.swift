@@ -22,10 +22,17 @@ public struct HTTPSettings: Sendable, Equatable {
     /// Events a stream may hold unsent before its client counts as too slow
     /// and is disconnected.
     public var streamBuffer = 10_000
-    /// Failed logins per user name and per address within `loginWindowS`
-    /// before further attempts get 429.
+    /// Failed logins within `loginWindowS` before further attempts get
+    /// 429: per user name from one address, per user name from anywhere
+    /// (softer: one address cannot lock a user out for everyone), and per
+    /// address across user names (`LoginLimiter`).
     public var loginFailures = 5
+    public var loginFailuresPerUser = 50
+    public var loginFailuresPerAddress = 20
     public var loginWindowS = 300
+    /// Password checks (bcrypt) at a time; up to 32 times as many logins
+    /// wait for their turn, more get 503 (`HashGate`).
+    public var loginConcurrency = 2
     /// Serve the console (the web page at `/`).
     public var console = true
     /// An XYZ tile URL template (`{z}`, `{x}`, `{y}`, optionally `{s}`) the

@@ -5,6 +5,97 @@ import Testing
 
 /// What a stranger can make a running fleetd do, tried on a running fleetd.
 @Suite struct AbuseEndToEndTests {
+    static let json = [("Content-Type", "application/json")]
+
+    /// 200 wrong passwords for one user from one address, all at once: at
+    /// most `http.login_failures` (5) are checked, the rest get 429 without
+    /// a hash; a request with a token stays fast meanwhile.
+    @Test func parallelGuessesAreLimitedBeforeTheyAreChecked() async throws {
+        let a = try APIEndToEndTests.APIDaemon()
+        let http = a.http
+        let started = Date()
+        async let statuses: [Int] = withThrowingTaskGroup(of: Int.self) { g in
+            for k in 0..<200 {
+                g.addTask {
+                    try await http.send(
+                        .POST, "/api/v1/session", headers: Self.json,
+                        body: #"{"user":"admin","password":"guess-\#(k)-wrong"}"#
+                    ).status
+                }
+            }
+            return try await g.reduce(into: []) { $0.append($1) }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let t0 = Date()
+        let token = try await a.http.get("/api/v1/devices", a.auth("viewer"))
+        let tokenS = Date().timeIntervalSince(t0)
+        let all = try await statuses
+        #expect(token.status == 200)
+        #expect(tokenS < 1, "a token request took \(tokenS) s during the flood")
+        let checked = all.filter { $0 != 429 }
+        #expect(all.count == 200)
+        #expect(checked.count <= 5, "\(checked.count) answered without 429: \(checked)")
+        #expect(checked.allSatisfy { $0 == 401 })
+        #expect(Date().timeIntervalSince(started) < 20)
+        #expect(a.d.stop() == 0)
+    }
+
+    /// Five wrong passwords for `admin` from 127.0.0.1 lock that address
+    /// out of `admin`, not the user out for everyone: the right password
+    /// from 127.0.0.2 still logs in.
+    @Test func aLockoutIsPerAddressNotAWeapon() async throws {
+        let a = try APIEndToEndTests.APIDaemon()
+        let port = try #require(a.d.ports["http"])
+        for k in 0..<5 {
+            let s = try Self.login(port, from: "127.0.0.1", "admin", "wrong-\(k)-guess")
+            #expect(s == 401)
+        }
+        #expect(try Self.login(port, from: "127.0.0.1", "admin", "password-admin") == 429)
+        #expect(try Self.login(port, from: "127.0.0.2", "admin", "password-admin") == 200)
+        #expect(a.d.stop() == 0)
+    }
+
+    /// A login over a connection from `source` (a loopback address): the status.
+    static func login(_ port: Int, from source: String, _ user: String, _ password: String)
+        throws -> Int
+    {
+        let body = #"{"user":"\#(user)","password":"\#(password)"}"#
+        let request =
+            "POST /api/v1/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var tv = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        func address(_ host: String, _ port: Int) -> sockaddr_in {
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = in_port_t(UInt16(port).bigEndian)
+            a.sin_addr.s_addr = inet_addr(host)
+            return a
+        }
+        var local = address(source, 0)
+        var remote = address("127.0.0.1", port)
+        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) }
+        }
+        guard bound == 0, connected == 0 else { throw E2EError("cannot connect from \(source)") }
+        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { break }
+            reply += chunk[..<n]
+        }
+        let head = String(decoding: reply.prefix(12), as: UTF8.self)  // "HTTP/1.1 200"
+        return Int(head.dropFirst(9).prefix(3)) ?? 0
+    }
+
     /// UDP reflection: datagrams of broken lines sent in a forged name draw
     /// no more bytes than were sent (1 984 nine-byte lines once drew 65 KB
     /// for 17.9 KB), and good lines beside them are still answered.

@@ -56,13 +56,14 @@ import Testing
             id: 3, device: "d", vehicle: "Van", startTime: 1_700_000_000_000,
             endTime: 1_700_000_600_000, startLat: 48, startLon: 11, endLat: 48.1, endLon: 11.1,
             startFence: "depot", endFence: nil, distanceM: 5000, maxSpeedKmh: 72.5, fixes: 120,
-            startOdometerM: 100, endOdometerM: 5100, startFenceId: "depot-1", lateDetourM: 41.5)
+            startOdometerM: 100, endOdometerM: 5100, startFenceId: "depot-1", lateDetourM: 41.5,
+            driver: "00000000CAFE0001")
         #expect(
             try keys(t.jsonLine) == [
                 "id", "device", "vehicle", "start_time", "end_time", "start_lat", "start_lon",
                 "end_lat", "end_lon", "start_fence", "end_fence", "distance_m", "duration_s",
                 "max_speed_kmh", "avg_speed_kmh", "fixes", "start_odometer_m", "end_odometer_m",
-                "open", "start_fence_id", "end_fence_id", "late_detour_m",
+                "open", "start_fence_id", "end_fence_id", "late_detour_m", "driver",
             ])
         #expect(try RecordCoding.read(TripRecord.self, from: Array(t.jsonLine.utf8)) == t)
         #expect(t.jsonLine.contains(#""avg_speed_kmh":30"#))

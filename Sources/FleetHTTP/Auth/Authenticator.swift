@@ -12,6 +12,7 @@ final class Authenticator: Sendable {
     static let cookieName = "fleetd_session"
     let sessions: SessionTable
     let limiter: LoginLimiter
+    let hashing: HashGate
     private let backend: any APIBackend
     private let cacheS: TimeInterval = 30
     private let users = Mutex<[String: (role: Role?, read: Date)]>([:])
@@ -21,7 +22,11 @@ final class Authenticator: Sendable {
     init(backend: any APIBackend, settings: HTTPSettings) {
         self.backend = backend
         sessions = SessionTable(idleS: settings.sessionIdleS)
-        limiter = LoginLimiter(limit: settings.loginFailures, windowS: settings.loginWindowS)
+        limiter = LoginLimiter(
+            pairLimit: settings.loginFailures, userLimit: settings.loginFailuresPerUser,
+            addressLimit: settings.loginFailuresPerAddress, windowS: settings.loginWindowS)
+        hashing = HashGate(
+            concurrent: settings.loginConcurrency, waiting: 32 * settings.loginConcurrency)
     }
 
     /// The identity of a request with these credentials; nil for none.
@@ -82,14 +87,24 @@ final class Authenticator: Sendable {
 
     /// Checks a login. Returns the user's role, or nil when the name or the
     /// password is wrong (the same answer and about the same time for both).
+    /// Throws 503 when too many checks already wait (`HashGate`).
     func login(user: String, password: String) async throws -> Role? {
         let reader = backend.reader
         let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user)
         }
-        let ok = await Blocking.run { () -> Bool in
-            // An unknown user costs the same bcrypt as a known one.
-            let hash = record?.passwordHash ?? Self.decoyHash
-            return PasswordHash.check(password, against: hash) && record != nil
+        let checked = try await hashing.run {
+            await Blocking.run { () -> Bool in
+                // An unknown user costs the same bcrypt as a known one.
+                let hash = record?.passwordHash ?? Self.decoyHash
+                return PasswordHash.check(password, against: hash) && record != nil
+            }
+        }
+        guard let ok = checked else {
+            var e = APIError(
+                .serviceUnavailable, "too many logins at once",
+                "too many logins are being checked: try again in a second")
+            e.headers[.retryAfter] = "1"
+            throw e
         }
         guard ok, let record else { return nil }
         users.withLock { $0[user] = (record.role, Date()) }

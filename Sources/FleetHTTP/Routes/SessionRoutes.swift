@@ -56,19 +56,32 @@ enum SessionRoutes {
                 .unprocessableContent, "invalid login request", problems.joined(separator: "; "),
                 problems: problems)
         }
-        if let wait = d.auth.limiter.wait(user: user, address: r.context.peer) {
+        // Reserved (counted as a failure) before the password is checked:
+        // parallel guesses see each other.
+        let reservation: LoginLimiter.Reservation
+        switch d.auth.limiter.reserve(user: user, address: r.context.peer) {
+        case .success(let r): reservation = r
+        case .failure(let wait):
             var e = APIError(
                 .tooManyRequests, "too many failed logins",
-                "too many failed logins for this user or from this address: try again in \(wait) s")
-            e.headers[.retryAfter] = String(wait)
+                "too many failed logins for this user or from this address: try again in \(wait.seconds) s"
+            )
+            e.headers[.retryAfter] = String(wait.seconds)
             throw e
         }
-        guard let role = try await d.auth.login(user: user, password: password) else {
-            d.auth.limiter.failed(user: user, address: r.context.peer)
-            d.logger.notice("failed login for \(user.prefix(64)) from \(r.context.peer)")
+        let checked: Role?
+        do {
+            checked = try await d.auth.login(user: user, password: password)
+        } catch {
+            d.auth.limiter.release(reservation)  // not checked: not a failure
+            throw error
+        }
+        guard let role = checked else {
+            d.logger.notice(
+                "failed login for \(user.prefix(64).debugDescription) from \(r.context.peer)")
             throw APIError(.unauthorized, "login failed", "wrong user name or password")
         }
-        d.auth.limiter.succeeded(user: user)
+        d.auth.limiter.succeeded(reservation)
         let id = d.auth.sessions.open(user: user)
         var h = HTTPFields()
         h[.setCookie] = cookie(id, r, d, maxAge: d.settings.sessionIdleS)

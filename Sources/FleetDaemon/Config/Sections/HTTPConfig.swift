@@ -33,6 +33,13 @@ public struct HTTPConfig: Sendable, Equatable {
             "stream_buffer", default: settings.streamBuffer, range: 16...1_000_000)
         settings.loginFailures = try s.int(
             "login_failures", default: settings.loginFailures, range: 1...1000)
+        settings.loginFailuresPerUser = try s.int(
+            "login_failures_per_user", default: settings.loginFailuresPerUser, range: 1...100_000)
+        settings.loginFailuresPerAddress = try s.int(
+            "login_failures_per_address", default: settings.loginFailuresPerAddress,
+            range: 1...100_000)
+        settings.loginConcurrency = try s.int(
+            "login_concurrency", default: settings.loginConcurrency, range: 1...64)
         settings.loginWindowS = try s.int(
             "login_window_s", default: settings.loginWindowS, range: 1...86400)
         settings.console = try s.bool("console", default: settings.console)
