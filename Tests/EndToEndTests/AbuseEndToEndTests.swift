@@ -55,6 +55,26 @@ import Testing
         #expect(a.d.stop() == 0)
     }
 
+    /// A viewer token's event stream, then the token revoked: the stream is
+    /// closed by the server within `recheckS` + `keepalive_s`, not left open.
+    @Test func aRevokedTokensStreamIsClosed() async throws {
+        let a = try APIEndToEndTests.APIDaemon(httpExtra: "keepalive_s = 2")
+        let port = try #require(a.d.ports["http"])
+        let stream = try EventSocket(
+            port: port, path: "/api/v1/events?positions=off", headers: a.auth("viewer"))
+        #expect(try await stream.head(deadline: Date().addingTimeInterval(10)) == 200)
+        let revoke = try runTool(
+            try Binaries.path("fleetctl"), ["tokens", "revoke", "viewer-bot", "--db", a.d.database])
+        #expect(revoke.status == 0, "\(revoke.err)")
+        let revoked = Date()
+        let deadline = revoked.addingTimeInterval(40)
+        while try await stream.next(deadline: deadline) != nil {}
+        let took = Date().timeIntervalSince(revoked)
+        #expect(took < 15, "the stream stayed open \(took) s after the token was revoked")
+        #expect(try await a.http.get("/api/v1/devices", a.auth("viewer")).status == 401)
+        #expect(a.d.stop() == 0)
+    }
+
     /// A login over a connection from `source` (a loopback address): the status.
     static func login(_ port: Int, from source: String, _ user: String, _ password: String)
         throws -> Int

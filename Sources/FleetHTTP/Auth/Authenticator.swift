@@ -53,6 +53,42 @@ final class Authenticator: Sendable {
         return nil
     }
 
+    /// Whether credentials that were valid still are, read afresh from the
+    /// store (not from the 30 s cache): a token not revoked, a session not
+    /// ended whose user still exists. What an open event stream asks
+    /// every few seconds, so that revoking a token or removing a user
+    /// closes its streams too. A store that cannot be read answers true
+    /// (a stream is not cut for a transient error).
+    func stillValid(bearer: String?, cookie: String?) async -> Bool {
+        let reader = backend.reader
+        if let bearer {
+            let hash = TokenSecret.hash(bearer)
+            do {
+                let token = try await Blocking.run { () throws(StoreError) in
+                    try reader.token(secretHash: hash)
+                }
+                if token == nil { _ = tokens.withLock { $0.removeValue(forKey: hash) } }
+                return token != nil
+            } catch {
+                return true
+            }
+        }
+        if let cookie {
+            guard let name = sessions.user(of: cookie) else { return false }
+            do {
+                let record = try await Blocking.run { () throws(StoreError) in
+                    try reader.user(named: name)
+                }
+                users.withLock { $0[name] = (record?.role, Date()) }
+                if record == nil { sessions.close(cookie) }
+                return record != nil
+            } catch {
+                return true
+            }
+        }
+        return false
+    }
+
     private func token(hash: String) async throws -> TokenRecord? {
         let now = Date()
         if let hit = tokens.withLock({ $0[hash] }), now.timeIntervalSince(hit.read) < cacheS {

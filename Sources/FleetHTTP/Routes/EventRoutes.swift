@@ -1,4 +1,5 @@
 import FleetStorage
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -12,7 +13,16 @@ import NIOCore
 /// (or `last_event_id=`) the alerts missed since that id come first, from
 /// the database, then the live ones, none twice. Accepts the session
 /// cookie (browsers' EventSource cannot send Authorization) or a token.
+/// The credentials are checked again, from the store, at most every
+/// `recheckS` seconds while the stream is open (each event or keep-alive
+/// is a chance): a revoked token, an ended session or a removed user
+/// closes the stream within `recheckS` + `http.keepalive_s`.
 enum EventRoutes {
+    /// Seconds between two checks of an open stream's credentials.
+    static let recheckS = 10.0
+}
+
+extension EventRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [
             Route(
@@ -58,6 +68,7 @@ enum EventRoutes {
                     device: filter.device, type: filter.type, fence: filter.fence)
                 let stream = events
                 let resume = after
+                let (bearer, cookie) = (APIRouter.bearer(r.request), APIRouter.cookie(r.request))
                 return Response(
                     status: .ok, headers: h,
                     body: ResponseBody { writer in
@@ -83,8 +94,17 @@ enum EventRoutes {
                                 if page.count < 1000 { break }
                             }
                         }
+                        var checked = Date()
                         for await chunk in stream {
                             let count = chunk.weight
+                            if Date().timeIntervalSince(checked) >= Self.recheckS {
+                                checked = Date()
+                                guard await d.auth.stillValid(bearer: bearer, cookie: cookie)
+                                else {
+                                    subscriber.queued.subtract(count, ordering: .relaxed)
+                                    break
+                                }
+                            }
                             // After a catch-up, the first chunks may repeat alerts: skipped.
                             if last > 0,
                                 chunk.events.contains(where: { $0.kind == .alert && $0.id <= last })
