@@ -15,4 +15,14 @@ import Testing
     func othersAreNot(_ peer: String) {
         #expect(!MetricsRoutes.isLoopback(peer))
     }
+
+    /// DNS rebinding: a page's own name as `Host`, though the peer is local.
+    @Test func onlyAddressHostsAreOpen() {
+        for host in ["127.0.0.1:9090", "127.0.0.1", "localhost:8080", "[::1]:8080", nil, ""] {
+            #expect(MetricsRoutes.isAddressHost(host), "\(host ?? "nil")")
+        }
+        for host in ["evil.example", "evil.example:8080", "127.0.0.1.evil.example", "1.2.3"] {
+            #expect(!MetricsRoutes.isAddressHost(host), "\(host)")
+        }
+    }
 }

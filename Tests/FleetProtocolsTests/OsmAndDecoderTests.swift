@@ -24,6 +24,35 @@ import Testing
         #expect(fix.valid)
     }
 
+    /// A body of 150 000 empty attributes (about 1 MiB) once cost a scan of
+    /// the kept ones per key: refused now at the 65th, read once.
+    @Test func attributesAreCappedInCountAndSize() throws {
+        let base = "id=phone-1&lat=48.1&lon=11.5"
+        let sixtyFour = (0..<64).map { "a\($0)=1" }.joined(separator: "&")
+        #expect(try query(base + "&" + sixtyFour).get().extra?.attributes?.isEmpty == false)
+        guard case .failure(let r) = query(base + "&" + sixtyFour + "&a64=1") else {
+            Issue.record("65 attributes accepted")
+            return
+        }
+        #expect(r.reason == .oversize && r.detail.contains("64"))
+        let huge = (0..<150_000).map { "a\($0)=" }.joined(separator: "&")
+        guard case .failure(let h) = query(base + "&" + huge) else {
+            Issue.record("150 000 attributes accepted")
+            return
+        }
+        #expect(h.reason == .oversize)
+        // Repeated keys count once (the first is kept).
+        let repeated = Array(repeating: "x=1", count: 10_000).joined(separator: "&")
+        #expect(try query(base + "&" + repeated).get().extra?.attributes == #"{"x":1}"#)
+        // A value too large to keep.
+        let long = String(repeating: "v", count: 9000)
+        guard case .failure(let l) = query(base + "&note=" + long) else {
+            Issue.record("a 9 000-byte attribute accepted")
+            return
+        }
+        #expect(l.reason == .oversize && l.detail.contains("8192"))
+    }
+
     @Test func timestampsInEveryFormTheAppsSend() {
         #expect(OsmAndDecoder.parseTime("1700000000") == 1_700_000_000_000)
         #expect(OsmAndDecoder.parseTime("1700000000123") == 1_700_000_000_123)

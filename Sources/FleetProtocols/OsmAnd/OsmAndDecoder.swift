@@ -125,14 +125,21 @@ public enum OsmAndDecoder {
                 "heading", "altitude", "accuracy", "hdop", "batt", "charge", "valid", "cell",
                 "wifi",
             ]
+            var seen: Set<String> = []  // linear: no scan per key
             for (name, value) in pairs where !mapped.contains(name) {
-                guard !attributes.contains(where: { $0.key == name }) else { continue }
+                guard seen.insert(name).inserted else { continue }
+                guard attributes.count < maxAttributes else {
+                    return .failure(Self.tooMany(pairs.count))
+                }
                 attributes.append((name, attributeValue(value)))
             }
             for key in ["cell", "wifi"] {
                 if let values = repeated[key] { attributes.append((key, .array(values))) }
             }
             extra.attributes = attributes.isEmpty ? nil : JSONValue.object(attributes).jsonText
+            if let text = extra.attributes, text.utf8.count > maxAttributeBytes {
+                return .failure(Self.tooLarge(text.utf8.count))
+            }
             let fix = Fix(
                 device: device, time: time, lat: lat, lon: lon,
                 speedKmh: speedKnots.map { $0 * 1.852 }, course: course,
@@ -242,14 +249,21 @@ public enum OsmAndDecoder {
             }
             var attributes: [(key: String, value: JSONValue)] = []
             if case .object(let members) = location {
+                var seen: Set<String> = []
                 for (k, v) in members
                 where !["coords", "timestamp", "battery", "uuid", "_"].contains(k)
-                    && !attributes.contains(where: { $0.key == k })
+                    && seen.insert(k).inserted
                 {
+                    guard attributes.count < maxAttributes else {
+                        return .failure(Self.tooMany(members.count))
+                    }
                     attributes.append((k, v))
                 }
             }
             extra.attributes = attributes.isEmpty ? nil : JSONValue.object(attributes).jsonText
+            if let text = extra.attributes, text.utf8.count > maxAttributeBytes {
+                return .failure(Self.tooLarge(text.utf8.count))
+            }
             let fix = Fix(
                 device: device, time: time, lat: lat, lon: lon, speedKmh: speed.map { $0 * 3.6 },
                 course: heading,
@@ -283,6 +297,26 @@ public enum OsmAndDecoder {
     }
 
     /// A query value as an attribute: a number or a boolean when it reads as one, else text.
+    /// Attributes kept with one position at most (unmapped parameters or
+    /// members), and the size of their JSON text at most, bytes: beyond
+    /// either the request is refused (`oversize`), not stored in part.
+    public static let maxAttributes = 64
+    public static let maxAttributeBytes = 8192
+
+    static func tooMany(_ n: Int) -> Rejection {
+        Rejection(
+            reason: .oversize,
+            detail:
+                "more than \(maxAttributes) attributes (\(n) parameters); at most \(maxAttributes) are kept"
+        )
+    }
+
+    static func tooLarge(_ bytes: Int) -> Rejection {
+        Rejection(
+            reason: .oversize,
+            detail: "attributes of \(bytes) bytes; at most \(maxAttributeBytes) are kept")
+    }
+
     static func attributeValue(_ text: String) -> JSONValue {
         if text == "true" { return .bool(true) }
         if text == "false" { return .bool(false) }
