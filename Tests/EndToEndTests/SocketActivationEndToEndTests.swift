@@ -242,36 +242,52 @@ import Testing
             Issue.record("\(Self.activate) is missing (Debian's systemd package)")
             return
         }
-        let port = try Self.freePort()
         let fleetd = try Binaries.path("fleetd")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
             "fleetd-sa-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("fleetd.toml").path
-        try """
-        [storage]
-        database = "\(dir.path)/fleetd.db"
-        [geofences]
-        file = ""
-        [listen]
-        gt06 = "127.0.0.1:\(port)"
-        """.write(toFile: config, atomically: true, encoding: .utf8)
         let log = dir.appendingPathComponent("fleetd.log").path
-        let pid = try Self.spawn(
-            [
-                Self.activate, "--listen=127.0.0.1:\(port)", "--fdname=fleetd.socket", fleetd,
-                "--config", config,
-            ], environment: ["PATH": "/usr/bin:/bin"], log: log)
-        defer {
-            if Self.reap(pid, timeout: 0) == nil {
-                kill(pid, SIGKILL); _ = Self.reap(pid, timeout: 5)
+        func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        // A free port can be taken by another process (a client's source
+        // port, under a busy suite) before the wrapper binds it: then the
+        // wrapper exits, and the test tries another port.
+        var started: (pid: pid_t, port: Int)?
+        for _ in 0..<5 where started == nil {
+            let port = try Self.freePort()
+            try """
+            [storage]
+            database = "\(dir.path)/fleetd.db"
+            [geofences]
+            file = ""
+            [listen]
+            gt06 = "127.0.0.1:\(port)"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+            let pid = try Self.spawn(
+                [
+                    Self.activate, "--listen=127.0.0.1:\(port)", "--fdname=fleetd.socket", fleetd,
+                    "--config", config,
+                ], environment: ["PATH": "/usr/bin:/bin"], log: log)
+            let listening = Date().addingTimeInterval(30)
+            while !logText().contains("Listening on"), Date() < listening,
+                Self.reap(pid, timeout: 0.06) == nil
+            {}
+            if logText().contains("Listening on") {
+                started = (pid, port)
+            } else {
+                kill(pid, SIGKILL)
+                _ = Self.reap(pid, timeout: 5)
             }
         }
-        func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-        let listening = Date().addingTimeInterval(10)
-        while !logText().contains("Listening on"), Date() < listening {
-            Thread.sleep(forTimeInterval: 0.05)
+        guard let (pid, port) = started else {
+            Issue.record("systemd-socket-activate never listened: \(logText())")
+            return
+        }
+        defer {
+            if Self.reap(pid, timeout: 0.06) == nil {
+                kill(pid, SIGKILL); _ = Self.reap(pid, timeout: 5)
+            }
         }
         // The connection wakes the wrapper, which runs fleetd with the socket.
         let c = try TCPTestClient(port: port)
