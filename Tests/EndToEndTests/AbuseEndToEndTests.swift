@@ -42,7 +42,10 @@ import Testing
             }.start()
         }
         #expect(tokenStatus == 200)
-        #expect(tokenS < 1, "a token request took \(tokenS) s during the flood")
+        // Alone it is well under 1 s; with the whole suite on two cores up
+        // to about 1.2 s. Queued behind the checks it would wait for about
+        // 195 / 2 × 0.25 s ≈ 24 s.
+        #expect(tokenS < 5, "a token request took \(tokenS) s during the flood")
         let checked = statuses.filter { $0 != 429 }
         #expect(statuses.count == 200)
         #expect(checked.count <= 5, "\(checked.count) answered without 429: \(checked)")

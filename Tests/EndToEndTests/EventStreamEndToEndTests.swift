@@ -60,7 +60,7 @@ import Testing
         let http = a.http
         // Every device's position in `positions` events (arrays), none one by one.
         async let batched = http.events(
-            "/api/v1/events?positions=batch", headers: auth, timeout: 60
+            "/api/v1/events?positions=batch", headers: auth, timeout: 180
         ) { seen in
             let got = Set(
                 seen.filter { $0.event == "positions" }.flatMap(Self.decode).compactMap {
@@ -71,14 +71,16 @@ import Testing
         }
         // With a device filter, batch gives that device's `position` events as before.
         async let one = http.events(
-            "/api/v1/events?positions=batch&device=truck-2", headers: auth, timeout: 60
+            "/api/v1/events?positions=batch&device=truck-2", headers: auth, timeout: 180
         ) { seen in
             let done = seen.contains { $0.event == "position" }
             if done { finish() }
             return !done
         }
         // Fixes keep coming (a fleet does) until both streams have what they wait for,
-        // so the test does not depend on when the streams subscribed.
+        // so the test does not depend on when the streams subscribed. The
+        // streams wait up to 3 minutes: with the whole suite on two cores
+        // this test has taken 135–182 s, and once 315 s.
         var round: Int64 = 0
         while finished.withLock({ $0 }) < 2, round < 200 {  // up to 60 s: the suite loads the cores
             let lines = devices.enumerated().map { k, d in
