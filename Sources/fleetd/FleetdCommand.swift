@@ -58,6 +58,11 @@ struct FleetdCommand: AsyncParsableCommand {
 
     func run() async throws {
         FileModes.restrict()
+        // A SIGHUP before the reload service traps it (it is installed while
+        // start-up goes on, READY=1 may come first) must not end the process
+        // by its default action: until then it is ignored (the fences file
+        // is being read anyway).
+        signal(SIGHUP, SIG_IGN)
         let cfg: DaemonConfig
         let config = self.config ?? checkedFile
         do {

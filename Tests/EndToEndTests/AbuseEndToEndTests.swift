@@ -83,7 +83,9 @@ import Testing
         let deadline = revoked.addingTimeInterval(40)
         while try await stream.next(deadline: deadline) != nil {}
         let took = Date().timeIntervalSince(revoked)
-        #expect(took < 15, "the stream stayed open \(took) s after the token was revoked")
+        // 10 s between checks and a 2 s keep-alive: about 12 s alone; up to
+        // 20 s was seen with the whole suite on two cores. 30 s is the promise.
+        #expect(took < 30, "the stream stayed open \(took) s after the token was revoked")
         #expect(try await a.http.get("/api/v1/devices", a.auth("viewer")).status == 401)
         #expect(a.d.stop() == 0)
     }
