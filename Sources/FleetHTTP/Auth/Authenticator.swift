@@ -60,38 +60,32 @@ final class Authenticator: Sendable {
     /// closes its streams too. A store that cannot be read answers true
     /// (a stream is not cut for a transient error).
     func stillValid(bearer: String?, cookie: String?) async -> Bool {
-        let reader = backend.reader
-        if let bearer {
-            let hash = TokenSecret.hash(bearer)
-            do {
-                let token = try await Blocking.run { () throws(StoreError) in
-                    try reader.token(secretHash: hash)
+        do {
+            if let bearer {
+                return try await token(hash: TokenSecret.hash(bearer), fresh: true) != nil
+            }
+            if let cookie {
+                guard let name = sessions.user(of: cookie) else { return false }
+                guard try await role(of: name, fresh: true) != nil else {
+                    sessions.close(cookie)
+                    return false
                 }
-                if token == nil { _ = tokens.withLock { $0.removeValue(forKey: hash) } }
-                return token != nil
-            } catch {
                 return true
             }
-        }
-        if let cookie {
-            guard let name = sessions.user(of: cookie) else { return false }
-            do {
-                let record = try await Blocking.run { () throws(StoreError) in
-                    try reader.user(named: name)
-                }
-                users.withLock { $0[name] = (record?.role, Date()) }
-                if record == nil { sessions.close(cookie) }
-                return record != nil
-            } catch {
-                return true
-            }
+        } catch {
+            return true
         }
         return false
     }
 
-    private func token(hash: String) async throws -> TokenRecord? {
+    /// The token whose secret hashes to `hash`: from the cache (`cacheS`)
+    /// unless `fresh`, else from the store. Known tokens are cached; an
+    /// unknown one is dropped from the cache (a revoked token) and never
+    /// added (a flood of guesses must not fill memory).
+    private func token(hash: String, fresh: Bool = false) async throws -> TokenRecord? {
         let now = Date()
-        if let hit = tokens.withLock({ $0[hash] }), now.timeIntervalSince(hit.read) < cacheS {
+        if !fresh, let hit = tokens.withLock({ $0[hash] }), now.timeIntervalSince(hit.read) < cacheS
+        {
             return hit.token
         }
         let reader = backend.reader
@@ -100,15 +94,17 @@ final class Authenticator: Sendable {
         }
         tokens.withLock { t in
             if t.count > 10_000 { t.removeAll() }
-            // Unknown secrets are not remembered (a flood of guesses must not fill memory).
-            if token != nil { t[hash] = (token, now) }
+            t[hash] = token.map { ($0, now) }
         }
         return token
     }
 
-    private func role(of user: String) async throws -> Role? {
+    /// A user's role (nil: no such user): from the cache (`cacheS`) unless
+    /// `fresh`, else from the store.
+    private func role(of user: String, fresh: Bool = false) async throws -> Role? {
         let now = Date()
-        if let hit = users.withLock({ $0[user] }), now.timeIntervalSince(hit.read) < cacheS {
+        if !fresh, let hit = users.withLock({ $0[user] }), now.timeIntervalSince(hit.read) < cacheS
+        {
             return hit.role
         }
         let reader = backend.reader

@@ -49,16 +49,16 @@ public final class JSONWireFormat: WireFormat {
         reply.rejected.sort { $0.seq < $1.seq }
         var bytes = reply.encoded()
         if bytes.count > d.receivedBytes, !reply.rejected.isEmpty {
-            // Keep the acknowledgements and as many rejections as fit.
+            // Keep the acknowledgements and the most rejections that fit
+            // (a binary search over how many: the size grows with them).
             let all = reply.rejected
-            reply.rejected = []
-            bytes = reply.encoded()
-            var fit = 0
-            for n in [all.count / 2, all.count / 4, all.count / 8, 16, 4, 1] where n > fit {
-                reply.rejected = Array(all.prefix(n))
-                if reply.encoded().count <= d.receivedBytes { fit = n }
+            var (fits, tooMany) = (0, all.count)
+            while tooMany - fits > 1 {
+                let mid = (fits + tooMany) / 2
+                reply.rejected = Array(all.prefix(mid))
+                if reply.encoded().count <= d.receivedBytes { fits = mid } else { tooMany = mid }
             }
-            reply.rejected = Array(all.prefix(fit))
+            reply.rejected = Array(all.prefix(fits))
             bytes = reply.encoded()
         }
         return reply.isEmpty ? nil : WireReply(bytes)
