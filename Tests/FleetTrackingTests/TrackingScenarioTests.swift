@@ -291,7 +291,7 @@ import Testing
     @Test func silenceAndReturn() {
         var replay = Replay(fences: FenceIndex(fences: []))
         replay.feed([at(0, 0, 0)])
-        let (alert, silent) = Tracker.silence(
+        let (alert, silent) = Silence.raise(
             replay.states["v"]!, device: "v", lastHeardMs: 5_000, nowMs: 3_605_000)
         #expect(alert.type == .deviceSilent)
         #expect(alert.details.contains(AlertDetail("silent_s", 3600)))

@@ -377,7 +377,7 @@ final class TrackingStage: @unchecked Sendable {
         for (device, heard) in quiet.sorted(by: { $0.device < $1.device }) {
             let shard = shards[Self.shard(of: device, count: shards.count)]
             guard let state = shard.devices[device]?.state else { continue }
-            let (alert, next) = Tracker.silence(state, device: device, lastHeardMs: heard, nowMs: t)
+            let (alert, next) = Silence.raise(state, device: device, lastHeardMs: heard, nowMs: t)
             shard.devices[device]?.state = next
             batch.states[device] = next
             batch.alerts.append(alert)
