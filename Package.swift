@@ -246,6 +246,16 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict),
+        // Servers tests start of their own (a throwaway PostgreSQL).
+        .target(name: "FleetTestSupport", path: "Tests/FleetTestSupport", swiftSettings: strict),
+        // One behaviour suite run against every storage backend.
+        .testTarget(
+            name: "StorageBehaviourTests",
+            dependencies: [
+                "FleetModel", "FleetStorage", "FleetSQLite", "FleetPostgres", "FleetTracking",
+                "FleetTestSupport",
+            ],
+            swiftSettings: strict),
         .testTarget(
             name: "FleetPostgresTests",
             dependencies: ["FleetModel", "FleetPostgres", "FleetStorage", "FleetTracking"],
@@ -267,7 +277,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "FleetModel", "FleetSimCore", "FleetProtocols",
+                "FleetModel", "FleetSimCore", "FleetProtocols", "FleetTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

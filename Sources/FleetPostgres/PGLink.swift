@@ -170,12 +170,14 @@ struct PGSession {
     /// `COPY table (columns) FROM STDIN` with `text` (COPY's text format),
     /// in order after what was sent before; waits at most `limit`, then
     /// closes the connection and throws. postgres-nio has `COPY` only as an
-    /// async call: it runs in a task while this (non-pool) thread waits.
+    /// async call: it runs in a task on the connection's event loop
+    /// (`EventLoopTaskExecutor`, not the cooperative pool) while this
+    /// thread waits.
     func copy(into table: String, columns: [String], text: String) throws {
         let connection = connection
         let result = PGCopyResult()
         let done = DispatchSemaphore(value: 0)
-        Task {
+        Task(executorPreference: EventLoopTaskExecutor(connection.eventLoop)) {
             do {
                 try await connection.copyFrom(
                     table: table, columns: columns, logger: PGLink.logger

@@ -1,4 +1,5 @@
 import FleetModel
+import FleetTestSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import FleetProtocols
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import FleetModel
 import FleetProtocols
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -11,21 +12,7 @@ import Testing
     static let activate = "/usr/bin/systemd-socket-activate"
 
     /// A UDP port free now on loopback (the kernel's choice for port 0).
-    static func freePort() throws -> Int {
-        let s = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(s) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(s, $0, len) == 0 && getsockname(s, $0, &len) == 0
-            }
-        }
-        guard ok else { throw E2EError("no free UDP port") }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
+    static func freePort() throws -> Int { try freeUDPPort() }
 
     /// Starts `argv` with `posix_spawn(3)`, standard error to `log`, and
     /// returns its pid. Not through Foundation's `Process`: that takes the

@@ -2,27 +2,37 @@ import Foundation
 
 /// A real PostgreSQL server of the test's own (Debian's postgresql-15),
 /// started by `scripts/pg-test-server.sh` in a temporary folder on a free
-/// loopback port, with the user `fleetd` (password in `passwordFile`) and
-/// the database `fleetd`. Stop it with `stop()`.
-final class PostgresServer {
-    let dir: URL
-    let port: Int
-    var url: String { "postgres://fleetd@127.0.0.1:\(port)/fleetd" }
-    var passwordFile: String { dir.appendingPathComponent("password").path }
-    var password: String {
+/// loopback port, with the user `fleetd` (a superuser; password in
+/// `passwordFile`) and the database `fleetd`. Stop it with `stop()`, or
+/// `remove()` it. Its calls block (they wait for the script): call them
+/// off the cooperative pool, or once per test process.
+public final class PostgresServer: @unchecked Sendable {
+    public let dir: URL
+    public let port: Int
+    /// The URL of the database `fleetd` (no password).
+    public var url: String { url(database: "fleetd") }
+    /// The URL of another database on this server.
+    public func url(database: String) -> String {
+        "postgres://fleetd@127.0.0.1:\(port)/\(database)"
+    }
+    public var passwordFile: String { dir.appendingPathComponent("password").path }
+    public var password: String {
         ((try? String(contentsOfFile: passwordFile, encoding: .utf8)) ?? "")
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static var script: String {
-        Binaries.packageRoot.appendingPathComponent("scripts/pg-test-server.sh").path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/pg-test-server.sh").path
     }
 
     /// Runs the script with `args`, its output to `DIR.out` beside the
     /// server's folder, waiting at most `timeout` s; returns the exit status
     /// and that output. Spawned and reaped here (`posix_spawn`, `waitpid`):
     /// the script's children (the server, under `runuser`) outlive it.
-    static func script(_ args: [String], timeout: Double) throws -> (status: Int32, out: String) {
+    public static func script(_ args: [String], timeout: Double) throws -> (
+        status: Int32, out: String
+    ) {
         let outPath = "/tmp/fleetd-pg-script-\(UUID().uuidString.prefix(8)).out"
         defer { unlink(outPath) }
         var actions = posix_spawn_file_actions_t()
@@ -37,7 +47,7 @@ final class PostgresServer {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, "/bin/bash", &actions, nil, &cArgs, environ)
         guard rc == 0 else {
-            throw E2EError("cannot run \(script): \(String(cString: strerror(rc)))")
+            throw TestSupportError("cannot run \(script): \(String(cString: strerror(rc)))")
         }
         var status: Int32 = 0
         let deadline = Date().addingTimeInterval(timeout)
@@ -45,7 +55,7 @@ final class PostgresServer {
             if Date() > deadline {
                 kill(pid, SIGKILL)
                 _ = waitpid(pid, &status, 0)
-                throw E2EError("\(script) \(args) did not finish in \(timeout) s")
+                throw TestSupportError("\(script) \(args) did not finish in \(timeout) s")
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
@@ -54,12 +64,12 @@ final class PostgresServer {
     }
 
     /// Starts a server (three tries, each on a new free port).
-    init() throws {
+    public init() throws {
         var lastError = ""
         for _ in 0..<3 {
             let d = URL(fileURLWithPath: "/tmp").appendingPathComponent(
                 "fleetd-pg-\(UUID().uuidString.prefix(8))")
-            let p = try SocketActivationEndToEndTests.freePort()
+            let p = try freeUDPPort()
             let r = try Self.script(["start", d.path, "\(p)"], timeout: 60)
             if r.status == 0 {
                 dir = d
@@ -70,12 +80,12 @@ final class PostgresServer {
             _ = try? Self.script(["stop", d.path], timeout: 40)
             try? FileManager.default.removeItem(at: d)
         }
-        throw E2EError("PostgreSQL did not start: \(lastError)")
+        throw TestSupportError("PostgreSQL did not start: \(lastError)")
     }
 
     /// The `[storage]` and `[postgresql]` lines of a fleetd using this server.
-    var storageConfig: String { #"backend = "postgresql""# }
-    var sectionConfig: String {
+    public var storageConfig: String { #"backend = "postgresql""# }
+    public var sectionConfig: String {
         """
         [postgresql]
         url = "\(url)"
@@ -84,19 +94,19 @@ final class PostgresServer {
     }
 
     /// Fast shutdown (the server stops; clients see their connections go).
-    func stop() throws {
+    public func stop() throws {
         let r = try Self.script(["stop", dir.path], timeout: 40)
-        guard r.status == 0 else { throw E2EError("pg stop failed: \(r.out)") }
+        guard r.status == 0 else { throw TestSupportError("pg stop failed: \(r.out)") }
     }
 
     /// Starts the stopped server again on its port.
-    func start() throws {
+    public func start() throws {
         let r = try Self.script(["resume", dir.path], timeout: 40)
-        guard r.status == 0 else { throw E2EError("pg start failed: \(r.out)") }
+        guard r.status == 0 else { throw TestSupportError("pg start failed: \(r.out)") }
     }
 
     /// Stops the server and removes its folder.
-    func remove() {
+    public func remove() {
         _ = try? stop()
         try? FileManager.default.removeItem(at: dir)
     }

@@ -3,12 +3,10 @@ import FleetTracking
 import Foundation
 import Testing
 
-@testable import FleetSQLite
-
-/// The outbox as the SQLite backend keeps it: rows committed with their
+/// The webhook outbox, the same on every backend: rows committed with their
 /// alerts, batches formed in id order with a `webhook-id` that stays, and
 /// what each attempt's outcome does.
-@Suite struct WebhookOutboxTests {
+@Suite(.serialized) struct WebhookOutboxBehaviourTests {
     static let secret = "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()
 
     func hook(_ name: String, batchMax: Int = 100, maxAgeH: Double = 72, types: [String] = [])
@@ -19,9 +17,12 @@ import Testing
             batchMax: batchMax, maxAgeH: maxAgeH)
     }
 
-    /// Commits `n` alerts, each owed to `webhooks`; alternately enter and exit.
+    /// Commits `n` alerts, each owed to `webhooks`; alternately enter and
+    /// exit, at `t`, `t` + 1 ms, … (an alert of the same device, type,
+    /// fence and time is one alert to PostgreSQL's `alerts_once`: calls
+    /// that mean new alerts start at a new `t`).
     func commitAlerts(
-        _ store: SQLiteStore, _ n: Int, to webhooks: [String], at committedMs: Int64 = 1000,
+        _ store: any Store, _ n: Int, to webhooks: [String], at committedMs: Int64 = 1000,
         from t: Int64 = 1000
     ) throws {
         var b = WriteBatch()
@@ -35,23 +36,25 @@ import Testing
         try store.commit(b, committedMs: committedMs)
     }
 
-    @Test func batchesGoInIdOrderAndKeepTheirIdUntilDelivered() throws {
-        let path = temporaryDatabase()
-        let store = try SQLiteStore(path: path)
+    @Test(arguments: BackendKind.allCases) func batchesGoInIdOrderAndKeepTheirIdUntilDelivered(
+        _ kind: BackendKind
+    ) async throws {
+        let db = try await Backend.fresh(kind)
+        let store = try db.store()
         #expect(try store.putWebhook(hook("a", batchMax: 4), since: nil, audit: nil))
         #expect(try store.putWebhook(hook("b"), since: nil, audit: nil))
         #expect(try store.nextWebhookBatch("a", nowMs: 2000) == nil)  // nothing owed yet
         try commitAlerts(store, 10, to: ["a"])
-        try commitAlerts(store, 2, to: ["a", "b"])
+        try commitAlerts(store, 2, to: ["a", "b"], from: 2000)
 
         let first = try #require(try store.nextWebhookBatch("a", nowMs: 2000))
         #expect(first.firstAlert == 1 && first.lastAlert == 4 && first.count == 4)
         #expect(first.messageId.hasPrefix("msg_") && first.messageId.count == 30)
         #expect(first.oldestMs == 1000)
         // Asked again (a retry, a restart): the same batch, the same id.
-        let again = try #require(try SQLiteStore(path: path).nextWebhookBatch("a", nowMs: 3000))
+        let again = try #require(try db.store().nextWebhookBatch("a", nowMs: 3000))
         #expect(again.id == first.id && again.messageId == first.messageId)
-        let alerts = try SQLiteReader(path: path).webhookAlerts(first)
+        let alerts = try db.reader().webhookAlerts(first)
         #expect(alerts.map(\.id) == [1, 2, 3, 4])
         #expect(alerts[0].type == "geofence_enter" && alerts[1].type == "geofence_exit")
 
@@ -63,15 +66,17 @@ import Testing
         let b = try #require(try store.nextWebhookBatch("b", nowMs: 3000))
         #expect(b.firstAlert == 11 && b.lastAlert == 12 && b.count == 2)
 
-        let statuses = try SQLiteReader(path: path).webhookStatuses()
+        let statuses = try db.reader().webhookStatuses()
         let a = try #require(statuses.first { $0.subscription.name == "a" })
         #expect(a.delivered == 4 && a.pending == 8 && a.oldestPendingMs == 1000)
         #expect(a.lastDeliveryMs == 3000)
     }
 
-    @Test func failuresWaitRefusalsSkipAfterThreeAndGoneDisables() throws {
-        let path = temporaryDatabase()
-        let store = try SQLiteStore(path: path)
+    @Test(arguments: BackendKind.allCases) func failuresWaitRefusalsSkipAfterThreeAndGoneDisables(
+        _ kind: BackendKind
+    ) async throws {
+        let db = try await Backend.fresh(kind)
+        let store = try db.store()
         _ = try store.putWebhook(hook("a", batchMax: 2), since: nil, audit: nil)
         try commitAlerts(store, 6, to: ["a"])
 
@@ -88,44 +93,48 @@ import Testing
             b = try #require(try store.nextWebhookBatch("a", nowMs: 3000))
             #expect(b.firstAlert == (k < 3 ? 1 : 3))
         }
-        var status = try #require(try SQLiteReader(path: path).webhookStatuses().first)
+        var status = try #require(try db.reader().webhookStatuses().first)
         #expect(status.refused == 2 && status.pending == 4 && status.lastError == "HTTP 400")
 
         // 410: disabled, nothing formed, the batch kept.
         try store.recordWebhookAttempt(b, .gone(error: "HTTP 410"), nowMs: 4000)
         #expect(try store.nextWebhookBatch("a", nowMs: 4000) == nil)
-        status = try #require(try SQLiteReader(path: path).webhookStatuses().first)
+        status = try #require(try db.reader().webhookStatuses().first)
         #expect(status.subscription.disabled == "HTTP 410" && status.pending == 4)
 
         // fleetctl webhooks retry: enabled, the refused batch re-queued first.
         let audit = AuditRecord(timeMs: 5000, actor: "t", action: "webhook.retry", target: "a")
-        #expect(try Credentials(path: path).retryWebhook("a", audit: audit) == 1)
-        #expect(try Credentials(path: path).retryWebhook("nope", audit: audit) == nil)
+        #expect(try db.admin().retryWebhook("a", audit: audit) == 1)
+        #expect(try db.admin().retryWebhook("nope", audit: audit) == nil)
         let requeued = try #require(try store.nextWebhookBatch("a", nowMs: 5000))
         #expect(requeued.firstAlert == 1 && requeued.refusals == 0)
     }
 
-    @Test func batchesOlderThanMaxAgeAreDeadLettered() throws {
-        let path = temporaryDatabase()
-        let store = try SQLiteStore(path: path)
+    @Test(arguments: BackendKind.allCases) func batchesOlderThanMaxAgeAreDeadLettered(
+        _ kind: BackendKind
+    ) async throws {
+        let db = try await Backend.fresh(kind)
+        let store = try db.store()
         _ = try store.putWebhook(hook("a", batchMax: 2, maxAgeH: 1), since: nil, audit: nil)
         try commitAlerts(store, 4, to: ["a"], at: 1000)
-        try commitAlerts(store, 1, to: ["a"], at: 3_000_000)
+        try commitAlerts(store, 1, to: ["a"], at: 3_000_000, from: 2000)
         // An hour after the first commits: both of their batches die, the fresh one goes.
         let b = try #require(try store.nextWebhookBatch("a", nowMs: 1000 + 3_600_001))
         #expect(b.firstAlert == 5 && b.lastAlert == 5)
-        let status = try #require(try SQLiteReader(path: path).webhookStatuses().first)
+        let status = try #require(try db.reader().webhookStatuses().first)
         #expect(status.dead == 4 && status.pending == 1)
     }
 
-    @Test func sinceBackfillsMatchingAlertsAndDeleteDropsTheOutbox() throws {
-        let path = temporaryDatabase()
-        let store = try SQLiteStore(path: path)
+    @Test(arguments: BackendKind.allCases) func sinceBackfillsMatchingAlertsAndDeleteDropsTheOutbox(
+        _ kind: BackendKind
+    ) async throws {
+        let db = try await Backend.fresh(kind)
+        let store = try db.store()
         try commitAlerts(store, 6, to: [])
         _ = try store.putWebhook(hook("exits", types: ["geofence_exit"]), since: 2, audit: nil)
         _ = try store.putWebhook(hook("none"), since: nil, audit: nil)
         let b = try #require(try store.nextWebhookBatch("exits", nowMs: 2000))
-        let ids = try SQLiteReader(path: path).webhookAlerts(b).map(\.id)
+        let ids = try db.reader().webhookAlerts(b).map(\.id)
         #expect(ids == [4, 6])
         #expect(try store.nextWebhookBatch("none", nowMs: 2000) == nil)
         // Replacing keeps the outbox; deleting drops it.
@@ -137,13 +146,15 @@ import Testing
         #expect(try store.webhooks().map(\.name) == ["none"])
         // The next commit after a backfill owes its first alert to every subscription.
         _ = try store.putWebhook(hook("again"), since: 0, audit: nil)
-        try commitAlerts(store, 1, to: ["none", "again"])
+        try commitAlerts(store, 1, to: ["none", "again"], from: 2000)
         #expect(try store.nextWebhookBatch("none", nowMs: 2000)?.firstAlert == 7)
     }
 
-    @Test func deliveredRowsArePrunedAfterRetention() throws {
-        let path = temporaryDatabase()
-        let store = try SQLiteStore(path: path)
+    @Test(arguments: BackendKind.allCases) func deliveredRowsArePrunedAfterRetention(
+        _ kind: BackendKind
+    ) async throws {
+        let db = try await Backend.fresh(kind)
+        let store = try db.store()
         _ = try store.putWebhook(hook("a", batchMax: 3), since: nil, audit: nil)
         try commitAlerts(store, 6, to: ["a"])
         let b = try #require(try store.nextWebhookBatch("a", nowMs: 2000))
@@ -152,7 +163,7 @@ import Testing
         #expect(try store.pruneWebhooks(before: 1000, maxRows: 100) == 0)
         #expect(try store.pruneWebhooks(before: 1001, maxRows: 100) == 3)
         #expect(try store.pruneWebhooks(before: 1001, maxRows: 100) == 0)
-        let status = try #require(try SQLiteReader(path: path).webhookStatuses().first)
+        let status = try #require(try db.reader().webhookStatuses().first)
         #expect(status.delivered == 3 && status.pending == 3)
     }
 }
