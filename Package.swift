@@ -56,6 +56,12 @@ let package = Package(
         // The storage interface: what the commit stage writes (`WriteBatch`), the
         // `Store` and `StoreReading` protocols every backend implements, and the
         // records readers get (their JSON is the contract `fleetctl` and the API share).
+        // fleetd.toml: the parser and every section's settings, read by
+        // fleetd and fleetctl (which need not link the daemon for it).
+        .target(
+            name: "FleetConfig",
+            dependencies: ["FleetModel", "FleetProtocols", "FleetStorage", "FleetTracking"],
+            swiftSettings: strict),
         .target(
             name: "FleetStorage",
             dependencies: ["FleetModel", "FleetJSON", "FleetProtocols", "FleetTracking"],
@@ -99,8 +105,8 @@ let package = Package(
         .target(
             name: "FleetDaemon",
             dependencies: [
-                "FleetModel", "FleetGeo", "FleetHTTP", "FleetProtocols", "FleetTracking",
-                "FleetStorage",
+                "FleetModel", "FleetConfig", "FleetGeo", "FleetHTTP", "FleetProtocols",
+                "FleetTracking", "FleetStorage",
                 "FleetSystemd", "FleetWebhooks",
                 "CBatchUDP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -136,7 +142,7 @@ let package = Package(
         .target(
             name: "FleetHTTP",
             dependencies: [
-                "FleetModel", "FleetAuth", "FleetGeo", "FleetJSON", "FleetProtocols",
+                "FleetModel", "FleetAuth", "FleetConfig", "FleetGeo", "FleetJSON", "FleetProtocols",
                 "FleetReports",
                 "FleetStorage", "FleetTracking", "FleetWebhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -155,11 +161,18 @@ let package = Package(
                 .embedInCode("Console/Files/console.css"),
             ],
             swiftSettings: strict),
+        // The one place a backend is opened from the config (fleetd and fleetctl).
+        .target(
+            name: "FleetBackends",
+            dependencies: [
+                "FleetConfig", "FleetPostgres", "FleetSQLite", "FleetStorage", "FleetTracking",
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "fleetd",
             dependencies: [
-                "FleetDaemon", "FleetPostgres", "FleetSQLite", "FleetStorage", "FleetSystemd",
-                "FleetTracking",
+                "FleetBackends", "FleetConfig", "FleetDaemon", "FleetPostgres", "FleetStorage",
+                "FleetSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -167,7 +180,8 @@ let package = Package(
         .executableTarget(
             name: "fleetctl",
             dependencies: [
-                "FleetModel", "FleetAuth", "FleetDaemon", "FleetGeo", "FleetJSON", "FleetPostgres",
+                "FleetModel", "FleetAuth", "FleetBackends", "FleetConfig", "FleetGeo", "FleetJSON",
+                "FleetPostgres",
                 "FleetProtocols", "FleetReports",
                 "FleetStorage", "FleetSQLite", "FleetTracking", "FleetWebhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -218,7 +232,8 @@ let package = Package(
         .testTarget(
             name: "FleetHTTPTests",
             dependencies: [
-                "FleetAuth", "FleetHTTP", "FleetStorage", "FleetGeo", "FleetProtocols",
+                "FleetAuth", "FleetConfig", "FleetHTTP", "FleetStorage", "FleetGeo",
+                "FleetProtocols",
                 "FleetTracking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -261,9 +276,16 @@ let package = Package(
             dependencies: ["FleetModel", "FleetPostgres", "FleetStorage", "FleetTracking"],
             swiftSettings: strict),
         .testTarget(
+            name: "FleetConfigTests",
+            dependencies: [
+                "FleetConfig", "FleetModel", "FleetProtocols", "FleetStorage", "FleetTracking",
+            ],
+            swiftSettings: strict),
+        .testTarget(
             name: "FleetDaemonTests",
             dependencies: [
-                "FleetModel", "FleetDaemon", "FleetGeo", "FleetProtocols", "FleetStorage",
+                "FleetModel", "FleetConfig", "FleetDaemon", "FleetGeo", "FleetProtocols",
+                "FleetStorage",
                 "FleetTracking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

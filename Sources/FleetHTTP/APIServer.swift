@@ -1,3 +1,4 @@
+import FleetConfig
 import FleetStorage
 import Foundation
 import Hummingbird

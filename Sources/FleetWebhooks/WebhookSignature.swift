@@ -1,4 +1,5 @@
 import Crypto
+import FleetStorage
 import Foundation
 
 /// The Standard Webhooks signature (https://www.standardwebhooks.com/):

@@ -18,7 +18,7 @@ struct ClusterCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        guard let settings = try database.backend() else {
+        guard case .postgresql(let settings) = try database.backend() else {
             throw Output.fail(
                 "fleetctl cluster: \(database.db) is a SQLite database (one node); give --postgres URL or --config FILE of a node"
             )

@@ -1,5 +1,6 @@
 import ArgumentParser
-import FleetDaemon
+import FleetBackends
+import FleetConfig
 import FleetPostgres
 import FleetSQLite
 import FleetStorage
@@ -92,20 +93,23 @@ struct DatabaseOptions: ParsableArguments {
         }
     }
 
-    /// The PostgreSQL database's settings when one is named, else nil (SQLite).
-    func backend() throws -> PostgresSettings? {
+    /// The database fleetctl works on: `--postgres URL`; else the config's
+    /// backend (`Backend(config:)`, one connection); else the SQLite file
+    /// `db` names.
+    func backend() throws -> Backend {
         do {
             if let postgresURL {
                 var s = try PostgresSettings(url: postgresURL)
                 s.readPassFileIfNeeded()
-                return s
+                return .postgresql(s)
             }
-            guard let config else { return nil }
-            let c = try DaemonConfig.load(path: config)
-            guard c.storage.backend == .postgresql else { return nil }
-            return try PostgresSettings(
-                url: c.postgresql.url, passwordFile: c.postgresql.passwordFile, poolSize: 1,
-                statementTimeoutMs: c.postgresql.statementTimeoutMs)
+            guard let config else { return .sqlite(path: db) }
+            switch try Backend(config: DaemonConfig.load(path: config)) {
+            case .sqlite(let path): return .sqlite(path: path)
+            case .postgresql(var s):
+                s.poolSize = 1
+                return .postgresql(s)
+            }
         } catch {
             throw ValidationError("database: \(error)")
         }
@@ -113,10 +117,10 @@ struct DatabaseOptions: ParsableArguments {
 
     /// A reader of the database; with `waitForIt`, waits for fleetd to create it.
     func reader(waitForIt: Bool = false) throws -> any StoreReading {
-        guard let settings = try backend() else { return try Output.open(db, waitForIt: waitForIt) }
+        let backend = try backend()
         while true {
             do {
-                return try PostgresReader(settings: settings, check: true)
+                return try backend.reader(check: true)
             } catch {
                 guard waitForIt else { throw Output.fail("fleetctl: \(error)") }
                 Thread.sleep(forTimeInterval: 0.2)
@@ -127,10 +131,7 @@ struct DatabaseOptions: ParsableArguments {
     /// The database's changes (users, tokens, the registry, webhooks).
     func administration() throws -> any StoreAdministration {
         do {
-            if let settings = try backend() {
-                return try PostgresAdministration(settings: settings)
-            }
-            return try Credentials(path: db)
+            return try backend().administration()
         } catch let e as StoreError {
             throw Output.fail("fleetctl: \(e)")
         }

@@ -33,18 +33,6 @@ enum Output {
         "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 
-    /// Opens the database; with `waitForIt`, waits for fleetd to create it.
-    static func open(_ path: String, waitForIt: Bool) throws -> SQLiteReader {
-        while true {
-            do {
-                return try SQLiteReader(path: path)
-            } catch {
-                guard waitForIt else { throw Output.fail("fleetctl: \(error)") }
-                Thread.sleep(forTimeInterval: 0.2)
-            }
-        }
-    }
-
     /// Prints `message` to stderr; the returned error exits with status 1.
     static func fail(_ message: String) -> any Error {
         FileHandle.standardError.write(Data((message + "\n").utf8))

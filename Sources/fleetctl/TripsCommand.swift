@@ -1,5 +1,5 @@
 import ArgumentParser
-import FleetDaemon
+import FleetConfig
 import FleetGeo
 import FleetModel
 import FleetSQLite

@@ -1,10 +1,10 @@
 import ArgumentParser
+import FleetBackends
+import FleetConfig
 import FleetDaemon
 import FleetPostgres
-import FleetSQLite
 import FleetStorage
 import FleetSystemd
-import FleetTracking
 import Foundation
 import Logging
 
@@ -89,10 +89,9 @@ struct FleetdCommand: AsyncParsableCommand {
         if checkConfig {
             do {
                 let summary = try Preflight.run(cfg)
-                if cfg.storage.backend == .postgresql {
+                if case .postgresql(let settings) = try Backend(config: cfg) {
                     // Connects and asks the server's version: the URL, the
                     // password and the server are right.
-                    let settings = try Self.postgresSettings(cfg)
                     _ = try PostgresReader(settings: settings).serverVersion()
                 }
                 print("config OK: " + summary)
@@ -104,45 +103,11 @@ struct FleetdCommand: AsyncParsableCommand {
         }
         do {
             try await Daemon(
-                config: cfg, configPath: config, logger: logger, openStore: Self.openStore
+                config: cfg, configPath: config, logger: logger, openStore: Backend.openStore
             ).run()
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
         }
-    }
-
-    /// The backend `[storage] backend` names: SQLite (`[storage] database`,
-    /// `synchronous`) or PostgreSQL (`[postgresql]`; `synchronous` becomes
-    /// its `synchronous_commit`).
-    @Sendable static func openStore(_ c: DaemonConfig) throws -> any Store {
-        switch c.storage.backend {
-        case .sqlite:
-            return try SQLiteStore(
-                path: c.storage.database, synchronous: c.storage.synchronous,
-                lateDetour: LateDetour(c.tracking.settings))
-        case .postgresql:
-            return try PostgresStore(
-                settings: postgresSettings(c), synchronous: c.storage.synchronous,
-                node: c.cluster.node.isEmpty ? nil : c.cluster.node,
-                leaseMs: Int64(c.cluster.leaseS * 1000),
-                lateDetour: LateDetour(c.tracking.settings))
-        }
-    }
-
-    /// `[postgresql]` read into the backend's settings (password included).
-    static func postgresSettings(_ c: DaemonConfig) throws -> PostgresSettings {
-        do {
-            return try PostgresSettings(
-                url: c.postgresql.url, passwordFile: c.postgresql.passwordFile,
-                poolSize: c.postgresql.poolSize, statementTimeoutMs: c.postgresql.statementTimeoutMs
-            )
-        } catch {
-            throw ConfigProblem(description: "postgresql: \(error)")
-        }
-    }
-
-    struct ConfigProblem: Error, CustomStringConvertible {
-        let description: String
     }
 }

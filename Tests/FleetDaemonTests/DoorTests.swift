@@ -1,3 +1,4 @@
+import FleetConfig
 import FleetModel
 import FleetProtocols
 import FleetTracking

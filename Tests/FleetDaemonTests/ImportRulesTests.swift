@@ -79,6 +79,14 @@ import Testing
             "FleetPostgres": std.union(nio).union([
                 "FleetModel", "FleetStorage", "FleetTracking", "PostgresNIO", "Logging",
             ]),
+            // The config: values and their parser, no I/O beyond reading files.
+            "FleetConfig": std.union([
+                "FleetProtocols", "FleetStorage", "FleetTracking",
+            ]),
+            // The one place a backend is opened from the config.
+            "FleetBackends": std.union([
+                "FleetConfig", "FleetPostgres", "FleetSQLite", "FleetStorage", "FleetTracking",
+            ]),
             "FleetReports": std.union(["FleetJSON", "FleetModel", "FleetGeo", "FleetStorage"]),
             "FleetAuth": std.union(["Crypto", "HummingbirdBcrypt"]),
             "FleetSystemd": std.union(["CSystemd", "Logging"]),
@@ -87,21 +95,25 @@ import Testing
                 "AsyncHTTPClient",
             ]),
             "FleetHTTP": std.union(["NIOCore"]).union([
-                "FleetAuth", "FleetGeo", "FleetJSON", "FleetModel", "FleetProtocols",
+                "FleetAuth", "FleetConfig", "FleetGeo", "FleetJSON", "FleetModel", "FleetProtocols",
                 "FleetReports", "FleetStorage", "FleetTracking", "FleetWebhooks", "Hummingbird",
                 "HTTPTypes", "Logging", "ServiceLifecycle",
             ]),
             "FleetDaemon": std.union(nio).union([
-                "FleetGeo", "FleetHTTP", "FleetModel", "FleetProtocols", "FleetStorage",
+                "FleetConfig", "FleetGeo", "FleetHTTP", "FleetModel", "FleetProtocols",
+                "FleetStorage",
                 "FleetSystemd", "FleetTracking", "FleetWebhooks", "CBatchUDP", "CoreMetrics",
                 "Logging", "Prometheus", "ServiceLifecycle", "UnixSignals",
             ]),
+            // fleetd opens its backend through FleetBackends only.
             "fleetd": std.union([
-                "ArgumentParser", "FleetDaemon", "FleetPostgres", "FleetSQLite", "FleetStorage",
-                "FleetSystemd", "FleetTracking", "Logging",
+                "ArgumentParser", "FleetBackends", "FleetConfig", "FleetDaemon", "FleetPostgres",
+                "FleetStorage", "FleetSystemd", "Logging",
             ]),
+            // fleetctl reads the config without linking the daemon.
             "fleetctl": std.union([
-                "ArgumentParser", "FleetAuth", "FleetDaemon", "FleetGeo", "FleetJSON", "FleetModel",
+                "ArgumentParser", "FleetAuth", "FleetBackends", "FleetConfig", "FleetGeo",
+                "FleetJSON", "FleetModel",
                 "FleetPostgres", "FleetProtocols", "FleetReports", "FleetSQLite", "FleetStorage",
                 "FleetTracking", "FleetWebhooks",
             ]),
@@ -122,6 +134,14 @@ import Testing
             for i in try imports(of: module) {
                 #expect(allowed.contains(i.module), "\(i.file) imports \(i.module)")
             }
+        }
+    }
+
+    @Test func fleetctlDoesNotLinkTheDaemon() throws {
+        for i in try imports(of: "fleetctl") {
+            #expect(
+                !["FleetDaemon", "FleetHTTP", "FleetSystemd"].contains(i.module),
+                "\(i.file) imports \(i.module)")
         }
     }
 

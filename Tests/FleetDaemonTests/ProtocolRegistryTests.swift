@@ -1,3 +1,4 @@
+import FleetConfig
 import FleetProtocols
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import FleetConfig
 import FleetGeo
 import FleetModel
 import FleetStorage

@@ -1,3 +1,4 @@
+import FleetConfig
 import Foundation
 import Logging
 import Testing

@@ -1,4 +1,5 @@
 import FleetAuth
+import FleetConfig
 import FleetStorage
 import HTTPTypes
 import Hummingbird

@@ -1,3 +1,4 @@
+import FleetStorage
 import Foundation
 import Testing
 

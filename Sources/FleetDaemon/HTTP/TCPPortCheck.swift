@@ -1,3 +1,4 @@
+import FleetConfig
 import Glibc
 
 /// Start-up check of a TCP address the HTTP servers will listen on: binds

@@ -1,4 +1,5 @@
 import CBatchUDP
+import FleetConfig
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+import FleetConfig
 import FleetGeo
 import FleetHTTP
 import FleetProtocols
@@ -523,10 +524,4 @@ public final class Daemon: Sendable {
             throw StartupError("cannot listen on \(address) (listen.\(key)): \(error)")
         }
     }
-}
-
-/// A start-up failure with a message for the operator.
-public struct StartupError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ d: String) { description = d }
 }

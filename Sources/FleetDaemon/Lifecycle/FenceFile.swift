@@ -1,4 +1,5 @@
 import CBatchUDP
+import FleetConfig
 import FleetGeo
 import Foundation
 

@@ -1,3 +1,4 @@
+import FleetConfig
 import Foundation
 
 #if canImport(Glibc)

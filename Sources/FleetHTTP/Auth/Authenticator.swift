@@ -1,4 +1,5 @@
 import FleetAuth
+import FleetConfig
 import FleetModel
 import FleetStorage
 import Foundation

@@ -1,3 +1,4 @@
+import FleetConfig
 import FleetJSON
 import Foundation
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FleetDaemon
+@testable import FleetConfig
 
 @Suite struct ConfigTests {
     @Test func emptyTextGivesEveryDefault() throws {

@@ -1,4 +1,3 @@
-import FleetStorage
 import FleetTracking
 import Foundation
 

@@ -1,4 +1,4 @@
-import FleetHTTP
+
 
 /// `[http]`: the API server (listen address, bounds, sessions), read into
 /// the HTTP module's `HTTPSettings`.

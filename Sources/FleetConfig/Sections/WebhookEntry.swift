@@ -1,5 +1,5 @@
 import FleetStorage
-import FleetWebhooks
+
 import Foundation
 
 /// One `[[webhooks]]` table of the config: a subscription as the file has
