@@ -26,13 +26,11 @@ final class TrackingStage: @unchecked Sendable {
     /// from is kept in its shard's entry), and when silence was last checked.
     private let silentAfterMs: Int64
     private var lastSilenceCheck: Int64 = 0
-    /// State checkpointing (`storage.state_checkpoint_s`, ms; 0: every
-    /// change is written with its batch). Devices whose state changed since
-    /// it was last written (flagged `dirty` in their entries), and when each
-    /// first changed, oldest first.
-    private let checkpointMs: Int64
-    private var dirtyOrder: [(device: String, at: Int64)] = []
-    private var dirtyHead = 0
+    /// State checkpointing (`storage.state_checkpoint_s`): the devices
+    /// whose state changed since it was last written (flagged `dirty` in
+    /// their entries), oldest first.
+    private var checkpoints: CheckpointSchedule
+    private var checkpointMs: Int64 { checkpoints.intervalMs }
     private let done = DispatchSemaphore(value: 0)
     private let pendingFences = Mutex<FenceIndex?>(nil)
     /// Where tracked batches go: the commit stage takes them in order.
@@ -65,7 +63,8 @@ final class TrackingStage: @unchecked Sendable {
     ) {
         self.clock = clock
         self.membership = membership
-        self.checkpointMs = Int64(config.storage.stateCheckpointS) * 1000
+        self.checkpoints = CheckpointSchedule(
+            intervalMs: Int64(config.storage.stateCheckpointS) * 1000)
         self.retainMs = Int64(config.storage.retainDays * 86_400_000)
         self.queue = queue
         self.handoff = handoff
@@ -114,11 +113,11 @@ final class TrackingStage: @unchecked Sendable {
         // While states wait to be written, an idle spell of 50 ms (not 0.5 s)
         // wakes the engine to write some.
         while let items = queue.take(
-            maxFixes: maxFixes, maxDelay: maxDelay, idle: dirtyHead < dirtyOrder.count ? 0.05 : 0.5)
+            maxFixes: maxFixes, maxDelay: maxDelay, idle: checkpoints.waiting > 0 ? 0.05 : 0.5)
         {
             heartbeat.store(now(), ordering: .relaxed)
             metrics.queueDepth(queue.depth)
-            metrics.unwrittenStates(dirtyOrder.count - dirtyHead)
+            metrics.unwrittenStates(checkpoints.waiting)
             if let fresh = pendingFences.withLock({ f -> FenceIndex? in
                 defer { f = nil }
                 return f
@@ -147,7 +146,7 @@ final class TrackingStage: @unchecked Sendable {
             handoff.put(PendingCommit(batch: batch, items: items))
         }
         // A clean stop leaves every state written: nothing to replay at the next start.
-        while dirtyHead < dirtyOrder.count {
+        while checkpoints.waiting > 0 {
             var batch = WriteBatch()
             checkpoint(into: &batch, all: true, limit: 4096)
             handoff.put(PendingCommit(batch: batch, items: []))
@@ -246,7 +245,7 @@ final class TrackingStage: @unchecked Sendable {
         let shard = shards[Self.shard(of: device, count: shards.count)]
         guard shard.devices[device]?.dirty == false else { return }  // unknown, or queued already
         shard.devices[device]?.dirty = true
-        dirtyOrder.append((device, t))
+        checkpoints.queue(device, at: t)
     }
 
     /// Adds to `batch` the current state of the devices whose state changed
@@ -260,22 +259,13 @@ final class TrackingStage: @unchecked Sendable {
     /// rose to ~500 ms. States that wait longer than the interval cost only
     /// a longer replay after a crash.
     private func checkpoint(into batch: inout WriteBatch, all: Bool, limit: Int) {
-        guard checkpointMs > 0 else { return }
-        let due = now() - checkpointMs
-        var n = 0
-        while dirtyHead < dirtyOrder.count, n < limit, all || dirtyOrder[dirtyHead].at <= due {
-            let device = dirtyOrder[dirtyHead].device
-            dirtyHead += 1
+        let shards = self.shards
+        checkpoints.takeDue(nowMs: now(), all: all, limit: limit) { device in
             let shard = shards[Self.shard(of: device, count: shards.count)]
             shard.devices[device]?.dirty = false
-            if let s = shard.devices[device]?.state {
-                batch.states[device] = s
-                n += 1
-            }
-        }
-        if dirtyHead > 4096 && dirtyHead * 2 > dirtyOrder.count {
-            dirtyOrder.removeFirst(dirtyHead)
-            dirtyHead = 0
+            guard let s = shard.devices[device]?.state else { return false }
+            batch.states[device] = s
+            return true
         }
     }
 
@@ -344,7 +334,7 @@ final class TrackingStage: @unchecked Sendable {
             case .underWay(let t): batch.tripsUnderWay.append((fix.device, t))
             case .ended: batch.tripsUnderWay.append((fix.device, nil))
             }
-            if r.newlyDirty { dirtyOrder.append((fix.device, received[i])) }
+            if r.newlyDirty { checkpoints.queue(fix.device, at: received[i]) }
         }
     }
 
