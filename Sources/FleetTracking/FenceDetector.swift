@@ -133,7 +133,10 @@ struct FenceDetector: Sendable {
             index.containing(p, into: &scratch)
         }
         // Confirmed a departure: the first leg (parked place to the held
-        // fix) is a way driven too; crossings on it, dated on it.
+        // fix) is a way driven too; crossings on it, dated on it. A fence
+        // the parked place lies in is no pass: the vehicle stood inside it,
+        // and whether it left was judged on the fixes (the held one among
+        // them, which may have raised its exit already).
         if j.crossable, !j.relocated, let leg = j.firstLeg {
             var end = fix
             end.time = leg.to.time
@@ -141,9 +144,13 @@ struct FenceDetector: Sendable {
             end.lon = leg.to.lon
             let held = st.fences
             let index = self.index
+            let start = Coordinate(lat: leg.from.lat, lon: leg.from.lon)
             let kept = crossings(
                 from: leg.from, to: Coordinate(lat: leg.to.lat, lon: leg.to.lon), fix: end,
-                member: { i in held.contains { $0.fence == index.fences[Int(i)].id } },
+                member: { i in
+                    let fence = index.fences[Int(i)]
+                    return held.contains { $0.fence == fence.id } || fence.contains(start)
+                },
                 alerts: &alerts)
             if !kept.isEmpty {
                 st.fences += kept
