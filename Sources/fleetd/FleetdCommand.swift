@@ -89,11 +89,7 @@ struct FleetdCommand: AsyncParsableCommand {
         if checkConfig {
             do {
                 let summary = try Preflight.run(cfg)
-                if case .postgresql(let settings) = try Backend(config: cfg) {
-                    // Connects and asks the server's version: the URL, the
-                    // password and the server are right.
-                    _ = try PostgresReader(settings: settings).serverVersion()
-                }
+                try Self.checkDatabase(cfg)
                 print("config OK: " + summary)
             } catch {
                 FileHandle.standardError.write(Data("fleetd: check failed: \(error)\n".utf8))
@@ -108,6 +104,16 @@ struct FleetdCommand: AsyncParsableCommand {
         } catch {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
+        }
+    }
+
+    /// `--check-config` with PostgreSQL: connects and asks the server's
+    /// version (the URL, the password and the server are right). Kept out
+    /// of the async `run`: Swift 6.3's optimiser crashed splitting `run`
+    /// with this pattern match on a typed-throws initialiser inside it.
+    private static func checkDatabase(_ cfg: DaemonConfig) throws {
+        if case .postgresql(let settings) = try Backend(config: cfg) {
+            _ = try PostgresReader(settings: settings).serverVersion()
         }
     }
 }
