@@ -60,7 +60,9 @@ let package = Package(
         // fleetd and fleetctl (which need not link the daemon for it).
         .target(
             name: "FleetConfig",
-            dependencies: ["FleetModel", "FleetProtocols", "FleetStorage", "FleetTracking"],
+            dependencies: [
+                "FleetModel", "FleetGeo", "FleetProtocols", "FleetStorage", "FleetTracking",
+            ],
             swiftSettings: strict),
         .target(
             name: "FleetStorage",

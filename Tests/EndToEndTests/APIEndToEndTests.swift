@@ -20,10 +20,12 @@ import Testing
         /// `over`: restart on that daemon's folder (its users and tokens kept).
         init(
             fences: String? = depotFences, extra: String = "", httpExtra: String = "",
-            trip: String = "start_distance_m = 1000000", over: APIDaemon? = nil
+            trip: String = "start_distance_m = 1000000", over: APIDaemon? = nil,
+            geofencesExtra: String = ""
         ) throws {
             d = try DaemonProcess(
                 fences: fences, extraConfig: extra, dir: over?.d.dir,
+                geofencesExtra: geofencesExtra,
                 tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0", trip: trip,
                 http: "127.0.0.1:0", osmand: "127.0.0.1:0", httpExtra: httpExtra)
             http = HTTPTestClient(port: d.ports["http"] ?? 0)
@@ -369,6 +371,58 @@ import Testing
         let alerts = try await a.http.get("/api/v1/alerts", a.auth("viewer"))
         #expect(alerts.items.last?["fence"] as? String == "yard")
         #expect(try a.d.fleetctl("audit").contains { $0["action"] as? String == "fences.put" })
+    }
+
+    /// A document past `[geofences]`'s limits is refused as a whole, naming
+    /// the limit, before any index is built or the file touched; fleetd
+    /// keeps serving with the fences it had.
+    @Test func fencesPastTheLimitsAreRefusedAndTheOldOnesKept() async throws {
+        let a = try APIDaemon(geofencesExtra: "max_fences = 2\nmax_fence_vertices = 64")
+        let admin = a.auth("admin") + [("Content-Type", "application/geo+json")]
+        let file = a.d.dir.appendingPathComponent("fences.geojson")
+        let before = try String(contentsOf: file, encoding: .utf8)
+        // One fence of 200 vertices (a circle drawn as a polygon).
+        let ring = (0...200).map { k -> String in
+            let t = Double(k % 200) / 200 * 2 * Double.pi
+            return "[\(11.05 + 0.01 * cos(t)),\(48.05 + 0.01 * sin(t))]"
+        }.joined(separator: ",")
+        let big =
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"big","geometry":{"type":"Polygon","coordinates":[["#
+            + ring + "]]}}]}"
+        let r = try await a.http.send(.PUT, "/api/v1/fences", headers: admin, body: big)
+        #expect(r.status == 422)
+        let problems = (r.json["problems"] as? [String]) ?? []
+        #expect(
+            problems.contains {
+                $0.contains("200 vertices, more than geofences.max_fence_vertices = 64")
+            },
+            "\(problems)")
+        // Three fences: past max_fences.
+        let features = try ["a", "b", "c"].map { id -> Any in
+            let text = depotFences.replacingOccurrences(of: "depot", with: id)
+            let doc = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+            return ((doc?["features"] as? [Any]) ?? []).first ?? [:]
+        }
+        let many = try JSONSerialization.data(
+            withJSONObject: ["type": "FeatureCollection", "features": features])
+        let r2 = try await a.http.send(
+            .PUT, "/api/v1/fences", headers: admin, body: String(decoding: many, as: UTF8.self))
+        #expect(r2.status == 422)
+        #expect(
+            ((r2.json["problems"] as? [String]) ?? []).contains {
+                $0.contains("3 fences, more than geofences.max_fences = 2")
+            })
+        // The file and the fences in use are as they were; fleetd serves on.
+        #expect(try String(contentsOf: file, encoding: .utf8) == before)
+        let still = try await a.http.get("/api/v1/fences", a.auth("viewer"))
+        #expect((still.json["features"] as? [[String: Any]])?.first?["id"] as? String == "depot")
+        #expect(try await a.http.get("/healthz").status == 200)
+        // A file past the limits stops start-up (and --check-config), naming the limit.
+        try big.write(to: file, atomically: true, encoding: .utf8)
+        let check = try runTool(
+            try Binaries.path("fleetd"), ["--config", a.d.configPath, "--check-config"])
+        #expect(check.status == 2)
+        #expect(check.err.contains("more than geofences.max_fence_vertices = 64"), "\(check.err)")
     }
 
     @Test func phonesReportThroughOsmAndInBothStyles() async throws {

@@ -128,6 +128,7 @@ final class DaemonProcess {
     init(
         fences: String?, extraConfig: String = "", dir existing: URL? = nil,
         storageExtra: String = "retain_days = 0",  // test fixes are years old: keep them
+        geofencesExtra: String = "",
         tracking: String = "jump_speed_kmh = 0", trip: String = "start_distance_m = 1000000",
         json: String = "127.0.0.1:0", http: String = "", osmand: String = "",
         listenExtra: String = "",
@@ -151,6 +152,7 @@ final class DaemonProcess {
             \(storageExtra)
             [geofences]
             file = "\(fencesPath)"
+            \(geofencesExtra)
             [listen]
             json = "\(json)"
             teltonika = "127.0.0.1:0"

@@ -23,6 +23,8 @@ final class DaemonAPI: APIBackend {
     private let reporter: StatusReporter
     private let metrics: Metrics
     private let fencesFile: String
+    /// What an uploaded fences document may hold (`[geofences]`).
+    private let fenceLimits: FenceLimits
     private let board: TripBoard
     /// The loaded fences file's text (what `GET /fences` returns).
     let fences: Mutex<[UInt8]>
@@ -43,7 +45,7 @@ final class DaemonAPI: APIBackend {
     init(
         readers: ReaderPool, commit: CommitStage, tracking: TrackingStage, door: Door,
         desk: CommandDesk, status: StatusReporter, metrics: Metrics, board: TripBoard,
-        fencesFile: String, fencesText: [UInt8]
+        fencesFile: String, fenceLimits: FenceLimits = FenceLimits(), fencesText: [UInt8]
     ) {
         self.desk = desk
         self.board = board
@@ -55,6 +57,7 @@ final class DaemonAPI: APIBackend {
         self.metrics = metrics
         self.exporter = MetricsExporter(metrics: metrics)
         self.fencesFile = fencesFile
+        self.fenceLimits = fenceLimits
         fences = Mutex(fencesText)
     }
 
@@ -115,7 +118,10 @@ final class DaemonAPI: APIBackend {
         return try result.get()
     }
 
-    /// Validates, writes atomically (temporary file, fsync, rename), loads.
+    /// Validates (the document, then `fenceLimits`), builds the index,
+    /// then writes the file atomically (temporary file, fsync, rename) and
+    /// swaps the index in: a document refused or an index that cannot be
+    /// built leaves the file and the fences in use as they were.
     private func install(_ document: [UInt8], file: String) throws -> [FenceProblem] {
         let loaded: [Fence]
         do {
@@ -123,6 +129,8 @@ final class DaemonAPI: APIBackend {
         } catch {
             return error.problems
         }
+        let over = fenceLimits.problems(loaded)
+        guard over.isEmpty else { return over }
         guard !file.isEmpty else {
             return [
                 FenceProblem(
@@ -130,6 +138,7 @@ final class DaemonAPI: APIBackend {
                     message: "no fences file is configured (geofences.file): nowhere to keep them")
             ]
         }
+        let index = FenceIndex(fences: loaded)
         let tmp = file + ".tmp-\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw FencesNotWritten(file: tmp, errno: errno) }
@@ -141,7 +150,7 @@ final class DaemonAPI: APIBackend {
             unlink(tmp)
             throw FencesNotWritten(file: file, errno: e)
         }
-        tracking.replaceFences(FenceIndex(fences: loaded))
+        tracking.replaceFences(index)
         fences.withLock { $0 = document }
         return []
     }

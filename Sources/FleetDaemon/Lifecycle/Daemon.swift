@@ -180,6 +180,7 @@ public final class Daemon: Sendable {
                 readers: readers, commit: commit, tracking: tracking, door: door, desk: desk,
                 status: status,
                 metrics: metrics, board: board, fencesFile: config.geofences.file,
+                fenceLimits: config.geofences.limits,
                 fencesText: fencesText)
         } else {
             backend = nil
@@ -337,7 +338,8 @@ public final class Daemon: Sendable {
             }
         }
         do {
-            let (fresh, text) = try FenceFile.loadWithText(config.geofences.file)
+            let (fresh, text) = try FenceFile.loadWithText(
+                config.geofences.file, limits: config.geofences.limits)
             tracking.replaceFences(fresh)
             api?.fences.withLock { $0 = text }
             if config.geofences.file.isEmpty {
@@ -449,7 +451,7 @@ public final class Daemon: Sendable {
 
     /// The fences index and the file's text (empty when there is none).
     private func loadFences() throws -> (FenceIndex, [UInt8]) {
-        let f = try FenceFile.loadConfigured(config.geofences.file)
+        let f = try FenceFile.loadConfigured(config.geofences.file, limits: config.geofences.limits)
         if f.missingDefault { logger.warning("\(f.note)") } else { logger.info("\(f.note)") }
         return (f.index, f.text)
     }

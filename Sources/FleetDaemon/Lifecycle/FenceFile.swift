@@ -7,14 +7,16 @@ import Foundation
 enum FenceFile {
     /// Loads `path` (nil or "" = no fences). Throws `FenceFileError` for
     /// unreadable or invalid files.
-    static func load(_ path: String) throws(FenceFileError) -> FenceIndex {
-        try loadWithText(path).0
+    static func load(_ path: String, limits: FenceLimits = FenceLimits()) throws(FenceFileError)
+        -> FenceIndex
+    {
+        try loadWithText(path, limits: limits).0
     }
 
     /// The configured fences file loaded as start-up loads it: "" is no
     /// fences, the default file may be missing (`missingDefault`), any
     /// other must load. `note` says which, for the log and `--check-config`.
-    static func loadConfigured(_ path: String) throws(FenceFileError) -> (
+    static func loadConfigured(_ path: String, limits: FenceLimits) throws(FenceFileError) -> (
         index: FenceIndex, text: [UInt8], note: String, missingDefault: Bool
     ) {
         if path == GeofencesConfig.defaultFile, !FileManager.default.fileExists(atPath: path) {
@@ -29,12 +31,15 @@ enum FenceFile {
                 "no fences file configured (geofences.file = \"\"): running with no fences", false
             )
         }
-        let (index, text) = try loadWithText(path)
+        let (index, text) = try loadWithText(path, limits: limits)
         return (index, text, "loaded \(index.fences.count) fences from \(path)", false)
     }
 
-    /// Loads `path` and returns its text too (empty for no file).
-    static func loadWithText(_ path: String) throws(FenceFileError) -> (FenceIndex, [UInt8]) {
+    /// Loads `path` and returns its text too (empty for no file). A file
+    /// past `limits` is refused before its index is built.
+    static func loadWithText(_ path: String, limits: FenceLimits) throws(FenceFileError) -> (
+        FenceIndex, [UInt8]
+    ) {
         guard !path.isEmpty else { return (FenceIndex(fences: []), []) }
         guard FileManager.default.fileExists(atPath: path) else {
             throw FenceFileError(
@@ -48,7 +53,10 @@ enum FenceFile {
                     FenceProblem(featureIndex: nil, id: nil, message: "cannot read the file")
                 ])
         }
-        let index = FenceIndex(fences: try GeoJSONFenceLoader.load(Array(data), file: path))
+        let fences = try GeoJSONFenceLoader.load(Array(data), file: path)
+        let over = limits.problems(fences)
+        guard over.isEmpty else { throw FenceFileError(file: path, problems: over) }
+        let index = FenceIndex(fences: fences)
         // Parsing and building freed ~100 MB (10 000 fences) in this thread's
         // malloc arena; the engine's threads allocate from their own arenas,
         // so without a trim it stays resident for the daemon's life. See
