@@ -90,6 +90,46 @@ import Testing
         #expect(a.d.stop() == 0)
     }
 
+    /// A password change ends the sessions opened with the old password:
+    /// the next request within the 30 s cache is refused, an open event
+    /// stream is closed; a session opened afterwards works.
+    @Test func aPasswordChangeEndsTheSessions() async throws {
+        let a = try APIEndToEndTests.APIDaemon(httpExtra: "keepalive_s = 2")
+        let json = [("Content-Type", "application/json")]
+        func login(_ password: String) async throws -> [(String, String)] {
+            let ok = try await a.http.send(
+                .POST, "/api/v1/session", headers: json,
+                body: #"{"user":"operator","password":"\#(password)"}"#)
+            #expect(ok.status == 200)
+            let set = ok.headers.first(name: "Set-Cookie") ?? ""
+            return [("Cookie", String(set.prefix { $0 != ";" }))]
+        }
+        let cookie = try await login("password-operator")
+        #expect(try await a.http.get("/api/v1/devices", cookie).status == 200)
+        let port = try #require(a.d.ports["http"])
+        let stream = try EventSocket(
+            port: port, path: "/api/v1/events?positions=off", headers: cookie)
+        #expect(try await stream.head(deadline: Date().addingTimeInterval(10)) == 200)
+        let passwd = try runTool(
+            try Binaries.path("fleetctl"),
+            ["users", "passwd", "operator", "--password-stdin", "--db", a.d.database],
+            stdin: "another-password-1\n")
+        #expect(passwd.status == 0, "\(passwd.err)")
+        let changed = Date()
+        while try await stream.next(deadline: changed.addingTimeInterval(40)) != nil {}
+        #expect(Date().timeIntervalSince(changed) < 30, "the stream outlived the password")
+        var refused = false
+        while !refused, Date().timeIntervalSince(changed) < 40 {
+            refused = try await a.http.get("/api/v1/devices", cookie).status == 401
+            if !refused { try await Task.sleep(for: .seconds(1)) }
+        }
+        #expect(refused, "the old session still works 40 s after the password changed")
+        #expect(
+            try await a.http.get("/api/v1/devices", try await login("another-password-1")).status
+                == 200)
+        #expect(a.d.stop() == 0)
+    }
+
     /// DNS rebinding: a page whose name now resolves to 127.0.0.1 reads
     /// `/metrics` with its own name as `Host`: asked for credentials.
     @Test func metricsAreNotOpenToARebindingPage() throws {

@@ -1,5 +1,3 @@
-
-
 /// `[http]`: the API server (listen address, bounds, sessions), read into
 /// the HTTP module's `HTTPSettings`.
 public struct HTTPConfig: Sendable, Equatable {
@@ -27,6 +25,8 @@ public struct HTTPConfig: Sendable, Equatable {
             "body_timeout_s", default: settings.bodyTimeoutS, range: 1...3600)
         settings.sessionIdleS = try s.int(
             "session_idle_s", default: settings.sessionIdleS, range: 60...30 * 86400)
+        settings.sessionMaxS = try s.int(
+            "session_max_s", default: settings.sessionMaxS, range: 60...365 * 86400)
         settings.secureCookies = try s.bool("secure_cookies", default: settings.secureCookies)
         settings.keepaliveS = try s.int("keepalive_s", default: settings.keepaliveS, range: 1...300)
         settings.streamBuffer = try s.int(

@@ -14,6 +14,8 @@ public struct HTTPSettings: Sendable, Equatable {
     public var bodyTimeoutS = 30
     /// A session ends this long after its last use, seconds.
     public var sessionIdleS = 12 * 3600
+    /// A login session ends this long after it opened, however it is used, s.
+    public var sessionMaxS = 7 * 86_400
     /// Session cookies carry `Secure` (for a server behind TLS). Also set
     /// when the request says `X-Forwarded-Proto: https`.
     public var secureCookies = false

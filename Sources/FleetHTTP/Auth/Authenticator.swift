@@ -8,7 +8,9 @@ import Synchronization
 /// Finds who a request comes from: an `Authorization: Bearer` token, else
 /// the session cookie. Users and tokens are read from the store and kept
 /// for `cacheS` seconds, so a removed user or a revoked token stops working
-/// within that time. Token use is noted and written every minute.
+/// within that time; so does a session whose user's password or role
+/// changed since its login (the session's `stamp`). Token use is noted and
+/// written every minute.
 final class Authenticator: Sendable {
     static let cookieName = "fleetd_session"
     let sessions: SessionTable
@@ -16,13 +18,13 @@ final class Authenticator: Sendable {
     let hashing: HashGate
     private let backend: any APIBackend
     private let cacheS: TimeInterval = 30
-    private let users = Mutex<[String: (role: Role?, read: Date)]>([:])
+    private let users = Mutex<[String: (user: UserFacts?, read: Date)]>([:])
     private let tokens = Mutex<[String: (token: TokenRecord?, read: Date)]>([:])
     private let used = Mutex<[String: Int64]>([:])
 
     init(backend: any APIBackend, settings: HTTPSettings) {
         self.backend = backend
-        sessions = SessionTable(idleS: settings.sessionIdleS)
+        sessions = SessionTable(idleS: settings.sessionIdleS, maxS: settings.sessionMaxS)
         limiter = LoginLimiter(
             pairLimit: settings.loginFailures, userLimit: settings.loginFailuresPerUser,
             addressLimit: settings.loginFailuresPerAddress, windowS: settings.loginWindowS)
@@ -42,21 +44,27 @@ final class Authenticator: Sendable {
             return Identity(kind: .token, name: token.name, role: token.role)
         }
         if let cookie {
-            guard let name = sessions.user(of: cookie) else {
+            guard let (name, stamp) = sessions.session(of: cookie) else {
                 throw APIError.unauthorized("the session has ended: log in again")
             }
-            guard let role = try await role(of: name) else {
+            guard let facts = try await facts(of: name) else {
                 sessions.close(cookie)
                 throw APIError.unauthorized("user \(name) no longer exists")
             }
-            return Identity(kind: .user, name: name, role: role)
+            guard facts.stamp == stamp else {
+                sessions.close(cookie)
+                throw APIError.unauthorized(
+                    "the session has ended: the user's password or role changed; log in again")
+            }
+            return Identity(kind: .user, name: name, role: facts.role)
         }
         return nil
     }
 
     /// Whether credentials that were valid still are, read afresh from the
     /// store (not from the 30 s cache): a token not revoked, a session not
-    /// ended whose user still exists. What an open event stream asks
+    /// ended whose user still exists with the password and role it logged
+    /// in with. What an open event stream asks
     /// every few seconds, so that revoking a token or removing a user
     /// closes its streams too. A store that cannot be read answers true
     /// (a stream is not cut for a transient error).
@@ -66,8 +74,8 @@ final class Authenticator: Sendable {
                 return try await token(hash: TokenSecret.hash(bearer), fresh: true) != nil
             }
             if let cookie {
-                guard let name = sessions.user(of: cookie) else { return false }
-                guard try await role(of: name, fresh: true) != nil else {
+                guard let (name, stamp) = sessions.session(of: cookie) else { return false }
+                guard try await facts(of: name, fresh: true)?.stamp == stamp else {
                     sessions.close(cookie)
                     return false
                 }
@@ -100,28 +108,44 @@ final class Authenticator: Sendable {
         return token
     }
 
-    /// A user's role (nil: no such user): from the cache (`cacheS`) unless
+    /// What a session is checked against: the user's role, and a stamp of
+    /// the credentials (`stamp`) that changes with the password or the role.
+    struct UserFacts: Sendable {
+        var role: Role
+        var stamp: String
+    }
+
+    /// The stamp of a user's credentials: a digest of the password hash and
+    /// the role, so that a session ends when either changes (the hash never
+    /// leaves the store's record).
+    static func stamp(_ record: UserRecord) -> String {
+        TokenSecret.hash(record.passwordHash + "\u{0}" + record.role.rawValue)
+    }
+
+    /// A user's facts (nil: no such user): from the cache (`cacheS`) unless
     /// `fresh`, else from the store.
-    private func role(of user: String, fresh: Bool = false) async throws -> Role? {
+    private func facts(of user: String, fresh: Bool = false) async throws -> UserFacts? {
         let now = Date()
         if !fresh, let hit = users.withLock({ $0[user] }), now.timeIntervalSince(hit.read) < cacheS
         {
-            return hit.role
+            return hit.user
         }
         let reader = backend.reader
         let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user)
         }
+        let facts = record.map { UserFacts(role: $0.role, stamp: Self.stamp($0)) }
         users.withLock { u in
             if u.count > 10_000 { u.removeAll() }
-            u[user] = (record?.role, now)
+            u[user] = (facts, now)
         }
-        return record?.role
+        return facts
     }
 
-    /// Checks a login. Returns the user's role, or nil when the name or the
-    /// password is wrong (the same answer and about the same time for both).
-    /// Throws 503 when too many checks already wait (`HashGate`).
-    func login(user: String, password: String) async throws -> Role? {
+    /// Checks a login. Returns the user's role and credentials' stamp (for
+    /// the session), or nil when the name or the password is wrong (the
+    /// same answer and about the same time for both). Throws 503 when too
+    /// many checks already wait (`HashGate`).
+    func login(user: String, password: String) async throws -> UserFacts? {
         let reader = backend.reader
         let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user)
         }
@@ -140,8 +164,9 @@ final class Authenticator: Sendable {
             throw e
         }
         guard ok, let record else { return nil }
-        users.withLock { $0[user] = (record.role, Date()) }
-        return record.role
+        let facts = UserFacts(role: record.role, stamp: Self.stamp(record))
+        users.withLock { $0[user] = (facts, Date()) }
+        return facts
     }
 
     /// A bcrypt hash no password matches, checked for unknown users.

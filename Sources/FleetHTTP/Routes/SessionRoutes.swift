@@ -69,24 +69,24 @@ enum SessionRoutes {
             e.headers[.retryAfter] = String(wait.seconds)
             throw e
         }
-        let checked: Role?
+        let checked: Authenticator.UserFacts?
         do {
             checked = try await d.auth.login(user: user, password: password)
         } catch {
             d.auth.limiter.release(reservation)  // not checked: not a failure
             throw error
         }
-        guard let role = checked else {
+        guard let facts = checked else {
             d.logger.notice(
                 "failed login for \(user.prefix(64).debugDescription) from \(r.context.peer)")
             throw APIError(.unauthorized, "login failed", "wrong user name or password")
         }
         d.auth.limiter.succeeded(reservation)
-        let id = d.auth.sessions.open(user: user)
+        let id = d.auth.sessions.open(user: user, stamp: facts.stamp)
         var h = HTTPFields()
         h[.setCookie] = cookie(id, r, d, maxAge: d.settings.sessionIdleS)
         return Replies.json(
-            "{\"user\":\(JSONValue.quote(user)),\"kind\":\"user\",\"role\":\"\(role.rawValue)\"}",
+            "{\"user\":\(JSONValue.quote(user)),\"kind\":\"user\",\"role\":\"\(facts.role.rawValue)\"}",
             headers: h)
     }
 
