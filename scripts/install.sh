@@ -40,15 +40,19 @@ chmod 0644 "$destdir$unitdir/fleetd.service"
 install -m 0644 systemd/fleetd.socket "$destdir$unitdir/fleetd.socket"
 
 # The config: the shipped one with the service's paths (the database under
-# StateDirectory=, the fences beside the config), each key's default shown.
+# StateDirectory=, the fences beside the config) and a closed registry
+# (only devices added with fleetctl devices add are taken), each other
+# key's default shown.
 etc="$destdir$sysconfdir/fleetd"
 install -d "$etc"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sed -e 's|^# database = "var/fleetd.db"|database = "/var/lib/fleetd/fleetd.db"|' \
+  -e 's|^# accept_unknown = true|accept_unknown = false|' \
   -e "s|^# file = \"config/geofences.geojson\"|file = \"$sysconfdir/fleetd/geofences.geojson\"|" \
   config/fleetd.toml > "$tmp/fleetd.toml"
 grep -q '^database = "/var/lib/fleetd/fleetd.db"' "$tmp/fleetd.toml" || { echo "install: config/fleetd.toml has no database line to set" >&2; exit 1; }
+grep -q '^accept_unknown = false' "$tmp/fleetd.toml" || { echo "install: config/fleetd.toml has no accept_unknown line to set" >&2; exit 1; }
 grep -q "^file = \"$sysconfdir/fleetd/geofences.geojson\"" "$tmp/fleetd.toml" || { echo "install: config/fleetd.toml has no fences line to set" >&2; exit 1; }
 printf '{"type":"FeatureCollection","features":[]}\n' > "$tmp/geofences.geojson"
 for f in fleetd.toml geofences.geojson; do

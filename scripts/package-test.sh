@@ -30,6 +30,8 @@ grep -q '^ExecStart=/usr/bin/fleetd --config /etc/fleetd/fleetd.toml' /lib/syste
 # The programs run without the toolchain (the Swift runtime is linked in).
 if ldd /usr/bin/fleetd | grep -q /opt/swift; then fail "fleetd links the toolchain's runtime"; fi
 
+grep -q '^accept_unknown = false' /etc/fleetd/fleetd.toml \
+  || fail "the installed config does not close the device registry"
 out=$(/usr/bin/fleetd --check-config /etc/fleetd/fleetd.toml 2>&1) || fail "fleetd --check-config: $out"
 echo "package-test: fleetd --check-config /etc/fleetd/fleetd.toml: $out"
 echo "$out" | grep -q "config OK" || fail "check-config said: $out"

@@ -65,6 +65,10 @@ public enum RejectReason: String, Sendable, CaseIterable, Codable {
     case connectionLimit = "connection_limit"
     /// TCP: a connection that did not name its device within the handshake timeout.
     case handshakeTimeout = "handshake_timeout"
+    /// An open registry's budget of new device ids is spent for this source
+    /// or in all (`[devices] new_per_source`, `new_total`): not acknowledged,
+    /// the device resends and is taken in a later window (or once registered).
+    case newDeviceLimit = "new_device_limit"
 }
 
 /// One rejected item of a datagram, with enough context to find it.

@@ -130,6 +130,58 @@ import Testing
         #expect(a.d.stop() == 0)
     }
 
+    /// The device-id flood: 5 000 new ids in 100 datagrams from one address
+    /// to an open registry take its budget (here 50, one of them spent on
+    /// the device sending first), no more; the rest are
+    /// refused and counted; a known device from the same address still goes
+    /// through.
+    @Test func aFloodOfNewDeviceIdsTakesOnlyItsBudget() throws {
+        let d = try DaemonProcess(
+            fences: nil,
+            extraConfig:
+                "[devices]\nnew_per_source = 50\nnew_total = 1000\nnew_exempt_loopback = false")
+        let t0: Int64 = 1_700_000_000_000
+        let client = try UDPClient(host: "127.0.0.1", port: d.port)
+        #expect(exchange(client, [fixLine(1, t0, lat: 48.1, lon: 11.5, device: "known-1")]) != nil)
+        for k in 0..<100 {
+            let lines = (0..<50).map { j in
+                fixLine(
+                    1000 + k * 50 + j, t0, lat: 48.1, lon: 11.5, device: "flood-\(k)-\(j)")
+            }
+            client.send(Array(lines.joined(separator: "\n").utf8))
+        }
+        #expect(
+            exchange(client, [fixLine(2, t0 + 1000, lat: 48.1, lon: 11.5, device: "known-1")])
+                != nil)
+        // Every datagram was answered or counted once the door saw it.
+        var flood = 0
+        let deadline = Date().addingTimeInterval(20)
+        repeat {
+            let devices = try d.fleetctl("devices")
+            flood = devices.filter { ($0["device"] as? String)?.hasPrefix("flood-") == true }.count
+            if flood >= 49 { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        } while Date() < deadline
+        // known-1 was new too: it took one of the 50.
+        #expect(flood == 49, "\(flood) new ids taken")
+        // The refusals are counted by reason (the status file, written every second).
+        var refusedCount = 0
+        let statusDeadline = Date().addingTimeInterval(10)
+        repeat {
+            if let data = FileManager.default.contents(atPath: d.database + ".status.json"),
+                let status = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let rejected = status["rejected"] as? [String: Any]
+            {
+                refusedCount = rejected["json/new_device_limit"] as? Int ?? 0
+            }
+            if refusedCount >= 4951 { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        } while Date() < statusDeadline
+        #expect(refusedCount == 4951)
+        #expect(try d.fleetctl("positions", ["--device", "known-1"]).count == 2)
+        #expect(d.stop() == 0)
+    }
+
     /// DNS rebinding: a page whose name now resolves to 127.0.0.1 reads
     /// `/metrics` with its own name as `Host`: asked for credentials.
     @Test func metricsAreNotOpenToARebindingPage() throws {

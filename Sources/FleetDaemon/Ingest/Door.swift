@@ -21,6 +21,8 @@ final class Door: Sendable {
     let rejectLog: RateLimiter
     /// Registered device ids, when unknown devices are refused; nil accepts all.
     let registered: DeviceRegistry?
+    /// With an open registry, the budget of new device ids (nil: none).
+    let newDevices: NewDeviceBudget?
     /// The protocol each device was last heard over (what commands it can take).
     private let heard = Mutex<[String: String]>([:])
 
@@ -37,9 +39,11 @@ final class Door: Sendable {
 
     init(
         queue: InboundQueue, metrics: Metrics, screen: ScreenPolicy, logger: Logger,
-        rejectLogPerSecond: Int, registered: Set<String>? = nil
+        rejectLogPerSecond: Int, registered: Set<String>? = nil,
+        newDevices: NewDeviceBudget? = nil
     ) {
         self.registered = registered.map(DeviceRegistry.init)
+        self.newDevices = registered == nil ? newDevices : nil
         self.queue = queue
         self.metrics = metrics
         self.screen = screen
@@ -71,7 +75,32 @@ final class Door: Sendable {
         }
         var refused: [(fix: Int, reason: RejectReason)] = []
         var first: (RejectReason, String)?
+        var lastDevice: String?
+        var lastNew = false
         for (i, fix) in d.fixes.enumerated() {
+            // An open registry's budget of new ids, asked once per run of
+            // fixes of one device.
+            if let budget = newDevices {
+                if fix.device != lastDevice {
+                    lastDevice = fix.device
+                    lastNew = !budget.admit(
+                        fix.device, source: { source.address }, nowMs: receivedMs)
+                }
+                if lastNew {
+                    refused.append((i, .newDeviceLimit))
+                    if first == nil {
+                        first = (
+                            .newDeviceLimit,
+                            "device \(fix.device) is new and \(source.address) has no new ids left"
+                        )
+                    }
+                    refuse(
+                        format.name, .newDeviceLimit,
+                        "\(format.locate(fix: i, in: d)): device \(fix.device) is new: the budget of new ids (devices.new_per_source, devices.new_total) is spent",
+                        bytes, source)
+                    continue
+                }
+            }
             if let (reason, detail) = refusal(of: fix, receivedMs: receivedMs) {
                 refused.append((i, reason))
                 if first == nil { first = (reason, detail) }
@@ -167,6 +196,19 @@ enum ArrivalSource: Sendable, CustomStringConvertible {
     case connection(String, device: String?)
     /// A fix a format held back and released later (NMEA's RMC without its GGA).
     case held
+
+    /// The sender's address without its port: what per-source budgets count.
+    var address: String {
+        switch self {
+        case .datagram(let a): a.ip
+        case .request(let peer): peer.isEmpty ? "?" : peer
+        case .connection(let peer, _):
+            peer.hasPrefix("[")
+                ? String(peer.prefix { $0 != "]" }.dropFirst())
+                : String(peer.prefix { $0 != ":" })
+        case .held: "held"
+        }
+    }
 
     var description: String {
         switch self {

@@ -143,9 +143,24 @@ public final class Daemon: Sendable {
         if !commit.webhookNames.isEmpty {
             logger.info("webhooks: \(commit.webhookNames.joined(separator: ", "))")
         }
+        // An open registry's budget of new ids, counted from the devices
+        // with tracking state (or registered); a cluster node holds no
+        // states at start, so its nodes take new ids without a budget.
+        var newDevices: NewDeviceBudget?
+        if registered == nil, membership == nil {
+            var known = Set(states.keys)
+            known.formUnion(try store.makeReader().registeredDevices())
+            newDevices = NewDeviceBudget(
+                limits: .init(
+                    perSource: config.devices.newPerSource, total: config.devices.newTotal,
+                    windowMs: Int64(config.devices.newWindowS) * 1000,
+                    exemptLoopback: config.devices.newExemptLoopback),
+                known: known)
+        }
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
-            rejectLogPerSecond: config.log.rejectLogPerSecond, registered: registered)
+            rejectLogPerSecond: config.log.rejectLogPerSecond, registered: registered,
+            newDevices: newDevices)
         let listeners = try bindListeners(door: door, inherited: inherited)
         if TrackerProtocol.carried(by: .tcp).contains(where: {
             inherited[$0.key] != nil || config.listen.address(of: $0) != nil
