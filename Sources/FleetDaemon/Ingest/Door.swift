@@ -91,7 +91,7 @@ final class Door: Sendable {
                     if first == nil {
                         first = (
                             .newDeviceLimit,
-                            "device \(fix.device) is new and \(source.address) has no new ids left"
+                            "device \(fix.device) is new and the budget of new ids is spent"
                         )
                     }
                     refuse(
@@ -197,8 +197,10 @@ enum ArrivalSource: Sendable, CustomStringConvertible {
     /// A fix a format held back and released later (NMEA's RMC without its GGA).
     case held
 
-    /// The sender's address without its port: what per-source budgets count.
-    var address: String {
+    /// The sender's address without its port: what per-source budgets
+    /// count; nil for a held fix (its sender is no longer known: only the
+    /// total budget counts it).
+    var address: String? {
         switch self {
         case .datagram(let a): a.ip
         case .request(let peer): peer.isEmpty ? "?" : peer
@@ -206,7 +208,7 @@ enum ArrivalSource: Sendable, CustomStringConvertible {
             peer.hasPrefix("[")
                 ? String(peer.prefix { $0 != "]" }.dropFirst())
                 : String(peer.prefix { $0 != ":" })
-        case .held: "held"
+        case .held: nil
         }
     }
 

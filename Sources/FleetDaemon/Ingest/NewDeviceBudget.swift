@@ -47,10 +47,11 @@ final class NewDeviceBudget: Sendable {
     /// device of an arrival before anything else.
     func isKnown(_ device: String) -> Bool { state.withLock { $0.known.contains(device) } }
 
-    /// Whether `device`, from `source` (an address), is taken at `nowMs`:
-    /// known already, or new within both budgets of the current window
-    /// (then it is known from now on). `source` is asked only for a new id.
-    func admit(_ device: String, source: () -> String, nowMs: Int64) -> Bool {
+    /// Whether `device`, from `source` (an address; nil when unknown, then
+    /// only the total counts), is taken at `nowMs`: known already, or new
+    /// within the budgets of the current window (then it is known from now
+    /// on). `source` is asked only for a new id.
+    func admit(_ device: String, source: () -> String?, nowMs: Int64) -> Bool {
         state.withLock { s in
             if s.known.contains(device) { return true }
             if nowMs - s.windowStart >= limits.windowMs || nowMs < s.windowStart {
@@ -59,14 +60,16 @@ final class NewDeviceBudget: Sendable {
                 s.bySource.removeAll(keepingCapacity: true)
             }
             let from = source()
-            if limits.exemptLoopback, Self.isLoopback(from) {
+            if limits.exemptLoopback, let from, Self.isLoopback(from) {
                 s.known.insert(device)
                 return true
             }
             guard s.total < limits.total else { return false }
-            let used = s.bySource[from, default: 0]
-            guard used < limits.perSource else { return false }
-            s.bySource[from] = used + 1
+            if let from {
+                let used = s.bySource[from, default: 0]
+                guard used < limits.perSource else { return false }
+                s.bySource[from] = used + 1
+            }
             s.total += 1
             s.known.insert(device)
             return true
