@@ -43,8 +43,8 @@ final class NewDeviceBudget: Sendable {
         self.state = Mutex(State(known: known))
     }
 
-    /// True when `device` is known. Cheap: the door asks it for every
-    /// device of an arrival before anything else.
+    /// True when `device` is known (in the database at start, or taken
+    /// since). The door asks `admit`, which answers the same for a known id.
     func isKnown(_ device: String) -> Bool { state.withLock { $0.known.contains(device) } }
 
     /// Whether `device`, from `source` (an address; nil when unknown, then
