@@ -250,7 +250,7 @@ let package = Package(
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(
             name: "FleetWebhooksTests",
-            dependencies: ["FleetWebhooks", "FleetStorage", "FleetTracking"],
+            dependencies: ["FleetWebhooks", "FleetStorage", "FleetTracking", "FleetTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "FleetStorageTests",

@@ -1,11 +1,12 @@
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import NIOHTTP1
 import Testing
 
 /// fleetd's HTTP API as its users meet it: a real daemon, real HTTP on
 /// loopback (AsyncHTTPClient), users and tokens made with `fleetctl`.
-@Suite struct APIEndToEndTests {
+@Suite(.offPool) struct APIEndToEndTests {
     let t0: Int64 = 1_700_000_000_000
 
     /// A daemon with the API and the OsmAnd door on kernel-chosen ports, and

@@ -1,11 +1,12 @@
 import FleetProtocols
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 /// What a stranger can make a running fleetd do, tried on a running fleetd.
-@Suite struct AbuseEndToEndTests {
+@Suite(.offPool) struct AbuseEndToEndTests {
     static let json = [("Content-Type", "application/json")]
 
     /// 200 wrong passwords for one user from one address, all at once (a

@@ -1,11 +1,12 @@
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 /// `fleetctl backup` while fleetd ingests: the copy is whole, checked,
 /// and readable by fleetctl; an existing destination is refused.
-@Suite struct BackupEndToEndTests {
+@Suite(.offPool) struct BackupEndToEndTests {
     /// Under the usual umask 022, what fleetd and fleetctl create is not
     /// readable by others: the database, its WAL, and a backup (0600 here).
     @Test func filesAreNotReadableByOthersWhateverTheUmask() throws {

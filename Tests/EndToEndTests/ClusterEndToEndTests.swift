@@ -11,7 +11,7 @@ import Testing
 /// later. The waits are `Task.sleep`s: the suite's other tests run meanwhile. Every acknowledged fix
 /// is stored exactly once, the alerts are those of one SQLite node fed the
 /// same fleet, and every device is tracked again within 15 s of the kill.
-@Suite(.serialized) struct ClusterEndToEndTests {
+@Suite(.serialized, .offPool) struct ClusterEndToEndTests {
     /// The fleet every run sends: fixed start (a past morning), seed, size.
     /// No datagram reordered nor doubled by the simulated network: the
     /// tracker tracks a device's first out-of-order fix as late (a rewind is

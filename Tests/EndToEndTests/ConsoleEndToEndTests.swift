@@ -1,3 +1,4 @@
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// downloads the usage report, uploads a bad fences file, and checks each
 /// screenshot for what must be on it. Screenshots are kept in
 /// `.build/console-screenshots` (the README's is `console-live.png`).
-@Suite struct ConsoleEndToEndTests {
+@Suite(.offPool) struct ConsoleEndToEndTests {
     static var python: String {
         Binaries.packageRoot.appendingPathComponent(".build/pytools/bin/python").path
     }

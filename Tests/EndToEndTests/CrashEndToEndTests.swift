@@ -1,11 +1,12 @@
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
 /// Nothing acknowledged is lost: devices stream fixes (each keeps its fixes
 /// until acknowledged and resends them) while fleetd is killed with SIGKILL
 /// at random moments and restarted.
-@Suite(.serialized) struct CrashEndToEndTests {
+@Suite(.serialized, .offPool) struct CrashEndToEndTests {
     static let routes = [
         "t01_munich_car_1hz.csv", "t02_visnjan_car.csv", "t03_limerick_bus304.csv",
     ]

@@ -1,6 +1,7 @@
 import FleetModel
 import FleetProtocols
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -24,7 +25,7 @@ func fixLine(
     #"{"device":"\#(device)","time":\#(t),"lat":\#(lat),"lon":\#(lon),"speed":\#(speed),"course":90,"alt":512,"seq":\#(seq)}"#
 }
 
-@Suite(.serialized) struct DaemonEndToEndTests {
+@Suite(.serialized, .offPool) struct DaemonEndToEndTests {
     let t0: Int64 = 1_700_000_000_000
 
     @Test func storesAcknowledgesAndAlertsThenStopsCleanly() throws {

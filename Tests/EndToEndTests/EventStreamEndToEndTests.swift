@@ -1,4 +1,5 @@
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// committed, the stream ended cleanly when fleetd stops, and after a
 /// restart a reconnect with `Last-Event-ID` gets every alert it missed, then
 /// the live ones, none twice.
-@Suite struct EventStreamEndToEndTests {
+@Suite(.offPool) struct EventStreamEndToEndTests {
     let t0: Int64 = 1_700_000_000_000
 
     /// Holds two streams open and asks for a third: true when it is refused

@@ -1,7 +1,8 @@
+import FleetTestSupport
 import Foundation
 import Testing
 
-@Suite struct FencesCommandTests {
+@Suite(.offPool) struct FencesCommandTests {
     let countries = Binaries.packageRoot.appendingPathComponent(
         "Tests/Fixtures/natural_earth_110m_countries.geojson"
     ).path

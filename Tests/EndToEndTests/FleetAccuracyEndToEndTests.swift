@@ -1,3 +1,4 @@
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// coverage gaps, duplicate and reordered datagrams into a real fleetd with
 /// its default tracking settings, and `fleetsim score` compares what fleetd
 /// stored with the truth. Run twice: with the accuracy gate, and without.
-@Suite(.serialized) struct FleetAccuracyEndToEndTests {
+@Suite(.serialized, .offPool) struct FleetAccuracyEndToEndTests {
     struct Scores {
         var enterRecall: Double
         var enterPrecision: Double

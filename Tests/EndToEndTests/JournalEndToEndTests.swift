@@ -1,4 +1,5 @@
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// socket the test reads; `JOURNAL_STREAM` names fleetd's standard error,
 /// as systemd sets it. The entries are read in the journal's native
 /// protocol (https://systemd.io/JOURNAL_NATIVE_PROTOCOL/).
-@Suite(.serialized) struct JournalEndToEndTests {
+@Suite(.serialized, .offPool) struct JournalEndToEndTests {
     /// A datagram socket at `path/systemd/journal/socket`.
     final class JournalSocket {
         let root: URL

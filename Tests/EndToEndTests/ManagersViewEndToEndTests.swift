@@ -1,9 +1,10 @@
 import FleetModel
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
-@Suite(.serialized) struct ManagersViewEndToEndTests {
+@Suite(.serialized, .offPool) struct ManagersViewEndToEndTests {
     let t0: Int64 = 1_700_000_000_000
 
     @Test func alertFiltersAndDaemonStatus() throws {

@@ -1,10 +1,11 @@
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
 /// `GET /metrics` as Prometheus scrapes it, judged by Prometheus's own
 /// `promtool`; and the shipped alerting rules, checked by it too.
-@Suite(.serialized) struct MetricsEndToEndTests {
+@Suite(.serialized, .offPool) struct MetricsEndToEndTests {
     static let promtool = "/usr/bin/promtool"
     let t0: Int64 = 1_700_000_000_000
 

@@ -1,4 +1,5 @@
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// documented (status, headers, content type, body schema), 401 without
 /// credentials, 405 for other methods, never a 500. Bounded: a fixed seed,
 /// a few dozen cases per operation, a time limit.
-@Suite struct OpenAPIEndToEndTests {
+@Suite(.offPool) struct OpenAPIEndToEndTests {
     /// The schemathesis command (`FLEETD_SCHEMATHESIS` overrides).
     static var schemathesis: String {
         ProcessInfo.processInfo.environment["FLEETD_SCHEMATHESIS"]

@@ -9,7 +9,7 @@ import Testing
 /// alerts, trips and positions as on SQLite for the same input, nothing
 /// acknowledged before it is committed while the server is down, and
 /// `fleetctl` reading and changing it through the config.
-@Suite(.serialized) struct PostgresEndToEndTests {
+@Suite(.serialized, .offPool) struct PostgresEndToEndTests {
     let t0: Int64 = 1_700_000_000_000
 
     /// The bundled routes replayed by `fleetsim` (as fast as acknowledged)
@@ -251,7 +251,7 @@ import Testing
 /// one carries the alerts the other raises (read by id from the shared
 /// database), and a device the other holds is refused here without an
 /// acknowledgement (`owned_elsewhere`) until that node lets it go.
-@Suite(.serialized) struct ClusterStreamEndToEndTests {
+@Suite(.serialized, .offPool) struct ClusterStreamEndToEndTests {
     let t0: Int64 = 1_700_000_000_000
 
     @Test func aStreamOnOneNodeCarriesTheOthersAlerts() async throws {

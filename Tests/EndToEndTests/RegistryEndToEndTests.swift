@@ -1,10 +1,11 @@
 import FleetModel
 import FleetProtocols
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
-@Suite(.serialized) struct RegistryEndToEndTests {
+@Suite(.serialized, .offPool) struct RegistryEndToEndTests {
     @Test func unknownDevicesAreRefusedUntilRegistered() throws {
         let d = try DaemonProcess(fences: nil, extraConfig: "[devices]\naccept_unknown = false\n")
         let json = try UDPClient(host: "127.0.0.1", port: d.port)

@@ -1,4 +1,5 @@
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// equal to `fleetctl report usage --json`, CSV as a download, bad periods
 /// named), the live map's newest positions paged by device, a device's
 /// fences, and `fleetctl map` on the same data.
-@Suite struct ReportsEndToEndTests {
+@Suite(.offPool) struct ReportsEndToEndTests {
     let t0: Int64 = 1_700_000_000_000  // 2023-11-14T22:13:20Z
 
     @Test func usageReportLatestPositionsAndAMap() async throws {

@@ -8,7 +8,7 @@ import Testing
 /// fleetd started the way systemd starts it from `fleetd.socket`: by
 /// systemd's own `systemd-socket-activate`, which holds the sockets, waits
 /// for the first datagram and then runs fleetd with them (`LISTEN_FDS`).
-@Suite(.serialized) struct SocketActivationEndToEndTests {
+@Suite(.serialized, .offPool) struct SocketActivationEndToEndTests {
     static let activate = "/usr/bin/systemd-socket-activate"
 
     /// A UDP port free now on loopback (the kernel's choice for port 0).

@@ -1,5 +1,6 @@
 import FleetProtocols
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 /// limit (`RLIMIT_FSIZE`, setrlimit(2)) to one byte, so every write SQLite
 /// makes to its database and WAL fails with `EFBIG` — what a full disk
 /// (`ENOSPC`) looks like to SQLite, and unlike `chmod`, it binds root too.
-@Suite(.serialized) struct StorageFaultEndToEndTests {
+@Suite(.serialized, .offPool) struct StorageFaultEndToEndTests {
     let t0: Int64 = 1_700_000_000_000
 
     /// `prlimit --pid PID --fsize=LIMIT`.

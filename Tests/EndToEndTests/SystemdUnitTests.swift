@@ -1,8 +1,9 @@
+import FleetTestSupport
 import Foundation
 import Testing
 
 /// The shipped unit, as systemd's own tools judge it.
-@Suite struct SystemdUnitTests {
+@Suite(.offPool) struct SystemdUnitTests {
     static let analyze = "/usr/bin/systemd-analyze"
 
     /// `systemd-analyze security --offline=true` (systemd 252): the

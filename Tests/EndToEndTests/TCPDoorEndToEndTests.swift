@@ -1,6 +1,7 @@
 import FleetModel
 import FleetProtocols
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -57,7 +58,7 @@ final class TCPTestClient {
 
 /// fleetd's TCP door as devices and strangers use it: a real fleetd, real
 /// TCP connections on loopback, the protocols' own frames.
-@Suite(.serialized) struct TCPDoorEndToEndTests {
+@Suite(.serialized, .offPool) struct TCPDoorEndToEndTests {
     static let doors = """
         teltonika_tcp = "127.0.0.1:0"
         gt06 = "127.0.0.1:0"

@@ -1,6 +1,7 @@
 import FleetModel
 import FleetProtocols
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ func waitForPositions(_ d: DaemonProcess, _ device: String, count: Int, timeout:
     }
 }
 
-@Suite(.serialized) struct TrackerProtocolsEndToEndTests {
+@Suite(.serialized, .offPool) struct TrackerProtocolsEndToEndTests {
     @Test func teltonikaPacketsAreStoredAndAcknowledgedAfterCommit() throws {
         let d = try DaemonProcess(fences: depotFences)
         let client = try UDPClient(host: "127.0.0.1", port: d.ports["teltonika"]!)

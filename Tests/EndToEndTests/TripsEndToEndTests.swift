@@ -1,12 +1,13 @@
 import FleetModel
 import FleetProtocols
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
 /// Trips, odometers and silence through the real daemon, and tracking that
 /// continues exactly across a crash.
-@Suite(.serialized) struct TripsEndToEndTests {
+@Suite(.serialized, .offPool) struct TripsEndToEndTests {
     static var zones: String {
         get throws {
             try String(

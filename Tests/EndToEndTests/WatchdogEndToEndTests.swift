@@ -1,3 +1,4 @@
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 /// read from the notify socket): fed while every part shows life, and not
 /// fed once one stops (a listener made to hang by `FLEETD_FAULT_HANG`, the
 /// fault-injection setting the daemon reads only from its environment).
-@Suite struct WatchdogEndToEndTests {
+@Suite(.offPool) struct WatchdogEndToEndTests {
     /// 4 s: fleetd wants life within half of it.
     static let watchdog = ["WATCHDOG_USEC": "4000000"]
 

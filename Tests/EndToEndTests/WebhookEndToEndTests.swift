@@ -1,4 +1,5 @@
 import FleetSimCore
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -129,7 +130,7 @@ extension FileHandle {
 /// Webhooks end to end: a real receiver checks every signature with the
 /// specification's library while it is down, answers 500, is slower than
 /// the timeout, refuses a batch, and fleetd is SIGKILLed during delivery.
-@Suite(.serialized) struct WebhookEndToEndTests {
+@Suite(.serialized, .offPool) struct WebhookEndToEndTests {
     static let t0: Int64 = 1_700_000_000_000
 
     static func config(port: Int, secret: String, extra: String = "") -> String {
@@ -293,7 +294,7 @@ extension FileHandle {
 
 /// Subscriptions as an operator and an admin change them: the config file
 /// and SIGHUP, the API, `since`, and the address rule.
-@Suite(.serialized) struct WebhookSubscriptionEndToEndTests {
+@Suite(.serialized, .offPool) struct WebhookSubscriptionEndToEndTests {
     @Test func configReloadAPIAndAddressRule() async throws {
         guard let receiver = try WebhookReceiver.started() else { return }
         let secret = receiver.secret

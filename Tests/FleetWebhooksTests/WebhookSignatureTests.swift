@@ -1,4 +1,5 @@
 import FleetStorage
+import FleetTestSupport
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// Signatures as the Standard Webhooks specification makes them: its own
 /// example, and every signature of ours checked by its reference library
 /// (PyPI `standardwebhooks`, installed by `make test`'s set-up in `.build/pytools`).
-@Suite struct WebhookSignatureTests {
+@Suite(.offPool) struct WebhookSignatureTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

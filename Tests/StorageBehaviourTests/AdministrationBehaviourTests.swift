@@ -1,5 +1,6 @@
 import FleetModel
 import FleetStorage
+import FleetTestSupport
 import FleetTracking
 import Foundation
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// What fleetctl and the API change and read back, the same on every
 /// backend: users, tokens, the device registry, commands, the audit log,
 /// acknowledgements and trips.
-@Suite(.serialized) struct AdministrationBehaviourTests {
+@Suite(.serialized, .offPool) struct AdministrationBehaviourTests {
     func audit(_ action: String, _ target: String, at t: Int64 = 1000) -> AuditRecord {
         AuditRecord(timeMs: t, actor: "user:ada", action: action, target: target)
     }

@@ -1,11 +1,12 @@
 import FleetModel
 import FleetStorage
+import FleetTestSupport
 import FleetTracking
 import Foundation
 import Testing
 
 /// The commit path and the reads behind the API, the same on every backend.
-@Suite(.serialized) struct StoreBehaviourTests {
+@Suite(.serialized, .offPool) struct StoreBehaviourTests {
     func row(_ device: String, _ t: Int64, _ d: FixDisposition = .accepted) -> PositionRow {
         PositionRow(
             fix: Fix(

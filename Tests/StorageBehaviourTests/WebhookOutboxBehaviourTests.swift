@@ -1,4 +1,5 @@
 import FleetStorage
+import FleetTestSupport
 import FleetTracking
 import Foundation
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// The webhook outbox, the same on every backend: rows committed with their
 /// alerts, batches formed in id order with a `webhook-id` that stays, and
 /// what each attempt's outcome does.
-@Suite(.serialized) struct WebhookOutboxBehaviourTests {
+@Suite(.serialized, .offPool) struct WebhookOutboxBehaviourTests {
     static let secret = "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()
 
     func hook(_ name: String, batchMax: Int = 100, maxAgeH: Double = 72, types: [String] = [])

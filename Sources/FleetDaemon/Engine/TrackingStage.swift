@@ -42,14 +42,7 @@ final class TrackingStage: @unchecked Sendable {
     let heartbeat = Atomic<Int64>(0)
     /// Cluster: the leases that decide which devices this node tracks (nil:
     /// every device). The shards then hold exactly the devices leased here.
-    private let membership: (any ClusterMembership)?
-    /// When the leases were last renewed (wall clock, ms), and the fixes
-    /// tracked since (for the node's heartbeat).
-    private var lastRenewMs: Int64 = 0
-    private var fixesSinceRenew = 0
-    /// A device another node wants is handed over once it has been quiet
-    /// here this long (ms): its fixes now go there.
-    static let handOverQuietMs: Int64 = 1000
+    private var leases: ClusterLeases?
     /// The wall clock: when devices were last heard from, silence,
     /// checkpoints due, lease renewals and the retention horizon.
     private let clock: WallClock
@@ -62,7 +55,7 @@ final class TrackingStage: @unchecked Sendable {
         clock: WallClock = .system
     ) {
         self.clock = clock
-        self.membership = membership
+        self.leases = membership.map(ClusterLeases.init)
         self.checkpoints = CheckpointSchedule(
             intervalMs: Int64(config.storage.stateCheckpointS) * 1000)
         self.retainMs = Int64(config.storage.retainDays * 86_400_000)
@@ -126,7 +119,7 @@ final class TrackingStage: @unchecked Sendable {
             }
             var batch = WriteBatch()
             var items = items
-            if membership != nil {
+            if leases != nil {
                 renewLeases(into: &batch)
                 items = takeLeases(items)
             }
@@ -160,24 +153,21 @@ final class TrackingStage: @unchecked Sendable {
     /// another node wants that have been quiet here a second; forgets those
     /// whose lease was lost (a renewal lapsed and another node took them).
     private func renewLeases(into batch: inout WriteBatch) {
-        guard let membership else { return }
-        let t = now()
-        guard t - lastRenewMs >= membership.leaseMs / 5 else { return }
-        let seconds = lastRenewMs == 0 ? 1 : Double(t - lastRenewMs) / 1000
-        lastRenewMs = t
+        guard leases != nil else { return }
+        let shards = self.shards
         let known = shards.reduce(0) { $0 + $1.devices.count }
-        let renewal: (wanted: [String], held: Set<String>?)
+        let renewal: ClusterLeases.Renewal?
         do {
-            renewal = try membership.renew(
-                devices: known, fixesPerSecond: Double(fixesSinceRenew) / seconds)
+            renewal = try leases!.renewIfDue(nowMs: now(), devices: known) { device in
+                shards[Self.shard(of: device, count: shards.count)].devices[device]?.heardMs
+            }
         } catch {
             metrics.writerFailed("cluster: \(error)")
             return
         }
-        fixesSinceRenew = 0
-        for device in renewal.wanted {
+        guard let renewal else { return }
+        for device in renewal.handOver {
             let shard = shards[Self.shard(of: device, count: shards.count)]
-            if let e = shard.devices[device], t - e.heardMs < Self.handOverQuietMs { continue }
             if let s = shard.devices[device]?.state { batch.states[device] = s }
             batch.releases.append(device)
             shard.devices[device] = nil
@@ -196,7 +186,7 @@ final class TrackingStage: @unchecked Sendable {
     /// fixes stored after it; returns `items` without the datagrams of
     /// devices another node holds (not tracked, not acknowledged: resent).
     private func takeLeases(_ items: [Arrival]) -> [Arrival] {
-        guard let membership, !items.isEmpty else { return items }
+        guard let leases, !items.isEmpty else { return items }
         var unknown = Set<String>()
         for d in items {
             for f in d.fixes
@@ -209,7 +199,7 @@ final class TrackingStage: @unchecked Sendable {
         guard !unknown.isEmpty else { return items }
         let taken: [String: ClusterResume]
         do {
-            taken = try membership.acquire(unknown.sorted())
+            taken = try leases.acquire(unknown)
         } catch {
             metrics.writerFailed("cluster: \(error)")
             taken = [:]
@@ -318,7 +308,7 @@ final class TrackingStage: @unchecked Sendable {
                 }
             }
         }
-        fixesSinceRenew += fixes.count
+        leases?.tracked(fixes.count)
         batch.positions.reserveCapacity(fixes.count)
         for (i, fix) in fixes.enumerated() {
             guard let r = results[i] else { continue }
