@@ -39,6 +39,10 @@ public final class ThreadPerJobExecutor: TaskExecutor, Sendable {
 /// instead of the cooperative pool (two threads on a two-core machine).
 /// Task-local values (the running test, where its issues are recorded)
 /// stay as they are: the test is still one task.
+///
+/// At most one such test per core runs at a time (`OffPoolGate`, waited
+/// for without blocking): the pool's two threads used to be what kept the
+/// end-to-end tests from all starting their daemons at once.
 public struct OffPoolTrait: SuiteTrait, TestTrait, TestScoping {
     public typealias TestScopeProvider = Self
 
@@ -49,8 +53,46 @@ public struct OffPoolTrait: SuiteTrait, TestTrait, TestScoping {
         performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else { return try await function() }
-        try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) {
-            try await function()
+        await OffPoolGate.shared.enter()
+        do {
+            try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) {
+                try await function()
+            }
+        } catch {
+            await OffPoolGate.shared.leave()
+            throw error
+        }
+        await OffPoolGate.shared.leave()
+    }
+}
+
+/// Lets at most `width` holders in at a time; the others wait (suspended,
+/// not blocking a thread) in arrival order.
+public actor OffPoolGate {
+    public static let shared = OffPoolGate(
+        width: max(1, ProcessInfo.processInfo.activeProcessorCount))
+
+    private let width: Int
+    private var inside = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    public init(width: Int) { self.width = width }
+
+    /// Returns once the caller is one of at most `width` inside.
+    public func enter() async {
+        if inside < width {
+            inside += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Lets the next waiter in (its place handed on), or frees a place.
+    public func leave() {
+        if waiting.isEmpty {
+            inside -= 1
+        } else {
+            waiting.removeFirst().resume()
         }
     }
 }
