@@ -139,6 +139,25 @@ import Testing
         #expect(Int(limited.headers.first(name: "Retry-After") ?? "") ?? 0 > 0)
         // The password never reaches the log.
         #expect(!a.d.log.contains("password-admin") && !a.d.log.contains("guess-1234"))
+        // Logins, failed logins and logouts are audited with the peer; an
+        // attempt the limiter refused is not (it checked no password).
+        let audit = try a.d.fleetctl("audit").filter {
+            ($0["action"] as? String)?.hasPrefix("session.") == true
+        }
+        func count(_ action: String, _ target: String) -> Int {
+            audit.filter { $0["action"] as? String == action && $0["target"] as? String == target }
+                .count
+        }
+        #expect(count("session.login", "operator") == 1)
+        #expect(count("session.login", "viewer") == 1)
+        #expect(count("session.logout", "operator") == 1)
+        #expect(count("session.login_failed", "operator") == 1)
+        #expect(count("session.login_failed", "admin") == 5)
+        #expect(count("session.login", "admin") == 0)
+        #expect(audit.allSatisfy { ($0["detail"] as? String) == "from 127.0.0.1" })
+        #expect(
+            audit.first { $0["action"] as? String == "session.login" }?["actor"] as? String
+                == "user:operator")
     }
 
     @Test func devicesAlertsAcknowledgementsAndTheAuditLog() async throws {

@@ -22,11 +22,12 @@ import Testing
 
     let t0: Int64 = 1_767_571_200_000
 
-    func stage(_ clock: HandClock, silentAfterS: Double = 0)
+    func stage(_ clock: HandClock, silentAfterS: Double = 0, silentBatchMax: Int = 1000)
         -> (TrackingStage, InboundQueue, CommitHandoff)
     {
         var config = DaemonConfig()
         config.tracking.silentAfterS = silentAfterS
+        config.tracking.silentBatchMax = silentBatchMax
         config.storage.stateCheckpointS = 0  // every state with its batch
         config.engine.batchMaxDelayMs = 1
         let queue = InboundQueue(capacity: 1000)
@@ -95,6 +96,33 @@ import Testing
         #expect(silent.batch.states["a"]?.silent == true)
         clock.advance(5_000)
         #expect(none(await next(handoff, idle: 1.5)))
+        await stop(stage)
+    }
+
+    /// `tracking.silent_batch_max`: a fleet silent at once is raised a
+    /// bounded batch a second, longest silent first, every device in the end.
+    @Test func aSilentFleetIsRaisedInBoundedBatches() async throws {
+        let clock = HandClock(t0)
+        let (stage, queue, handoff) = stage(clock, silentAfterS: 60, silentBatchMax: 2)
+        stage.start()
+        // "e" is heard a second before the others: the longest silent.
+        #expect(
+            queue.offer([Arrival(fixes: [fix("e", t0)], reply: nil, ack: .none, receivedMs: t0)])
+                == 1)
+        _ = try #require(await next(handoff) ?? nil)
+        clock.advance(1_000)
+        let rest = ["a", "b", "c", "d"].map { fix($0, t0 + 1000) }
+        #expect(
+            queue.offer([Arrival(fixes: rest, reply: nil, ack: .none, receivedMs: t0 + 1000)]) == 1)
+        _ = try #require(await next(handoff) ?? nil)
+        var raised: [[String]] = []
+        clock.advance(62_000)
+        for _ in 0..<3 {
+            let c = try #require(await next(handoff) ?? nil)
+            raised.append(c.batch.alerts.filter { $0.type == .deviceSilent }.map(\.device))
+            clock.advance(1_000)
+        }
+        #expect(raised == [["a", "e"], ["b", "c"], ["d"]])
         await stop(stage)
     }
 }

@@ -19,6 +19,8 @@ public struct HTTPConfig: Sendable, Equatable {
             "max_body_bytes", default: settings.maxBodyBytes, range: 1024...1 << 30)
         settings.maxStreams = try s.int(
             "max_streams", default: settings.maxStreams, range: 1...100_000)
+        settings.maxStreamsPerUser = try s.int(
+            "max_streams_per_user", default: settings.maxStreamsPerUser, range: 1...100_000)
         settings.idleTimeoutS = try s.int(
             "idle_timeout_s", default: settings.idleTimeoutS, range: 1...3600)
         settings.bodyTimeoutS = try s.int(

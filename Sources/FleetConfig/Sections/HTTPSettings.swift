@@ -7,6 +7,9 @@ public struct HTTPSettings: Sendable, Equatable {
     public var maxBodyBytes = 16 * 1024 * 1024
     /// Most event streams open at once (503 with `Retry-After` beyond).
     public var maxStreams = 1000
+    /// Most event streams one user (or token) holds at once: one viewer
+    /// cannot take every stream (503 with `Retry-After` beyond).
+    public var maxStreamsPerUser = 50
     /// A connection with no complete request for this long is closed (also
     /// bounds a slow client's request head), seconds.
     public var idleTimeoutS = 30

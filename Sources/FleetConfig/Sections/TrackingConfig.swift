@@ -7,6 +7,11 @@ public struct TrackingConfig: Sendable, Equatable {
     public var settings = TrackerSettings()
     /// `device_silent` after this many seconds without a fix (wall clock); 0 = off.
     public var silentAfterS = 3600.0
+    /// Most `device_silent` alerts raised in one second (the oldest silences
+    /// first, the rest in the seconds after): a fleet that falls silent at
+    /// once (an outage, a flood of ids never heard again) cannot make one
+    /// huge commit.
+    public var silentBatchMax = 1000
 
     public init() {}
 
@@ -49,6 +54,8 @@ public struct TrackingConfig: Sendable, Equatable {
         t.reorderWindowS = try tr.double(
             "reorder_window_s", default: t.reorderWindowS, range: 0...600)
         silentAfterS = try tr.double("silent_after_s", default: silentAfterS, range: 0...31_536_000)
+        silentBatchMax = try tr.int(
+            "silent_batch_max", default: silentBatchMax, range: 1...1_000_000)
         t.idleAfterS = try tr.double("idle_after_s", default: t.idleAfterS, range: 0...86_400)
         t.speedLimitKmh = try os.double("limit_kmh", default: t.speedLimitKmh, range: 0...1000)
         t.overspeedMinS = try os.double(

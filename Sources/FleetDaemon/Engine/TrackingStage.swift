@@ -25,6 +25,8 @@ final class TrackingStage: @unchecked Sendable {
     /// `device_silent` threshold, ms (0: off; when each device was last heard
     /// from is kept in its shard's entry), and when silence was last checked.
     private let silentAfterMs: Int64
+    /// Most silences raised a second (`tracking.silent_batch_max`).
+    private let silentBatchMax: Int
     private var lastSilenceCheck: Int64 = 0
     /// State checkpointing (`storage.state_checkpoint_s`): the devices
     /// whose state changed since it was last written (flagged `dirty` in
@@ -75,6 +77,7 @@ final class TrackingStage: @unchecked Sendable {
         self.maxFixes = config.engine.batchMaxFixes
         self.maxDelay = Double(config.engine.batchMaxDelayMs) / 1000
         self.silentAfterMs = Int64(config.tracking.silentAfterS * 1000)
+        self.silentBatchMax = config.tracking.silentBatchMax
         for device in unwritten.sorted() { markDirty(device, at: start) }
     }
 
@@ -333,9 +336,11 @@ final class TrackingStage: @unchecked Sendable {
         count == 1 ? 0 : Int(UInt(bitPattern: device.hashValue) % UInt(count))
     }
 
-    /// At most once a second: `device_silent` for every device not heard from
-    /// for `silentAfterMs` (wall clock), into `batch` with its new state;
-    /// and the devices known and silent counted for the metrics.
+    /// At most once a second: `device_silent` for the devices not heard from
+    /// for `silentAfterMs` (wall clock), into `batch` with their new states,
+    /// at most `silentBatchMax` of them, longest silent first (the rest
+    /// come in the next seconds); and the devices known and silent counted
+    /// for the metrics.
     private func checkSilence(into batch: inout WriteBatch) {
         let t = now()
         guard t - lastSilenceCheck >= 1000 else { return }
@@ -355,6 +360,10 @@ final class TrackingStage: @unchecked Sendable {
             }
         }
         metrics.devices(known: known, silent: silent + quiet.count)
+        if quiet.count > silentBatchMax {
+            quiet.sort { ($0.heard, $0.device) < ($1.heard, $1.device) }
+            quiet.removeSubrange(silentBatchMax...)
+        }
         for (device, heard) in quiet.sorted(by: { $0.device < $1.device }) {
             let shard = shards[Self.shard(of: device, count: shards.count)]
             guard let state = shard.devices[device]?.state else { continue }

@@ -61,5 +61,9 @@ final class SessionTable: Sendable {
         }
     }
 
-    func close(_ id: String) { _ = entries.withLock { $0.removeValue(forKey: id) } }
+    /// Ends a session; returns its user (nil: no such session).
+    @discardableResult
+    func close(_ id: String) -> String? {
+        entries.withLock { $0.removeValue(forKey: id)?.user }
+    }
 }

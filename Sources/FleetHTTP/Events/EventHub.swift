@@ -20,10 +20,16 @@ public final class EventHub: Sendable {
     final class Subscriber: Sendable {
         let filter: EventFilter
         let continuation: AsyncStream<LiveChunk>.Continuation
+        /// Who holds it (`Identity.actor`), counted against `maxPerOwner`.
+        let owner: String
         /// Events handed to it and not yet written to its client.
         let queued = Atomic<Int>(0)
-        init(filter: EventFilter, continuation: AsyncStream<LiveChunk>.Continuation) {
+        init(
+            filter: EventFilter, owner: String,
+            continuation: AsyncStream<LiveChunk>.Continuation
+        ) {
             self.filter = filter
+            self.owner = owner
             self.continuation = continuation
         }
     }
@@ -34,6 +40,8 @@ public final class EventHub: Sendable {
 
     private struct State {
         var subscribers: [Int: Subscriber] = [:]
+        /// Streams open per owner (owners with none left out).
+        var perOwner: [String: Int] = [:]
         var nextId = 0
         var closed = false
         var wantPositions = 0
@@ -49,18 +57,20 @@ public final class EventHub: Sendable {
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
     let maxStreams: Int
+    let maxPerOwner: Int
     let buffer: Int
     let keepaliveS: Int
 
     /// A hub bounded as `settings` say (`maxStreams`, `streamBuffer`, `keepaliveS`).
     public convenience init(settings: HTTPSettings) {
         self.init(
-            maxStreams: settings.maxStreams, buffer: settings.streamBuffer,
-            keepaliveS: settings.keepaliveS)
+            maxStreams: settings.maxStreams, maxPerOwner: settings.maxStreamsPerUser,
+            buffer: settings.streamBuffer, keepaliveS: settings.keepaliveS)
     }
 
-    public init(maxStreams: Int, buffer: Int, keepaliveS: Int) {
+    public init(maxStreams: Int, maxPerOwner: Int? = nil, buffer: Int, keepaliveS: Int) {
         self.maxStreams = maxStreams
+        self.maxPerOwner = maxPerOwner ?? maxStreams
         self.buffer = buffer
         self.keepaliveS = keepaliveS
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -92,31 +102,51 @@ public final class EventHub: Sendable {
         if queued { wake.yield() }
     }
 
-    /// A new subscriber: its chunks of events, and the subscriber, whose
-    /// `queued` the reader lowers by each chunk's count once written. Nil
-    /// when `maxStreams` are open or the hub is closed.
-    func subscribe(_ filter: EventFilter) -> (
-        subscriber: Subscriber, events: AsyncStream<LiveChunk>
-    )? {
+    /// Why a stream was not opened.
+    enum Refusal: Error, Equatable {
+        /// `maxStreams` are open (or the hub is closed).
+        case full
+        /// The owner holds `maxPerOwner` already.
+        case ownerFull
+    }
+
+    /// A new subscriber held by `owner`: its chunks of events, and the
+    /// subscriber, whose `queued` the reader lowers by each chunk's count
+    /// once written. Refused when `maxStreams` are open, the hub is closed,
+    /// or `owner` holds `maxPerOwner`.
+    func subscribe(_ filter: EventFilter, owner: String = "") -> Result<
+        (subscriber: Subscriber, events: AsyncStream<LiveChunk>), Refusal
+    > {
         let (events, continuation) = AsyncStream.makeStream(
             of: LiveChunk.self, bufferingPolicy: .unbounded)
-        let sub = Subscriber(filter: filter, continuation: continuation)
-        let id = state.withLock { s -> Int? in
-            guard !s.closed, s.subscribers.count < maxStreams else { return nil }
+        let sub = Subscriber(filter: filter, owner: owner, continuation: continuation)
+        let id = state.withLock { s -> Result<Int, Refusal> in
+            guard !s.closed, s.subscribers.count < maxStreams else { return .failure(.full) }
+            guard s.perOwner[owner, default: 0] < maxPerOwner else {
+                return .failure(.ownerFull)
+            }
+            s.perOwner[owner, default: 0] += 1
             s.nextId += 1
             s.subscribers[s.nextId] = sub
             if filter.positions { s.wantPositions += 1 }
             if filter.batchesPositions { s.wantBatches += 1 }
-            return s.nextId
+            return .success(s.nextId)
         }
-        guard let id else { return nil }
-        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
-        return (sub, events)
+        switch id {
+        case .failure(let refusal):
+            continuation.finish()
+            return .failure(refusal)
+        case .success(let id):
+            continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+            return .success((sub, events))
+        }
     }
 
     private func unsubscribe(_ id: Int) {
         state.withLock { s in
             if let sub = s.subscribers.removeValue(forKey: id) {
+                let left = s.perOwner[sub.owner, default: 1] - 1
+                s.perOwner[sub.owner] = left > 0 ? left : nil
                 if sub.filter.positions { s.wantPositions -= 1 }
                 if sub.filter.batchesPositions { s.wantBatches -= 1 }
             }

@@ -52,11 +52,17 @@ extension EventRoutes {
                     after = id
                 }
                 // Subscribed before the catch-up read: an alert committed meanwhile is in one or both.
-                guard let (subscriber, events) = d.hub.subscribe(filter) else {
-                    var e = APIError(
-                        .serviceUnavailable, "too many streams",
-                        "\(d.hub.maxStreams) event streams are open (http.max_streams); retry later"
-                    )
+                let subscriber: EventHub.Subscriber
+                let events: AsyncStream<LiveChunk>
+                switch d.hub.subscribe(filter, owner: r.caller.actor) {
+                case .success(let s): (subscriber, events) = s
+                case .failure(let refusal):
+                    let detail =
+                        refusal == .full
+                        ? "\(d.hub.maxStreams) event streams are open (http.max_streams); retry later"
+                        : "\(r.caller.actor) holds \(d.hub.maxPerOwner) event streams already"
+                            + " (http.max_streams_per_user); close one or retry later"
+                    var e = APIError(.serviceUnavailable, "too many streams", detail)
                     e.headers[.retryAfter] = "10"
                     throw e
                 }
