@@ -49,18 +49,18 @@ if [ -f "$data/fences10k.geojson" ]; then
   fences="$data/fences10k.geojson"; points=(--points "$data/points100k.csv")
 fi
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
-  --proto teltonika --records 1 --warmup-rate 2500 \
+  --proto teltonika --records 1 --warmup-rate 20000 \
   --rate 10000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 --rate 55000 --rate 60000 \
   --rate 65000 --rate 70000 --rate 75000 --rate 80000 --rate 90000 --rate 100000 --rate 150000 \
   | tee "$data/ingest1.txt"
 echo
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
-  --proto teltonika --records 10 --warmup-rate 2500 \
+  --proto teltonika --records 10 --warmup-rate 20000 \
   --rate 500 --rate 1000 --rate 2000 --rate 4000 --rate 6000 --rate 8000 --rate 10000 \
   --rate 12000 --rate 15000 --rate 17500 --rate 20000
 echo
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
-  --proto json --records 1 --warmup-rate 2500 \
+  --proto json --records 1 --warmup-rate 20000 \
   --rate 5000 --rate 10000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 --rate 60000 \
   --rate 65000 --rate 70000 --rate 80000
 
@@ -78,7 +78,7 @@ echo "== the TCP door: 10 000 device connections, then TCP against UDP in the sa
   --rate 5000 --rate 10000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 --rate 60000 \
   --rate 70000 --rate 80000 | tee "$data/tcp.txt" || echo "bench: the TCP step failed" >&2
 "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
-  --proto teltonika --records 1 --devices 10000 --warmup-rate 2500 \
+  --proto teltonika --records 1 --devices 10000 --warmup-rate 20000 \
   --rate 5000 --rate 10000 --rate 20000 --rate 30000 --rate 40000 --rate 50000 --rate 60000 \
   --rate 70000 --rate 80000 | tee "$data/udp10k.txt" | grep -E "^highest|^at half" \
   || echo "bench: the UDP comparison failed" >&2
@@ -121,7 +121,7 @@ receiver=Tests/EndToEndTests/Webhooks/receiver.py
 for hooks in 0 1 10; do
   echo "-- $hooks webhook subscriptions"
   "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
-    --proto teltonika --records 1 --warmup-rate 2500 \
+    --proto teltonika --records 1 --warmup-rate 20000 \
     --rate 40000 --rate 50000 --rate 55000 --rate 60000 --rate 65000 --rate 70000 --rate 75000 \
     --rate 80000 --webhooks "$hooks" --receiver "$receiver" --python "$py" \
     | grep -E "^highest|^at half|^webhooks" || echo "bench: ingest with $hooks webhooks failed" >&2
@@ -134,7 +134,7 @@ echo "== metrics: ingest while Prometheus scrapes GET /metrics every second, aga
 for scrape in 0 1000; do
   echo "-- scrape every ${scrape} ms (0: never)"
   "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
-    --proto teltonika --records 1 --warmup-rate 2500 \
+    --proto teltonika --records 1 --warmup-rate 20000 \
     --rate 40000 --rate 50000 --rate 55000 --rate 60000 --rate 65000 --rate 70000 --rate 75000 \
     --rate 80000 --scrape-ms "$scrape" \
     | grep -E "^highest|^at half|^metrics" || echo "bench: ingest with scrape $scrape failed" >&2
@@ -240,7 +240,7 @@ for sitting in 1 2 3; do
     extra=()
     [ "$backend" = postgresql ] && extra=("${pgset[@]}")
     "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
-      --proto teltonika --records 1 --devices 20000 --warmup-rate 2500 "${pgrates[@]}" "${extra[@]}" |
+      --proto teltonika --records 1 --devices 20000 --warmup-rate 20000 "${pgrates[@]}" "${extra[@]}" |
       grep -E "highest sustained|p99|peak RSS" || true
   done
 done

@@ -6,8 +6,11 @@ public struct EngineConfig: Sendable, Equatable {
     /// Most time the oldest waiting datagram may have waited, ms; while it is
     /// older, arriving datagrams are shed (reason `overload`). Keeps the
     /// acknowledgement delay under devices' resend timeouts when the writer
-    /// falls behind.
-    public var queueMaxDelayMs = 1000
+    /// falls behind: 20 s, well inside a Teltonika unit's default response
+    /// timeout of 30 s (parameter 1001) and equal to `tcp.commit_timeout_s`,
+    /// so an alert storm (a fleet's first fixes inside ~20 fences each) is
+    /// worked off instead of shed from senders that do not resend.
+    public var queueMaxDelayMs = 20_000
     /// Most fixes in one transaction (group commit).
     public var batchMaxFixes = 4096
     /// Longest a fix waits for its batch to fill before commit, ms.
