@@ -55,14 +55,26 @@ public final class LoadGenerator {
     /// Every device sends one fix, `rate` datagrams per second, and the run
     /// waits for their acknowledgements: fleetd then knows every device (its
     /// first fences entered), and a following `run` measures the steady state.
+    ///
+    /// The warm-up is an alert storm (each first fix enters every fence
+    /// around it), acknowledged as late as a device allows: its devices wait
+    /// 30 s before resending, as a Teltonika unit does by default (response
+    /// timeout, parameter 1001), and the shared acknowledging harness's
+    /// warm-up does not resend at all. (The measured steps resend after
+    /// `resendAfterMs`.)
     public func warmUp(rate: Double) -> LoadReport {
         var o = options
         o.rate = rate
         o.seconds = Double(o.devices) / rate
         o.fixesPerDatagram = 1
         o.drainSeconds = max(o.drainSeconds, 30)
+        o.resendAfterMs = max(o.resendAfterMs, Self.deviceResponseTimeoutMs)
         return run(o)
     }
+
+    /// How long a Teltonika unit waits for an acknowledgement before it
+    /// resends, by default (parameter 1001), ms.
+    public static let deviceResponseTimeoutMs = 30_000
 
     /// The shortest sleep between two rounds of sending and reading, ns:
     /// acknowledgement latencies are measured to within about this much.

@@ -17,6 +17,14 @@ final class UDPListener: @unchecked Sendable {
     /// Wall-clock time of the read loop's last turn, Unix ms (for the
     /// watchdog; the loop turns at least every 0.1 s).
     let heartbeat = Atomic<Int64>(WallClock.system.nowMs())
+
+    /// Its last sign of life for the watchdog: a listener told to stop is
+    /// not hung (while fleetd stops, the writer may take many seconds to
+    /// commit what was queued, and the listeners have ended meanwhile).
+    var lastSignOfLife: Int64 {
+        stopping.load(ordering: .relaxed)
+            ? WallClock.system.nowMs() : heartbeat.load(ordering: .relaxed)
+    }
     private let done = DispatchSemaphore(value: 0)
     /// Datagrams per `recvmmsg`, and bytes kept for each: the largest UDP
     /// payload (65 507 bytes) is read whole.

@@ -203,7 +203,7 @@ public final class Daemon: Sendable {
         status.liveness.add("the engine") { tracking.heartbeat.load(ordering: .relaxed) }
         status.liveness.add("the writer") { commit.heartbeat.load(ordering: .relaxed) }
         for l in listeners {
-            status.liveness.add("listener \(l.name)") { l.heartbeat.load(ordering: .relaxed) }
+            status.liveness.add("listener \(l.name)") { l.lastSignOfLife }
         }
         if httpOn { status.liveness.watchEventLoops() }
         let listening =
