@@ -310,7 +310,8 @@ extension FileHandle {
             allow_private = true
             """
         }
-        let a = try APIEndToEndTests.APIDaemon(extra: entry("cfg"))
+        let a = try APIEndToEndTests.APIDaemon(
+            extra: entry("cfg"), httpExtra: "webhooks_allow_private = true")
         let admin = a.auth("admin")
         var step = 0
         // Each device's first fix raises nothing; every later one an enter or an exit.
@@ -411,5 +412,30 @@ extension FileHandle {
         #expect(audit.contains("webhook.put") && audit.contains("webhook.delete"))
         #expect(a.d.stop() == 0)
         receiver.stop()
+    }
+}
+
+/// `http.webhooks_allow_private` (off by default): an API admin cannot make
+/// a subscription that may reach loopback, private or metadata addresses.
+@Suite(.offPool) struct WebhookPrivateAddressEndToEndTests {
+    @Test func anAPIAdminCannotOpenPrivateAddressesByDefault() async throws {
+        let a = try APIEndToEndTests.APIDaemon()
+        let headers = a.auth("admin") + [("Content-Type", "application/json")]
+        let refused = try await a.http.send(
+            .PUT, "/api/v1/webhooks/meta", headers: headers,
+            body: #"{"url":"http://[64:ff9b::a9fe:a9fe]/","allow_private":true}"#)
+        #expect(refused.status == 422, "\(refused.body)")
+        let problems = refused.json["problems"] as? [String] ?? []
+        #expect(
+            problems.contains {
+                $0.hasPrefix("allow_private:") && $0.contains("http.webhooks_allow_private")
+            },
+            "\(problems)")
+        #expect(try await a.http.get("/api/v1/webhooks/meta", a.auth("admin")).status == 404)
+        // Without it the subscription is made, and the address rule still holds.
+        let made = try await a.http.send(
+            .PUT, "/api/v1/webhooks/meta", headers: headers,
+            body: #"{"url":"http://[64:ff9b::a9fe:a9fe]/"}"#)
+        #expect(made.status == 201)
     }
 }

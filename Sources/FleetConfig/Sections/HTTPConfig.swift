@@ -30,6 +30,8 @@ public struct HTTPConfig: Sendable, Equatable {
         settings.sessionMaxS = try s.int(
             "session_max_s", default: settings.sessionMaxS, range: 60...365 * 86400)
         settings.secureCookies = try s.bool("secure_cookies", default: settings.secureCookies)
+        settings.webhooksAllowPrivate = try s.bool(
+            "webhooks_allow_private", default: settings.webhooksAllowPrivate)
         settings.keepaliveS = try s.int("keepalive_s", default: settings.keepaliveS, range: 1...300)
         settings.streamBuffer = try s.int(
             "stream_buffer", default: settings.streamBuffer, range: 16...1_000_000)

@@ -22,6 +22,11 @@ public struct HTTPSettings: Sendable, Equatable {
     /// Session cookies carry `Secure` (for a server behind TLS). Also set
     /// when the request says `X-Forwarded-Proto: https`.
     public var secureCookies = false
+    /// Whether an API admin may make a webhook subscription with
+    /// `allow_private` (its URL may then reach loopback, private and
+    /// metadata addresses). Off: only the config file's `[[webhooks]]` may,
+    /// so a stolen admin session cannot aim fleetd at internal services.
+    public var webhooksAllowPrivate = false
     /// A comment line on each event stream this often, seconds.
     public var keepaliveS = 15
     /// Events a stream may hold unsent before its client counts as too slow

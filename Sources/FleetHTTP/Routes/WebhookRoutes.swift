@@ -32,7 +32,8 @@ enum WebhookRoutes {
                 let old = try await d.read { try $0.webhookStatuses() }
                     .first { $0.subscription.name == name }?.subscription
                 if old?.origin == .config { throw fromConfig(name) }
-                let (parsed, since, formProblems) = try subscription(name, body)
+                let (parsed, since, formProblems) = try subscription(
+                    name, body, allowPrivate: d.settings.webhooksAllowPrivate)
                 var s = parsed
                 var made: String?
                 if s.secret.isEmpty {
@@ -111,9 +112,11 @@ enum WebhookRoutes {
     ]
 
     /// The body's subscription (secret "" when not given), `since`, and
-    /// its problems of form (wrong types, unknown fields, no url); throws
-    /// 400 for bad JSON, 422 for a body that is no object.
-    static func subscription(_ name: String, _ body: [UInt8]) throws -> (
+    /// its problems of form (wrong types, unknown fields, no url, and
+    /// `allow_private: true` unless `allowPrivate`, i.e.
+    /// `http.webhooks_allow_private`); throws 400 for bad JSON, 422 for a
+    /// body that is no object.
+    static func subscription(_ name: String, _ body: [UInt8], allowPrivate: Bool) throws -> (
         WebhookSubscription, Int64?, [String]
     ) {
         let members = try Replies.object(body, invalid: "invalid webhook")
@@ -173,6 +176,12 @@ enum WebhookRoutes {
             case "allow_private":
                 guard case .bool(let b) = v else {
                     problems.append("\(k): must be true or false, found \(v.kindName)")
+                    continue
+                }
+                if b && !allowPrivate {
+                    problems.append(
+                        "\(k): true is refused through the API (http.webhooks_allow_private = false):"
+                            + " set it in the config's [[webhooks]] entry, or allow it there")
                     continue
                 }
                 s.allowPrivate = b
