@@ -156,12 +156,13 @@ final class TrackingStage: @unchecked Sendable {
     /// another node wants that have been quiet here a second; forgets those
     /// whose lease was lost (a renewal lapsed and another node took them).
     private func renewLeases(into batch: inout WriteBatch) {
-        guard leases != nil else { return }
+        guard var leases else { return }
+        defer { self.leases = leases }
         let shards = self.shards
         let known = shards.reduce(0) { $0 + $1.devices.count }
         let renewal: ClusterLeases.Renewal?
         do {
-            renewal = try leases!.renewIfDue(nowMs: now(), devices: known) { device in
+            renewal = try leases.renewIfDue(nowMs: now(), devices: known) { device in
                 shards[Self.shard(of: device, count: shards.count)].devices[device]?.heardMs
             }
         } catch {

@@ -68,9 +68,9 @@ public final class EventHub: Sendable {
             buffer: settings.streamBuffer, keepaliveS: settings.keepaliveS)
     }
 
-    public init(maxStreams: Int, maxPerOwner: Int? = nil, buffer: Int, keepaliveS: Int) {
+    public init(maxStreams: Int, maxPerOwner: Int, buffer: Int, keepaliveS: Int) {
         self.maxStreams = maxStreams
-        self.maxPerOwner = maxPerOwner ?? maxStreams
+        self.maxPerOwner = maxPerOwner
         self.buffer = buffer
         self.keepaliveS = keepaliveS
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -114,7 +114,7 @@ public final class EventHub: Sendable {
     /// subscriber, whose `queued` the reader lowers by each chunk's count
     /// once written. Refused when `maxStreams` are open, the hub is closed,
     /// or `owner` holds `maxPerOwner`.
-    func subscribe(_ filter: EventFilter, owner: String = "") -> Result<
+    func subscribe(_ filter: EventFilter, owner: String) -> Result<
         (subscriber: Subscriber, events: AsyncStream<LiveChunk>), Refusal
     > {
         let (events, continuation) = AsyncStream.makeStream(

@@ -17,7 +17,7 @@ enum SessionRoutes {
             },
             Route(.delete, "/api/v1/session", role: nil) { r in
                 if let id = APIRouter.cookie(r.request), let user = d.auth.sessions.close(id) {
-                    try await audit(d, "user:\(user)", "session.logout", user, r.context.peer)
+                    await audit(d, "user:\(user)", "session.logout", user, r.context.peer)
                 }
                 var h = HTTPFields()
                 h[.setCookie] = cookie("", r, d, maxAge: 0)
@@ -83,11 +83,11 @@ enum SessionRoutes {
             d.logger.notice("failed login for \(named.debugDescription) from \(r.context.peer)")
             // Bounded like the attempts themselves: one entry per password
             // checked, never one for an attempt the limiter refused.
-            try await audit(d, "-", "session.login_failed", named, r.context.peer)
+            await audit(d, "-", "session.login_failed", named, r.context.peer)
             throw APIError(.unauthorized, "login failed", "wrong user name or password")
         }
         d.auth.limiter.succeeded(reservation)
-        try await audit(d, "user:\(user)", "session.login", user, r.context.peer)
+        await audit(d, "user:\(user)", "session.login", user, r.context.peer)
         let id = d.auth.sessions.open(user: user, stamp: facts.stamp)
         var h = HTTPFields()
         h[.setCookie] = cookie(id, r, d, maxAge: d.settings.sessionIdleS)
@@ -99,14 +99,21 @@ enum SessionRoutes {
     /// An audit entry for a login, a failed login or a logout: who, the
     /// user name as given (at most 64 characters; the log and `fleetctl
     /// audit` quote it, so a newline in it cannot forge a line), and the
-    /// peer address in `detail`.
+    /// peer address in `detail`. An entry that cannot be written (storage
+    /// failing, fleetd stopping) is logged instead: the answer to the login
+    /// does not depend on it.
     static func audit(
         _ d: RouteDeps, _ actor: String, _ action: String, _ user: String, _ peer: String
-    ) async throws {
+    ) async {
         let entry = AuditRecord(
             timeMs: DeviceRoutes.now(), actor: actor, action: action, target: user,
             detail: "from \(peer)")
-        try await d.backend.change { store throws(StoreError) in try store.record(entry) }
+        do {
+            try await d.backend.change { store throws(StoreError) in try store.record(entry) }
+        } catch {
+            d.logger.warning(
+                "audit entry \(action) for \(user.debugDescription) not written: \(error)")
+        }
     }
 
     /// The session cookie: HttpOnly, SameSite=Strict, path `/`, `Secure`
