@@ -5,11 +5,33 @@ import Foundation
 
 /// Formatting shared by the subcommands: tables for people, JSON Lines for tools.
 enum Output {
+    /// One line of a table: each cell made printable, then padded to its width.
     static func row(_ cells: [String], _ widths: [Int]) -> String {
-        zip(cells, widths).map { c, w in
+        zip(cells.map(printable), widths).map { c, w in
             c.count >= w ? c + " " : c + String(repeating: " ", count: w - c.count)
         }
         .joined().trimmingCharacters(in: .whitespaces)
+    }
+
+    /// `text` with its control characters escaped (`\n`, `\t`, `\r`,
+    /// `\u{…}`): a cell holds what a stranger could send (a user name tried
+    /// at login, a device id), and a newline in it must not forge a line
+    /// of the table, nor an escape sequence reach the terminal.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return text }
+        var out = ""
+        for u in text.unicodeScalars {
+            switch u {
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case _ where u.properties.generalCategory == .control:
+                out += "\\u{\(String(u.value, radix: 16))}"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
     }
 
     /// A table's lines, the header first: each column as wide as its widest
@@ -19,7 +41,7 @@ enum Output {
         var widths = minimum
         for r in [header] + rows {
             for (i, c) in r.enumerated() where i < widths.count {
-                widths[i] = max(widths[i], c.count + 1)
+                widths[i] = max(widths[i], printable(c).count + 1)
             }
         }
         return ([header] + rows).map { row($0, widths) }

@@ -158,6 +158,14 @@ import Testing
         #expect(
             audit.first { $0["action"] as? String == "session.login" }?["actor"] as? String
                 == "user:operator")
+        // A user name with a newline cannot forge a line of fleetctl's table.
+        _ = try await a.http.send(
+            .POST, "/api/v1/session", headers: json,
+            body: #"{"user":"ev\nil","password":"guess-1234"}"#)
+        let table = try runTool(try Binaries.path("fleetctl"), ["audit"] + a.d.databaseArgs)
+        #expect(table.status == 0)
+        #expect(table.out.contains(#"session.login_failed ev\nil"#), "\(table.out)")
+        #expect(!table.out.split(separator: "\n").contains { $0.hasPrefix("il") })
     }
 
     @Test func devicesAlertsAcknowledgementsAndTheAuditLog() async throws {

@@ -97,8 +97,8 @@ enum SessionRoutes {
     }
 
     /// An audit entry for a login, a failed login or a logout: who, the
-    /// user name as given (at most 64 characters; the log and `fleetctl
-    /// audit` quote it, so a newline in it cannot forge a line), and the
+    /// user name as given (at most 64 characters; the log quotes it and
+    /// fleetctl's tables escape it, so a newline in it cannot forge a line), and the
     /// peer address in `detail`. An entry that cannot be written (storage
     /// failing, fleetd stopping) is logged instead: the answer to the login
     /// does not depend on it.
