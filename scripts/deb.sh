@@ -94,9 +94,34 @@ set -e
 #   systemctl enable --now fleetd.socket fleetd.service
 if [ "$1" = configure ] && [ -d /run/systemd/system ]; then
   systemctl --system daemon-reload >/dev/null || true
+  # An upgrade restarts what prerm stopped (and only that).
+  if [ -e /run/fleetd.upgrade-restart ]; then
+    rm -f /run/fleetd.upgrade-restart
+    deb-systemd-invoke start fleetd.socket fleetd.service >/dev/null || true
+  fi
 fi
 exit 0
 POSTINST
+cat > "$stage/DEBIAN/prerm" <<'PRERM'
+#!/bin/sh
+set -e
+# The service stops before its files go (remove) or are replaced (upgrade):
+# a running fleetd must not outlive its binary, or keep its ports through a
+# removal. postinst starts it again after an upgrade if it was running (and
+# is enabled: deb-systemd-invoke starts no disabled unit, and respects
+# policy-rc.d).
+if [ -d /run/systemd/system ]; then
+  case "$1" in
+    remove | upgrade | deconfigure)
+      if [ "$1" = upgrade ] && systemctl is-active --quiet fleetd.service fleetd.socket; then
+        touch /run/fleetd.upgrade-restart
+      fi
+      deb-systemd-invoke stop fleetd.socket fleetd.service >/dev/null || true
+      ;;
+  esac
+fi
+exit 0
+PRERM
 cat > "$stage/DEBIAN/postrm" <<'POSTRM'
 #!/bin/sh
 set -e
@@ -109,7 +134,7 @@ if [ "$1" = purge ]; then
 fi
 exit 0
 POSTRM
-chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/postrm"
+chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/prerm" "$stage/DEBIAN/postrm"
 find "$stage" -type d -exec chmod 0755 {} +
 (cd "$stage" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
   > "$stage/DEBIAN/md5sums"

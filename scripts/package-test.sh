@@ -52,6 +52,47 @@ man -w fleetd > /dev/null 2>&1 || [ ! -x /usr/bin/man ] || fail "man fleetd find
 cd - > /dev/null
 rm -rf "$state"
 
+# The maintainer scripts under systemd, as dpkg runs them on remove and on
+# upgrade: in a mount namespace of its own whose /run says systemd is the
+# init (this machine's is not), with a systemctl that records its calls and
+# reports the service running and enabled.
+control=$(mktemp -d)
+dpkg-deb -e "$deb" "$control/DEBIAN"
+cat > "$control/systemctl" <<'STUB'
+#!/bin/sh
+echo "systemctl $*" >> /run/calls
+case "$*" in *is-enabled*) echo enabled ;; esac
+exit 0
+STUB
+chmod 0755 "$control/systemctl"
+calls=$("${sudo[@]}" unshare -m sh -c '
+  set -e
+  mount -t tmpfs tmpfs /run
+  mkdir -p /run/systemd/system
+  # A container image'"'"'s policy-rc.d (exit 101: start nothing) is hidden.
+  if [ -e /usr/sbin/policy-rc.d ]; then mount --bind /dev/null /usr/sbin/policy-rc.d; fi
+  export PATH="$1:$PATH"
+  sh "$1/DEBIAN/prerm" remove
+  echo "-- upgrade" >> /run/calls
+  sh "$1/DEBIAN/prerm" upgrade 0.0.1
+  [ -e /run/fleetd.upgrade-restart ] && echo "marker" >> /run/calls
+  sh "$1/DEBIAN/postinst" configure 0.0.1
+  [ -e /run/fleetd.upgrade-restart ] && echo "marker left" >> /run/calls
+  cat /run/calls' sh "$control" 2> /dev/null) || fail "the maintainer scripts under a systemd /run: $calls"
+rm -rf "$control"
+echo "package-test: prerm and postinst under systemd called: $(echo "$calls" | grep -v -e --version -e list-units | tr '\n' ';')"
+# What matters, in order: remove stops both units; upgrade notes that the
+# service ran, stops it; postinst reloads and starts both again.
+got=$(echo "$calls" | grep -e '^systemctl.* stop fleetd' -e '^systemctl.* start fleetd' -e '^-- upgrade' \
+  -e '^marker' -e 'daemon-reload' | sed 's/--quiet //; s/--system //')
+expected='systemctl stop fleetd.socket fleetd.service
+-- upgrade
+systemctl stop fleetd.socket fleetd.service
+marker
+systemctl daemon-reload
+systemctl start fleetd.socket fleetd.service'
+[ "$got" = "$expected" ] || fail "prerm/postinst called: $got; expected: $expected"
+
 "${sudo[@]}" dpkg --purge fleetd > /dev/null || fail "dpkg --purge fleetd"
 for f in /usr/bin/fleetd /etc/fleetd/fleetd.toml /lib/systemd/system/fleetd.service /var/lib/fleetd; do
   [ ! -e "$f" ] || fail "$f is still there after purge"
