@@ -50,10 +50,12 @@ trap 'rm -rf "$tmp"' EXIT
 sed -e 's|^# database = "var/fleetd.db"|database = "/var/lib/fleetd/fleetd.db"|' \
   -e 's|^# accept_unknown = true|accept_unknown = false|' \
   -e "s|^# file = \"config/geofences.geojson\"|file = \"$sysconfdir/fleetd/geofences.geojson\"|" \
+  -e 's|^# uploads = ""|uploads = "/var/lib/fleetd/geofences.geojson"|' \
   config/fleetd.toml > "$tmp/fleetd.toml"
 grep -q '^database = "/var/lib/fleetd/fleetd.db"' "$tmp/fleetd.toml" || { echo "install: config/fleetd.toml has no database line to set" >&2; exit 1; }
 grep -q '^accept_unknown = false' "$tmp/fleetd.toml" || { echo "install: config/fleetd.toml has no accept_unknown line to set" >&2; exit 1; }
 grep -q "^file = \"$sysconfdir/fleetd/geofences.geojson\"" "$tmp/fleetd.toml" || { echo "install: config/fleetd.toml has no fences line to set" >&2; exit 1; }
+grep -q '^uploads = "/var/lib/fleetd/geofences.geojson"' "$tmp/fleetd.toml" || { echo "install: config/fleetd.toml has no fence uploads line to set" >&2; exit 1; }
 printf '{"type":"FeatureCollection","features":[]}\n' > "$tmp/geofences.geojson"
 for f in fleetd.toml geofences.geojson; do
   if [ ! -e "$etc/$f" ]; then

@@ -30,11 +30,23 @@ grep -q '^ExecStart=/usr/bin/fleetd --config /etc/fleetd/fleetd.toml' /lib/syste
 # The programs run without the toolchain (the Swift runtime is linked in).
 if ldd /usr/bin/fleetd | grep -q /opt/swift; then fail "fleetd links the toolchain's runtime"; fi
 
+grep -q '^uploads = "/var/lib/fleetd/geofences.geojson"' /etc/fleetd/fleetd.toml \
+  || fail "the installed config keeps uploaded fences outside the service's StateDirectory"
 grep -q '^accept_unknown = false' /etc/fleetd/fleetd.toml \
   || fail "the installed config does not close the device registry"
 out=$(/usr/bin/fleetd --check-config /etc/fleetd/fleetd.toml 2>&1) || fail "fleetd --check-config: $out"
 echo "package-test: fleetd --check-config /etc/fleetd/fleetd.toml: $out"
 echo "$out" | grep -q "config OK" || fail "check-config said: $out"
+
+# A document uploaded through the API (kept in the StateDirectory) wins
+# over the one in /etc, and the check says so.
+"${sudo[@]}" mkdir -p /var/lib/fleetd
+printf '{"type":"FeatureCollection","features":[{"type":"Feature","id":"yard","properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[0.01,0],[0.01,0.01],[0,0]]]}}]}' \
+  | "${sudo[@]}" tee /var/lib/fleetd/geofences.geojson > /dev/null
+out=$(/usr/bin/fleetd --check-config /etc/fleetd/fleetd.toml 2>&1) || fail "fleetd --check-config with an upload: $out"
+echo "$out" | grep -q "loaded 1 fences from /var/lib/fleetd/geofences.geojson, uploaded through the API, instead of /etc/fleetd/geofences.geojson" \
+  || fail "check-config with an uploaded fences file said: $out"
+"${sudo[@]}" rm /var/lib/fleetd/geofences.geojson
 
 # The installed fleetctl finds the installed config's database on its own
 # (run from a folder with no var/fleetd.db, which would come first).

@@ -54,7 +54,7 @@ struct TripsCommand: ParsableCommand {
         let states = try reader.deviceStates(device: filter.device)
         var fences = FenceIndex(fences: [])
         if let config = database.config,
-            let file = try? DaemonConfig.load(path: config).geofences.file, !file.isEmpty,
+            let file = try? DaemonConfig.load(path: config).geofences.effectiveFile, !file.isEmpty,
             FileManager.default.fileExists(atPath: file)
         {
             fences = FenceIndex(fences: try loadFences(file))

@@ -401,6 +401,44 @@ import Testing
         #expect(try a.d.fleetctl("audit").contains { $0["action"] as? String == "fences.put" })
     }
 
+    /// With `geofences.uploads` set (the installed config points it into
+    /// the service's StateDirectory, since `/etc` is read-only to it), an
+    /// upload is written there and the configured file is left alone; the
+    /// uploaded document wins at the next start, and the log says which
+    /// file was loaded instead of which.
+    @Test func uploadedFencesAreKeptApartAndWinAtTheNextStart() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fleetd-uploads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: state) }
+        let uploaded = state.appendingPathComponent("geofences.geojson").path
+        let a = try APIDaemon(geofencesExtra: "uploads = \"\(uploaded)\"")
+        let admin = a.auth("admin") + [("Content-Type", "application/geo+json")]
+        let configured = a.d.dir.appendingPathComponent("fences.geojson")
+        let before = try String(contentsOf: configured, encoding: .utf8)
+        let yard = depotFences.replacingOccurrences(of: "depot", with: "yard")
+        let put = try await a.http.send(.PUT, "/api/v1/fences", headers: admin, body: yard)
+        #expect(put.status == 200)
+        #expect(try String(contentsOfFile: uploaded, encoding: .utf8) == yard)
+        #expect(try String(contentsOf: configured, encoding: .utf8) == before)
+        var st = stat()
+        #expect(stat(uploaded, &st) == 0 && st.st_mode & 0o777 == 0o640)
+        #expect(a.d.stop() == 0)
+        let b = try APIDaemon(over: a, geofencesExtra: "uploads = \"\(uploaded)\"")
+        let fences = try await b.http.get("/api/v1/fences", b.auth("viewer"))
+        #expect((fences.json["features"] as? [[String: Any]])?.first?["id"] as? String == "yard")
+        #expect(
+            b.d.log.contains(
+                "loaded 1 fences from \(uploaded), uploaded through the API, instead of \(configured.path)"
+            ), "\(b.d.log)")
+        // Removing the upload returns to the configured file at the next start.
+        #expect(b.d.stop() == 0)
+        try FileManager.default.removeItem(atPath: uploaded)
+        let c = try APIDaemon(over: b, geofencesExtra: "uploads = \"\(uploaded)\"")
+        let back = try await c.http.get("/api/v1/fences", c.auth("viewer"))
+        #expect((back.json["features"] as? [[String: Any]])?.first?["id"] as? String == "depot")
+    }
+
     /// A document past `[geofences]`'s limits is refused as a whole, naming
     /// the limit, before any index is built or the file touched; fleetd
     /// keeps serving with the fences it had.

@@ -135,12 +135,14 @@ final class DaemonAPI: APIBackend {
             return [
                 FenceProblem(
                     featureIndex: nil, id: nil,
-                    message: "no fences file is configured (geofences.file): nowhere to keep them")
+                    message:
+                        "no fences file is configured (geofences.file or geofences.uploads): nowhere to keep them"
+                )
             ]
         }
         let index = FenceIndex(fences: loaded)
         let tmp = file + ".tmp-\(getpid())"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw FencesNotWritten(file: tmp, errno: errno) }
         let written = document.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd)

@@ -194,7 +194,7 @@ public final class Daemon: Sendable {
             backend = DaemonAPI(
                 readers: readers, commit: commit, tracking: tracking, door: door, desk: desk,
                 status: status,
-                metrics: metrics, board: board, fencesFile: config.geofences.file,
+                metrics: metrics, board: board, fencesFile: config.geofences.uploadTarget,
                 fenceLimits: config.geofences.limits,
                 fencesText: fencesText)
         } else {
@@ -344,7 +344,8 @@ public final class Daemon: Sendable {
         tracking: TrackingStage, alertLog: AlertLog?, api: DaemonAPI?, commit: CommitStage
     ) {
         reloadWebhooks(commit: commit)
-        notifier.reloading(status: "reloading fences from \(config.geofences.file)")
+        let fencesFile = config.geofences.effectiveFile
+        notifier.reloading(status: "reloading fences from \(fencesFile)")
         if let alertLog {
             do {
                 try alertLog.reopen()
@@ -354,13 +355,13 @@ public final class Daemon: Sendable {
         }
         do {
             let (fresh, text) = try FenceFile.loadWithText(
-                config.geofences.file, limits: config.geofences.limits)
+                fencesFile, limits: config.geofences.limits)
             tracking.replaceFences(fresh)
             api?.fences.withLock { $0 = text }
-            if config.geofences.file.isEmpty {
+            if fencesFile.isEmpty {
                 logger.notice("no fences file configured: still running with no fences")
             } else {
-                logger.notice("reloaded \(fresh.fences.count) fences from \(config.geofences.file)")
+                logger.notice("reloaded \(fresh.fences.count) fences from \(fencesFile)")
             }
         } catch {
             logger.error("fences not reloaded, keeping the old ones: \(error)")
@@ -466,7 +467,7 @@ public final class Daemon: Sendable {
 
     /// The fences index and the file's text (empty when there is none).
     private func loadFences() throws -> (FenceIndex, [UInt8]) {
-        let f = try FenceFile.loadConfigured(config.geofences.file, limits: config.geofences.limits)
+        let f = try FenceFile.loadConfigured(config.geofences)
         if f.missingDefault { logger.warning("\(f.note)") } else { logger.info("\(f.note)") }
         return (f.index, f.text)
     }

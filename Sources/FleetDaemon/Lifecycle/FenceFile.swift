@@ -13,12 +13,24 @@ enum FenceFile {
         try loadWithText(path, limits: limits).0
     }
 
-    /// The configured fences file loaded as start-up loads it: "" is no
+    /// The configured fences loaded as start-up loads them: an uploaded
+    /// document (`uploads`) when there is one, else `file`, where "" is no
     /// fences, the default file may be missing (`missingDefault`), any
     /// other must load. `note` says which, for the log and `--check-config`.
-    static func loadConfigured(_ path: String, limits: FenceLimits) throws(FenceFileError) -> (
+    static func loadConfigured(_ g: GeofencesConfig) throws(FenceFileError) -> (
         index: FenceIndex, text: [UInt8], note: String, missingDefault: Bool
     ) {
+        let path = g.effectiveFile
+        let limits = g.limits
+        if path != g.file {
+            let (index, text) = try loadWithText(path, limits: limits)
+            let instead = g.file.isEmpty ? "" : " instead of \(g.file) (remove it to use that file)"
+            return (
+                index, text,
+                "loaded \(index.fences.count) fences from \(path), uploaded through the API,\(instead)",
+                false
+            )
+        }
         if path == GeofencesConfig.defaultFile, !FileManager.default.fileExists(atPath: path) {
             return (
                 FenceIndex(fences: []), [],

@@ -12,9 +12,7 @@ import Foundation
 public enum Preflight {
     /// Runs every check; returns a one-line summary.
     public static func run(_ config: DaemonConfig) throws -> String {
-        let fences = try FenceFile.loadConfigured(
-            config.geofences.file, limits: config.geofences.limits
-        ).note
+        let fences = try FenceFile.loadConfigured(config.geofences).note
         let hooks = try WebhookSync.resolve(config.webhooks)
         if config.storage.backend == .sqlite { try databaseFolder(config.storage.database) }
         for (key, address) in config.listen.addresses.sorted(by: { $0.key < $1.key }) {
