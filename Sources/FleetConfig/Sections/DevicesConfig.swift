@@ -13,6 +13,11 @@ public struct DevicesConfig: Sendable, Equatable {
     /// Senders on this machine (loopback addresses) take new ids outside
     /// the budgets.
     public var newExemptLoopback = true
+    /// A device silent this long (hours; `device_silent` raised and its
+    /// state written) is dropped from the engine's memory; its state stays
+    /// in the store and is read back when it is heard again. 0 = never.
+    /// Not in a cluster (a node gives devices up through their leases).
+    public var forgetAfterH = 168
 
     public init() {}
 
@@ -22,5 +27,6 @@ public struct DevicesConfig: Sendable, Equatable {
         newTotal = try s.int("new_total", default: newTotal, range: 1...100_000_000)
         newWindowS = try s.int("new_window_s", default: newWindowS, range: 1...31_536_000)
         newExemptLoopback = try s.bool("new_exempt_loopback", default: newExemptLoopback)
+        forgetAfterH = try s.int("forget_after_h", default: forgetAfterH, range: 0...87_600)
     }
 }

@@ -48,15 +48,31 @@ final class TrackingStage: @unchecked Sendable {
     /// The wall clock: when devices were last heard from, silence,
     /// checkpoints due, lease renewals and the retention horizon.
     private let clock: WallClock
+    /// Forgetting (`devices.forget_after_h`; not in a cluster): a device
+    /// silent this long, its state written, is dropped from the shards and
+    /// its id kept in `forgotten`; when it is heard again, `recall` reads
+    /// its state from the store. nil: nothing is forgotten.
+    private let forgetting: Forgetting?
+    private var forgotten = Set<String>()
+
+    /// How long a silent device is kept, and how its state comes back.
+    struct Forgetting: Sendable {
+        /// Silence after which a device is dropped, ms (> 0).
+        var afterMs: Int64
+        /// The stored state of a device (nil: none stored). Runs on the
+        /// engine's own thread; throws when the store cannot answer.
+        var recall: @Sendable (String) throws -> DeviceState?
+    }
 
     /// `clock` is the system's in the daemon; tests pass one of their own.
     init(
         queue: InboundQueue, handoff: CommitHandoff, fences: FenceIndex,
         states: [String: DeviceState], unwritten: [String] = [], metrics: Metrics,
         config: DaemonConfig, membership: (any ClusterMembership)? = nil,
-        clock: WallClock = .system
+        forgetting: Forgetting? = nil, clock: WallClock = .system
     ) {
         self.clock = clock
+        self.forgetting = membership == nil ? forgetting : nil
         self.leases = membership.map(ClusterLeases.init)
         self.checkpoints = CheckpointSchedule(
             intervalMs: Int64(config.storage.stateCheckpointS) * 1000)
@@ -69,7 +85,15 @@ final class TrackingStage: @unchecked Sendable {
             TrackingShard(tracker: Tracker(fences: fences, settings: config.tracking.settings))
         }
         let start = clock.nowMs()
+        let replayed = Set(unwritten)
         for (device, state) in states {
+            // Silent longer than the limit by its last fix: forgotten from the start.
+            if let f = self.forgetting, state.silent, !replayed.contains(device),
+                start - state.lastTime >= f.afterMs
+            {
+                forgotten.insert(device)
+                continue
+            }
             shards[Self.shard(of: device, count: count)].devices[device] = TrackedDevice(
                 state: state, heardMs: start)
         }
@@ -126,6 +150,7 @@ final class TrackingStage: @unchecked Sendable {
                 renewLeases(into: &batch)
                 items = takeLeases(items)
             }
+            if !forgotten.isEmpty { items = recallForgotten(items) }
             checkSilence(into: &batch)
             if items.isEmpty {
                 // Idle: nothing arrived during the idle wait. Dirty states are
@@ -229,6 +254,38 @@ final class TrackingStage: @unchecked Sendable {
         return items.filter { d in
             guard d.fixes.contains(where: { refused.contains($0.device) }) else { return true }
             metrics.rejected("cluster", .ownedElsewhere, count: d.fixes.count)
+            d.ack.dropped()
+            return false
+        }
+    }
+
+    /// Devices forgotten after a long silence that `items` bring back: each
+    /// one's stored state read (`Forgetting.recall`) and tracked again, as
+    /// if it had never left memory. A device whose state cannot be read
+    /// stays forgotten, and the datagrams with its fixes are dropped
+    /// unacknowledged (their senders resend), rather than tracked from no
+    /// state (which would raise its fences' entries again).
+    private func recallForgotten(_ items: [Arrival]) -> [Arrival] {
+        guard let forgetting else { return items }
+        var failed = Set<String>()
+        let t = now()
+        for d in items {
+            for f in d.fixes where forgotten.contains(f.device) {
+                do {
+                    let state = try forgetting.recall(f.device)
+                    forgotten.remove(f.device)
+                    shards[Self.shard(of: f.device, count: shards.count)].devices[f.device] =
+                        TrackedDevice(
+                            state: state, heardMs: t, rewind: state.map(Rewind.init(resuming:)))
+                } catch {
+                    metrics.writerFailed("reading the state of device \(f.device): \(error)")
+                    failed.insert(f.device)
+                }
+            }
+        }
+        guard !failed.isEmpty else { return items }
+        return items.filter { d in
+            guard d.fixes.contains(where: { failed.contains($0.device) }) else { return true }
             d.ack.dropped()
             return false
         }
@@ -347,6 +404,7 @@ final class TrackingStage: @unchecked Sendable {
         guard t - lastSilenceCheck >= 1000 else { return }
         lastSilenceCheck = t
         var quiet: [(device: String, heard: Int64)] = []
+        var forget: [String] = []
         var known = 0
         var silent = 0
         for shard in shards {
@@ -355,12 +413,21 @@ final class TrackingStage: @unchecked Sendable {
                 guard let s = e.state else { continue }
                 if s.silent {
                     silent += 1
+                    if let f = forgetting, !e.dirty, t - e.heardMs >= f.afterMs {
+                        forget.append(device)
+                    }
                 } else if silentAfterMs > 0, t - e.heardMs >= silentAfterMs {
                     quiet.append((device, e.heardMs))
                 }
             }
         }
-        metrics.devices(known: known, silent: silent + quiet.count)
+        for device in forget {
+            shards[Self.shard(of: device, count: shards.count)].devices[device] = nil
+            forgotten.insert(device)
+        }
+        metrics.devices(
+            known: known - forget.count, silent: silent - forget.count + quiet.count,
+            forgotten: forgotten.count)
         if quiet.count > silentBatchMax {
             quiet.sort { ($0.heard, $0.device) < ($1.heard, $1.device) }
             quiet.removeSubrange(silentBatchMax...)

@@ -90,9 +90,19 @@ public final class Daemon: Sendable {
         let alertLog =
             config.alerts.logFile.isEmpty ? nil : try AlertLog(path: config.alerts.logFile)
         let handoff = CommitHandoff(capacity: 2)
+        // A device silent for devices.forget_after_h leaves memory; its own
+        // reader brings its state back when it is heard again.
+        var forgetting: TrackingStage.Forgetting?
+        if membership == nil, config.devices.forgetAfterH > 0 {
+            let stateReader = try store.makeReader()
+            forgetting = TrackingStage.Forgetting(
+                afterMs: Int64(config.devices.forgetAfterH) * 3_600_000,
+                recall: { device in try stateReader.deviceStates(device: device)[device] })
+        }
         let tracking = TrackingStage(
             queue: queue, handoff: handoff, fences: fences, states: states,
-            unwritten: unwritten.devices, metrics: metrics, config: config, membership: membership)
+            unwritten: unwritten.devices, metrics: metrics, config: config, membership: membership,
+            forgetting: forgetting)
         // Replies last: what a sender may look at once acknowledged (the
         // alert log's lines, the counters) is already there.
         var sinks: [any CommitSink] = alertLog.map { [$0] } ?? []

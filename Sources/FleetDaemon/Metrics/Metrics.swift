@@ -35,6 +35,9 @@ public final class Metrics: Sendable {
         /// raised, no fix since), as of the last second.
         public var devicesKnown = 0
         public var devicesSilent = 0
+        /// Devices dropped from the engine's memory after a long silence
+        /// (`devices.forget_after_h`), their state kept in the store.
+        public var devicesForgotten = 0
         /// Webhook requests by "name/outcome" (`delivered`, `failed`,
         /// `refused`, `gone`), and alerts delivered by subscription name.
         public var webhookRequests: [String: Int] = [:]
@@ -122,10 +125,11 @@ public final class Metrics: Sendable {
 
     func queueDepth(_ fixes: Int) { state.withLock { $0.queueFixes = fixes } }
 
-    func devices(known: Int, silent: Int) {
+    func devices(known: Int, silent: Int, forgotten: Int = 0) {
         state.withLock {
             $0.devicesKnown = known
             $0.devicesSilent = silent
+            $0.devicesForgotten = forgotten
         }
     }
 

@@ -116,6 +116,10 @@ public final class MetricsExporter: Sendable {
                 "fleetd_devices_silent", [], Double(m.devicesSilent),
                 "Devices silent (device_silent raised, no fix since).")
             gauge(
+                "fleetd_devices_forgotten", [], Double(m.devicesForgotten),
+                "Devices dropped from memory after devices.forget_after_h of silence (state kept in the store)."
+            )
+            gauge(
                 "fleetd_last_commit_timestamp_seconds", [], Double(m.lastCommitMs) / 1000,
                 "When the last commit succeeded, Unix seconds (0: none yet).")
             gauge(
