@@ -20,6 +20,8 @@ public final class APIServer: Service, Sendable {
     private let auth: Authenticator
     /// Called once a server is listening, with its name and bound address.
     private let onListening: @Sendable (String, String) -> Void
+    /// The HTTP connections of both servers, against their limits.
+    let connections: HTTPConnections
 
     /// `hub` is the event hub the commit stage feeds (`EventHub(settings:)`,
     /// made before the stages); `settings.host` nil turns the API server off.
@@ -35,6 +37,9 @@ public final class APIServer: Service, Sendable {
         self.onListening = onListening
         self.hub = hub
         auth = Authenticator(backend: backend, settings: settings)
+        connections = HTTPConnections(
+            maxTotal: settings.maxConnections, maxPerAddress: settings.maxConnectionsPerAddress,
+            trusted: settings.trustedProxies)
     }
 
     public func run() async throws {
@@ -55,12 +60,13 @@ public final class APIServer: Service, Sendable {
         }
         if let (host, port) = osmand {
             let backend = backend, maxBody = min(settings.maxBodyBytes, 1 << 20)
+            let trusted = settings.trustedProxies
             services.append(
                 app(
                     "osmand", host, port,
                     CallbackResponder { request, context in
                         await OsmAndResponder.respond(
-                            request, context, backend: backend, maxBody: maxBody)
+                            request, context, backend: backend, maxBody: maxBody, trusted: trusted)
                     }))
         }
         guard !services.isEmpty else { return }
@@ -103,10 +109,17 @@ public final class APIServer: Service, Sendable {
         _ name: String, _ host: String, _ port: Int, _ responder: CallbackResponder<APIContext>
     ) -> Application<CallbackResponder<APIContext>> {
         let onListening = onListening
+        let connections = connections
+        let requestTimeout = TimeAmount.seconds(Int64(settings.requestTimeoutS))
         return Application(
             responder: responder,
             server: .http1(
-                configuration: .init(idleTimeout: .seconds(Int64(settings.idleTimeoutS)))),
+                configuration: .init(
+                    additionalChannelHandlers: [
+                        HTTPConnectionGuard(
+                            connections: connections, requestTimeout: requestTimeout)
+                    ],
+                    idleTimeout: .seconds(Int64(settings.idleTimeoutS)))),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 onListening(

@@ -199,15 +199,148 @@ import Testing
         #expect(d.stop() == 0)
     }
 
-    /// A login over a connection from `source` (a loopback address): the status.
-    static func login(_ port: Int, from source: String, _ user: String, _ password: String)
-        throws -> Int
-    {
+    /// A login over a connection from `source` (a loopback address): the
+    /// status. `forwardedFor`: an `X-Forwarded-For` header's value.
+    static func login(
+        _ port: Int, from source: String, _ user: String, _ password: String,
+        forwardedFor: String? = nil
+    ) throws -> Int {
         let body = #"{"user":"\#(user)","password":"\#(password)"}"#
+        let xff = forwardedFor.map { "X-Forwarded-For: \($0)\r\n" } ?? ""
         return try request(
             port, from: source,
             "POST /api/v1/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+                + xff + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+    }
+
+    /// A TCP connection from `source` to 127.0.0.1:`port` (-1 when it
+    /// cannot be made).
+    static func connection(from source: String, to port: Int) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok =
+            withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+            } == 0
+            && withUnsafePointer(to: &remote) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) }
+            } == 0
+        if !ok {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+
+    /// Whether the server has closed `fd` (end of stream or a reset), without waiting.
+    static func closedByServer(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    /// 400 connections from one address, each trickling a request head a
+    /// byte every half second: fleetd holds at most
+    /// `http.max_connections_per_address` of them (the rest closed at
+    /// once), cuts those off at `http.request_timeout_s` although bytes keep
+    /// coming, and answers `/healthz` from another address meanwhile.
+    @Test func tricklingConnectionsAreCappedAndCutOff() throws {
+        let a = try APIEndToEndTests.APIDaemon(
+            httpExtra: "request_timeout_s = 5\nmax_connections_per_address = 64")
+        let port = try #require(a.d.ports["http"])
+        var fds: [Int32] = []
+        defer { for fd in fds { close(fd) } }
+        let started = Date()
+        for _ in 0..<400 {
+            let fd = Self.connection(from: "127.0.0.2", to: port)
+            if fd < 0 { break }
+            fds.append(fd)
+            _ = "GET /healthz HTTP/1.1\r\nHo".withCString {
+                send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL))
+            }
+        }
+        #expect(fds.count == 400)
+        let connectedS = Date().timeIntervalSince(started)
+        var held: [Int] = []
+        var healthz = 0
+        var healthzS = 0.0
+        // Until 2.5 s past the deadline of the last connection made.
+        while Date().timeIntervalSince(started) < connectedS + 7.5 {
+            Thread.sleep(forTimeInterval: 0.5)
+            var open = 0
+            for fd in fds where !Self.closedByServer(fd) {
+                open += 1
+                _ = "s".withCString { send(fd, $0, 1, Int32(MSG_NOSIGNAL)) }
+            }
+            held.append(open)
+            if held.count == 1 {
+                let t = Date()
+                healthz =
+                    (try? Self.request(
+                        port, from: "127.0.0.1",
+                        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
+                    ?? 0
+                healthzS = Date().timeIntervalSince(t)
+            }
+        }
+        // Connected within the deadline of the first: some are held, no more than the cap.
+        if connectedS < 4 {
+            #expect(held[0] >= 1, "\(held)")
+        }
+        #expect(held.allSatisfy { $0 <= 64 }, "connections held from one address: \(held)")
+        #expect(healthz == 200)
+        #expect(healthzS < 2, "/healthz took \(healthzS) s under the trickle")
+        #expect(held.last == 0, "trickling connections still open: \(held)")
+        #expect(
+            try Self.request(
+                port, from: "127.0.0.2",
+                "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") == 200)
+        #expect(a.d.stop() == 0)
+    }
+
+    /// Behind a trusted proxy (`http.trusted_proxies`) the login limits see
+    /// the client `X-Forwarded-For` names: one client locked out does not
+    /// lock out the next behind the same proxy. From an address not
+    /// trusted the header is ignored (a client cannot pick its address).
+    @Test func aTrustedProxyNamesTheClient() async throws {
+        let a = try APIEndToEndTests.APIDaemon(httpExtra: #"trusted_proxies = ["127.0.0.1"]"#)
+        let port = try #require(a.d.ports["http"])
+        for k in 0..<5 {
+            #expect(
+                try Self.login(
+                    port, from: "127.0.0.1", "admin", "wrong-\(k)-guess",
+                    forwardedFor: "198.51.100.9, 203.0.113.5") == 401)
+        }
+        #expect(
+            try Self.login(
+                port, from: "127.0.0.1", "admin", "password-admin", forwardedFor: "203.0.113.5")
+                == 429)
+        #expect(
+            try Self.login(
+                port, from: "127.0.0.1", "admin", "password-admin", forwardedFor: "203.0.113.6")
+                == 200)
+        let failed = try a.d.fleetctl("audit").filter {
+            $0["action"] as? String == "session.login_failed"
+        }
+        #expect(failed.count == 5)
+        #expect(failed.allSatisfy { ($0["detail"] as? String) == "from 203.0.113.5" }, "\(failed)")
+        // 127.0.0.2 is not a trusted proxy: its header is the client's own word.
+        for k in 0..<5 {
+            _ = try Self.login(
+                port, from: "127.0.0.2", "viewer", "wrong-\(k)-guess", forwardedFor: "203.0.113.7")
+        }
+        #expect(
+            try Self.login(
+                port, from: "127.0.0.2", "viewer", "password-viewer", forwardedFor: "203.0.113.8")
+                == 429)
+        #expect(a.d.stop() == 0)
     }
 
     /// A raw HTTP/1.1 request over a connection from `source`: the status.

@@ -23,6 +23,24 @@ public struct HTTPConfig: Sendable, Equatable {
             "max_streams_per_user", default: settings.maxStreamsPerUser, range: 1...100_000)
         settings.idleTimeoutS = try s.int(
             "idle_timeout_s", default: settings.idleTimeoutS, range: 1...3600)
+        settings.requestTimeoutS = try s.int(
+            "request_timeout_s", default: settings.requestTimeoutS, range: 1...3600)
+        settings.maxConnections = try s.int(
+            "max_connections", default: settings.maxConnections, range: 1...1_000_000)
+        settings.maxConnectionsPerAddress = try s.int(
+            "max_connections_per_address", default: settings.maxConnectionsPerAddress,
+            range: 1...1_000_000)
+        var proxies: [AddressRange] = []
+        for text in try s.strings("trusted_proxies") {
+            guard let r = AddressRange(text) else {
+                throw s.error(
+                    "trusted_proxies",
+                    "\"\(text)\" is not an IP address or range (\"127.0.0.1\", \"10.0.0.0/8\", \"::1\")"
+                )
+            }
+            proxies.append(r)
+        }
+        settings.trustedProxies = proxies
         settings.bodyTimeoutS = try s.int(
             "body_timeout_s", default: settings.bodyTimeoutS, range: 1...3600)
         settings.sessionIdleS = try s.int(

@@ -13,6 +13,21 @@ public struct HTTPSettings: Sendable, Equatable {
     /// A connection with no complete request for this long is closed (also
     /// bounds a slow client's request head), seconds.
     public var idleTimeoutS = 30
+    /// A connection must deliver each whole request (head and body) within
+    /// this of opening or of its previous response, however it trickles,
+    /// seconds; beyond, it is closed.
+    public var requestTimeoutS = 30
+    /// HTTP connections open at once, the API and OsmAnd servers together;
+    /// one more is closed at once.
+    public var maxConnections = 4096
+    /// HTTP connections open at once from one address (a trusted proxy's
+    /// are counted only in `maxConnections`).
+    public var maxConnectionsPerAddress = 256
+    /// Proxies whose `X-Forwarded-For` names the client: the login limits,
+    /// the audit, the OsmAnd door's budget of new devices and the
+    /// per-address connection cap then see the client, not the proxy.
+    /// Empty: the header is ignored.
+    public var trustedProxies: [AddressRange] = []
     /// A request body must arrive within this, seconds (408 beyond).
     public var bodyTimeoutS = 30
     /// A session ends this long after its last use, seconds.

@@ -1,3 +1,4 @@
+import FleetConfig
 import FleetModel
 import FleetProtocols
 import Foundation
@@ -13,7 +14,8 @@ import Hummingbird
 /// stored in time (overload, storage failing, stopping).
 enum OsmAndResponder {
     static func respond(
-        _ request: Request, _ context: APIContext, backend: any APIBackend, maxBody: Int
+        _ request: Request, _ context: APIContext, backend: any APIBackend, maxBody: Int,
+        trusted: [AddressRange] = []
     ) async -> Response {
         let now = WallClock.system.nowMs()
         guard request.method == .get || request.method == .post else {
@@ -34,7 +36,10 @@ enum OsmAndResponder {
         let decoding = OsmAndWireFormat().decode(
             query: request.uri.query ?? "", body: body, json: type.hasPrefix("application/json"),
             nowMs: now)
-        switch await backend.ingest(decoding, proto: .osmand, receivedMs: now, peer: context.peer)
+        switch await backend.ingest(
+            decoding, proto: .osmand, receivedMs: now,
+            peer: ClientAddress.resolve(
+                peer: context.peer, headers: request.headers, trusted: trusted))
         {
         case .committed:
             return Response(status: .ok)

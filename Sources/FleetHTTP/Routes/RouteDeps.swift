@@ -11,6 +11,13 @@ struct RouteDeps: Sendable {
     let settings: HTTPSettings
     let logger: Logger
 
+    /// Who sent `r`: its peer, or the client a trusted proxy names
+    /// (`ClientAddress`).
+    func client(_ r: APIRequest) -> String {
+        ClientAddress.resolve(
+            peer: r.context.peer, headers: r.request.headers, trusted: settings.trustedProxies)
+    }
+
     /// A store read, off the event loops.
     func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReading) throws -> T) async throws
         -> T

@@ -17,7 +17,7 @@ enum SessionRoutes {
             },
             Route(.delete, "/api/v1/session", role: nil) { r in
                 if let id = APIRouter.cookie(r.request), let user = d.auth.sessions.close(id) {
-                    await audit(d, "user:\(user)", "session.logout", user, r.context.peer)
+                    await audit(d, "user:\(user)", "session.logout", user, d.client(r))
                 }
                 var h = HTTPFields()
                 h[.setCookie] = cookie("", r, d, maxAge: 0)
@@ -61,7 +61,7 @@ enum SessionRoutes {
         // Reserved (counted as a failure) before the password is checked:
         // parallel guesses see each other.
         let reservation: LoginLimiter.Reservation
-        switch d.auth.limiter.reserve(user: user, address: r.context.peer) {
+        switch d.auth.limiter.reserve(user: user, address: d.client(r)) {
         case .success(let r): reservation = r
         case .failure(let wait):
             var e = APIError(
@@ -80,14 +80,14 @@ enum SessionRoutes {
         }
         let named = String(user.prefix(64))
         guard let facts = checked else {
-            d.logger.notice("failed login for \(named.debugDescription) from \(r.context.peer)")
+            d.logger.notice("failed login for \(named.debugDescription) from \(d.client(r))")
             // Bounded like the attempts themselves: one entry per password
             // checked, never one for an attempt the limiter refused.
-            await audit(d, "-", "session.login_failed", named, r.context.peer)
+            await audit(d, "-", "session.login_failed", named, d.client(r))
             throw APIError(.unauthorized, "login failed", "wrong user name or password")
         }
         d.auth.limiter.succeeded(reservation)
-        await audit(d, "user:\(user)", "session.login", user, r.context.peer)
+        await audit(d, "user:\(user)", "session.login", user, d.client(r))
         let id = d.auth.sessions.open(user: user, stamp: facts.stamp)
         var h = HTTPFields()
         h[.setCookie] = cookie(id, r, d, maxAge: d.settings.sessionIdleS)
