@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -85,6 +86,7 @@ let package = Package(
             dependencies: [
                 "FleetModel", "FleetStorage", "FleetTracking",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -277,7 +279,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "FleetPostgresTests",
-            dependencies: ["FleetModel", "FleetPostgres", "FleetStorage", "FleetTracking"],
+            dependencies: [
+                "FleetModel", "FleetPostgres", "FleetStorage", "FleetTracking", "FleetTestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "FleetConfigTests",

@@ -6,6 +6,12 @@
 #                                      database "fleetd" owned by user "fleetd",
 #                                      whose password is in DIR/password
 #                                      (SCRAM-SHA-256 on every connection)
+#   pg-test-server.sh start DIR PORT tls
+#                                      the same, with TLS only (hostssl): a
+#                                      test CA in DIR/tls/ca.crt signs the
+#                                      server's certificate for "localhost"
+#                                      (not for 127.0.0.1); DIR/tls/other-ca.crt
+#                                      is a CA that signed nothing here
 #   pg-test-server.sh stop DIR         fast shutdown (waits up to 30 s)
 #   pg-test-server.sh restart DIR      stop, then start on the same port
 #   pg-test-server.sh resume DIR       start a stopped server again
@@ -55,8 +61,32 @@ unix_socket_directories = '$dir'
 max_connections = 200
 shared_buffers = 256MB
 CONF
+  if [ "${4:-}" = tls ]; then
+    tls=$dir/tls
+    mkdir -p "$tls"
+    ossl() { openssl "$@" >>"$tls/openssl.log" 2>&1; }
+    for ca in ca other-ca; do
+      ossl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=fleetd test $ca" \
+        -keyout "$tls/$ca.key" -out "$tls/$ca.crt"
+    done
+    ossl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$tls/server.key" \
+      -out "$tls/server.csr"
+    printf 'subjectAltName = DNS:localhost\n' > "$tls/san.ext"
+    ossl x509 -req -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" \
+      -CAcreateserial -days 2 -extfile "$tls/san.ext" -out "$tls/server.crt"
+    chmod 644 "$tls/ca.crt" "$tls/other-ca.crt" "$tls/server.crt"
+    chmod 600 "$tls/server.key"
+    if [ ${#as[@]} -gt 0 ]; then chown -R nobody:nogroup "$tls"; fi
+    cat >>"$dir/data/postgresql.conf" <<CONF
+ssl = on
+ssl_cert_file = '$tls/server.crt'
+ssl_key_file = '$tls/server.key'
+CONF
+    # TLS only: a connection without it is refused.
+    sed -i 's/^host /hostssl /' "$dir/data/pg_hba.conf"
+  fi
   ctl start
-  PGPASSWORD=$(cat "$dir/password") "$bin/createdb" -h 127.0.0.1 -p "$port" -U fleetd fleetd
+  PGPASSWORD=$(cat "$dir/password") PGSSLMODE=prefer "$bin/createdb" -h 127.0.0.1 -p "$port" -U fleetd fleetd
   ;;
 stop)
   [ -f "$dir/data/postmaster.pid" ] && ctl -m fast stop

@@ -5,6 +5,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PostgresNIO
 
 /// One connection to PostgreSQL, used synchronously: the store interface is
@@ -104,10 +105,40 @@ final class PGLink: @unchecked Sendable {
             Int64(settings.statementTimeoutMs > 0 ? settings.statementTimeoutMs + 10_000 : 60_000))
     }
 
+    /// The TLS of a connection for `settings.sslMode` (libpq's meanings):
+    /// `require` encrypts without checking the certificate (unless a CA
+    /// file is given), `verify-ca` checks the chain against `sslRootCert`
+    /// (else the system's trust store), `verify-full` the host name too
+    /// (the name or address in the URL against the certificate's names).
+    /// Throws when the CA file cannot be read.
+    static func tls(_ settings: PostgresSettings) throws -> PostgresConnection.Configuration.TLS {
+        var t = TLSConfiguration.makeClientConfiguration()
+        if let root = settings.sslRootCert { t.trustRoots = .file(root) }
+        switch settings.sslMode {
+        case .disable:
+            return .disable
+        case .require:
+            t.certificateVerification =
+                settings.sslRootCert == nil ? .none : .noHostnameVerification
+        case .verifyCA:
+            t.certificateVerification = .noHostnameVerification
+        case .verifyFull:
+            t.certificateVerification = .fullVerification
+        }
+        do {
+            return .require(try NIOSSLContext(configuration: t))
+        } catch {
+            throw PGProblem(
+                message:
+                    "TLS (sslmode=\(settings.sslMode.rawValue)): cannot use sslrootcert \(settings.sslRootCert ?? "(the system's)"): \(error)"
+            )
+        }
+    }
+
     private func connect() throws -> PostgresConnection {
         var config = PostgresConnection.Configuration(
             host: settings.host, port: settings.port, username: settings.user,
-            password: settings.password, database: settings.database, tls: .disable)
+            password: settings.password, database: settings.database, tls: try Self.tls(settings))
         config.options.connectTimeout = .milliseconds(Int64(settings.connectTimeoutMs))
         config.options.additionalStartupParameters = [("application_name", name)]
         nextId += 1

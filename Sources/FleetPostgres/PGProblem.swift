@@ -1,3 +1,4 @@
+import NIOSSL
 import PostgresNIO
 
 /// A PostgreSQL failure in words: the server's message and SQLSTATE, the
@@ -5,6 +6,8 @@ import PostgresNIO
 /// statement's parameters (they may hold password hashes and secrets).
 struct PGProblem: Error, CustomStringConvertible {
     let description: String
+
+    init(message: String) { description = message }
 
     init(_ error: any Error) {
         switch error {
@@ -14,6 +17,10 @@ struct PGProblem: Error, CustomStringConvertible {
                 if let state = info[.sqlState] { text += " (SQLSTATE \(state))" }
                 if let detail = info[.detail] { text += ": \(detail)" }
                 description = text
+            } else if let underlying = e.underlying,
+                underlying is NIOSSLError || underlying is NIOSSLExtraError
+            {
+                description = "TLS: \(underlying)"
             } else if let underlying = e.underlying {
                 description = "\(e.code): \(underlying)"
             } else {

@@ -26,6 +26,28 @@ public struct PostgresSettings: Sendable, Equatable {
     public var connectTimeoutMs = 5_000
     /// `synchronous_commit` for the writer's sessions (see `SynchronousMode.postgres`).
     public var synchronousCommit = "local"
+    /// TLS to the server (the URL's `sslmode`, libpq's meanings:
+    /// https://www.postgresql.org/docs/15/libpq-ssl.html#LIBPQ-SSL-PROTECTION).
+    public var sslMode = SSLMode.disable
+    /// The CA certificates (PEM) a server's certificate must chain to (the
+    /// URL's `sslrootcert`); nil: the system's trust store for
+    /// `verify-ca` / `verify-full`, none checked for `require`.
+    public var sslRootCert: String?
+
+    /// How fleetd talks TLS to PostgreSQL. fleetd's default is `disable`
+    /// (libpq's is `prefer`, which a man in the middle defeats as easily):
+    /// across a network, use `verify-full`.
+    public enum SSLMode: String, Sendable, Equatable, CaseIterable {
+        /// No TLS.
+        case disable
+        /// TLS; the certificate is not checked (unless `sslrootcert` is
+        /// given: then as `verify-ca`, as libpq does).
+        case require
+        /// TLS; the certificate must chain to a trusted CA.
+        case verifyCA = "verify-ca"
+        /// TLS; the certificate must chain to a trusted CA and name the host.
+        case verifyFull = "verify-full"
+    }
 
     public init() {}
 
@@ -60,13 +82,30 @@ public struct PostgresSettings: Sendable, Equatable {
                     throw Problem("connect_timeout must be a whole number of seconds > 0")
                 }
                 connectTimeoutMs = s * 1000
-            case "sslmode" where item.value == "disable":
-                break
+            case "sslmode":
+                guard let m = item.value.flatMap(SSLMode.init(rawValue:)) else {
+                    throw Problem(
+                        "sslmode \"\(item.value ?? "")\" is not supported (disable, require, verify-ca or verify-full)"
+                    )
+                }
+                sslMode = m
+            case "sslrootcert":
+                guard let path = item.value, !path.isEmpty else {
+                    throw Problem("sslrootcert must name a file of CA certificates (PEM)")
+                }
+                sslRootCert = path
             default:
                 throw Problem(
-                    "URL parameter \"\(item.name)\" is not supported (only connect_timeout, sslmode=disable)"
+                    "URL parameter \"\(item.name)\" is not supported (connect_timeout, sslmode, sslrootcert)"
                 )
             }
+        }
+        if sslMode == .verifyFull,
+            host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." })
+        {
+            throw Problem(
+                "sslmode=verify-full checks the host's name against the server's certificate: write the host as the certificate names it, not the address \(host) (or use verify-ca)"
+            )
         }
     }
 

@@ -20,7 +20,10 @@ import Testing
 
     @Test(arguments: [
         ("mysql://a@b/c", "is not a postgres://USER@HOST:PORT/DATABASE URL"),
-        ("postgres://a@b/c?sslmode=require", "URL parameter \"sslmode\" is not supported"),
+        ("postgres://a@b/c?sslmode=prefer", "sslmode \"prefer\" is not supported"),
+        ("postgres://a@b/c?sslrootcert=", "sslrootcert must name a file"),
+        ("postgres://a@10.0.0.5/c?sslmode=verify-full", "not the address 10.0.0.5"),
+        ("postgres://a@b/c?sslcert=x", "URL parameter \"sslcert\" is not supported"),
         ("postgres://a@b/c?connect_timeout=x", "connect_timeout must be a whole number"),
     ])
     func badURLsSayWhat(_ c: (String, String)) {

@@ -63,14 +63,20 @@ public final class PostgresServer: @unchecked Sendable {
         return ((status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), out)
     }
 
-    /// Starts a server (three tries, each on a new free port).
-    public init() throws {
+    /// The test CA that signed the server's certificate (for "localhost"),
+    /// and one that signed nothing here (a server started with `tls`).
+    public var caFile: String { dir.appendingPathComponent("tls/ca.crt").path }
+    public var otherCAFile: String { dir.appendingPathComponent("tls/other-ca.crt").path }
+
+    /// Starts a server (three tries, each on a new free port); `tls`: one
+    /// that takes TLS connections only, with a certificate of a test CA.
+    public init(tls: Bool = false) throws {
         var lastError = ""
         for _ in 0..<3 {
             let d = URL(fileURLWithPath: "/tmp").appendingPathComponent(
                 "fleetd-pg-\(UUID().uuidString.prefix(8))")
             let p = try freeUDPPort()
-            let r = try Self.script(["start", d.path, "\(p)"], timeout: 60)
+            let r = try Self.script(["start", d.path, "\(p)"] + (tls ? ["tls"] : []), timeout: 60)
             if r.status == 0 {
                 dir = d
                 port = p
