@@ -3,27 +3,76 @@ import FleetStorage
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
+import Synchronization
 
 /// Sends one signed request to a subscription's URL (AsyncHTTPClient):
 /// resolves the host and refuses addresses `WebhookAddressPolicy` does
-/// not allow (unless `allow_private`); for `http` URLs connects to the
-/// address it checked (with the `Host` header of the URL), so that a
-/// second resolution cannot lead elsewhere; follows no redirect; gives up
-/// after the subscription's `timeout_s`. Thread-safe; `shutdown` once done.
+/// not allow (unless `allow_private`), then connects to the address it
+/// checked, so that a second resolution (DNS rebinding) cannot lead
+/// elsewhere: an `http` URL is rewritten to the address (with the `Host`
+/// header of the URL); an `https` one goes through a client whose
+/// `dnsOverride` maps the host to that address, so that TLS still sends
+/// and verifies the host's name (SNI, the certificate). Follows no
+/// redirect; gives up after the subscription's `timeout_s`. Thread-safe;
+/// `shutdown` once done.
 public final class WebhookSender: Sendable {
     private let client: HTTPClient
+    private let configuration: HTTPClient.Configuration
+    private let resolve: Resolver
+    /// https clients pinned to one checked address each, by host and
+    /// address (at most `maxPinned`; the oldest is shut down beyond).
+    private let pinned = Mutex<[(key: String, client: HTTPClient)]>([])
+    static let maxPinned = 32
 
-    public init() {
+    /// How a host's addresses are found (the system's resolver; a test's own).
+    public typealias Resolver = @Sendable (String, Double) async -> Result<[String], WebhookFailure>
+
+    /// `caFile`: CA certificates (PEM) trusted for https receivers besides
+    /// the system's (nil: the system's only). `resolve`: how hosts are
+    /// resolved (getaddrinfo with a time limit).
+    public init(
+        caFile: String? = nil, resolve: Resolver? = nil
+    ) {
         var c = HTTPClient.Configuration(redirectConfiguration: .disallow)
         c.connectionPool = .init(idleTimeout: .seconds(30))
         // A receiver that refuses the connection fails the attempt at once:
         // the outbox's own back-off decides when to try again.
         c.connectionPool.retryConnectionEstablishment = false
+        if let caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(caFile)]
+            c.tlsConfiguration = tls
+        }
+        configuration = c
+        self.resolve = resolve ?? { await WebhookResolver.resolve($0, timeoutS: $1) }
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: c)
     }
 
     public func shutdown() async {
         try? await client.shutdown()
+        let all = pinned.withLock { p -> [HTTPClient] in
+            let clients = p.map(\.client)
+            p.removeAll()
+            return clients
+        }
+        for c in all { try? await c.shutdown() }
+    }
+
+    /// The client that reaches `host` at `address` only (made on first use).
+    private func client(pinning host: String, to address: String) -> HTTPClient {
+        let key = host + " " + address
+        let (c, evicted) = pinned.withLock { p -> (HTTPClient, HTTPClient?) in
+            if let i = p.firstIndex(where: { $0.key == key }) { return (p[i].client, nil) }
+            var config = configuration
+            config.dnsOverride = [host: address]
+            let c = HTTPClient(
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
+            p.append((key, c))
+            return (c, p.count > Self.maxPinned ? p.removeFirst().client : nil)
+        }
+        if let evicted { Task { try? await evicted.shutdown() } }
+        return c
     }
 
     /// What came back: the status and `Retry-After`, or why nothing did.
@@ -42,7 +91,7 @@ public final class WebhookSender: Sendable {
             let scheme = url.scheme?.lowercased()
         else { return .failed(WebhookFailure("\(s.url) is not a URL")) }
         let addresses: [String]
-        switch await WebhookResolver.resolve(host, timeoutS: s.timeoutS) {
+        switch await resolve(host, s.timeoutS) {
         case .failure(let f): return .failed(f)
         case .success(let a): addresses = a
         }
@@ -57,13 +106,19 @@ public final class WebhookSender: Sendable {
             }
         }
         var request = HTTPClientRequest(url: s.url)
-        if scheme == "http", let address = addresses.first,
+        var via = client
+        if let address = addresses.first,
             !WebhookResolver.isLiteral(
                 host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
         {
-            request.headers.add(name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
-            url.host = address.contains(":") ? "[\(address)]" : address
-            if let pinned = url.string { request.url = pinned }
+            if scheme == "https" {
+                via = client(pinning: host, to: address)
+            } else {
+                request.headers.add(
+                    name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
+                url.host = address.contains(":") ? "[\(address)]" : address
+                if let pinned = url.string { request.url = pinned }
+            }
         }
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -76,7 +131,7 @@ public final class WebhookSender: Sendable {
         request.body = .bytes(ByteBuffer(bytes: body))
         let deadline = NIODeadline.now() + .milliseconds(Int64(s.timeoutS * 1000))
         do {
-            let response = try await client.execute(request, deadline: deadline)
+            let response = try await via.execute(request, deadline: deadline)
             // Read (and drop) what the receiver says, so that the connection can be kept.
             _ = try? await response.body.collect(upTo: 1 << 16)
             return .answered(

@@ -15,10 +15,12 @@ Behaviour is read from the control file (JSON) at each request:
   {"verify": false}          count without verifying (benchmark: fleetd's
                              rate, not this script's HMAC)
 
-Usage: receiver.py SECRET LOG CONTROL [PORT]. Prints the port it listens
-on as its first line.
+Usage: receiver.py SECRET LOG CONTROL [PORT [CERT KEY]]. Prints the port
+it listens on as its first line. With CERT and KEY (PEM files) it speaks
+HTTPS.
 """
 import json
+import ssl
 import sys
 import threading
 import time
@@ -99,5 +101,9 @@ class Handler(BaseHTTPRequestHandler):
 
 server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
 server.daemon_threads = True
+if len(sys.argv) > 6:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[5], sys.argv[6])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
 server.serve_forever()
