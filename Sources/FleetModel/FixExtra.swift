@@ -35,6 +35,10 @@ public struct FixExtra: Sendable, Equatable {
     public var driver: String?
     /// Other keys a phone sent, as one JSON object text (`{"alarm":"sos",…}`).
     public var attributes: String?
+    /// The device's key as the sender gave it (JSON `key`, OsmAnd `key`),
+    /// checked at the door against `devices.policy_file` and removed there:
+    /// never stored, never shown.
+    public var deviceKey: String?
 
     public init() {}
 

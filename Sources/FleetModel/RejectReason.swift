@@ -29,6 +29,12 @@ public enum RejectReason: String, Sendable, CaseIterable, Codable {
     case overload = "overload"
     /// The device is not registered and unknown devices are refused.
     case unknownDevice = "unknown_device"
+    /// The device's rules (`devices.policy_file`) do not allow the
+    /// sender's address.
+    case sourceNotAllowed = "source_not_allowed"
+    /// The device's rules (`devices.policy_file`) ask for a key: none, a
+    /// wrong one, or a door that cannot carry one.
+    case badKey = "bad_key"
     /// Cluster: another node holds the device's lease. Not acknowledged:
     /// the device resends, and is taken here once that node lets it go.
     case ownedElsewhere = "owned_elsewhere"

@@ -63,7 +63,7 @@ public enum JSONFixDecoder {
     }
 
     private enum Key: Int {
-        case device, time, lat, lon, speed, course, alt, accuracy, sats, ignition, seq
+        case device, time, lat, lon, speed, course, alt, accuracy, sats, ignition, seq, key
 
         /// The member's name as written (a static string: no allocation).
         var name: String {
@@ -79,6 +79,7 @@ public enum JSONFixDecoder {
             case .sats: "sats"
             case .ignition: "ignition"
             case .seq: "seq"
+            case .key: "key"
             }
         }
     }
@@ -93,7 +94,9 @@ public enum JSONFixDecoder {
         }
         switch raw.count {
         case 3:
-            return eq("lat") ? .lat : eq("lon") ? .lon : eq("alt") ? .alt : eq("seq") ? .seq : nil
+            return eq("lat")
+                ? .lat
+                : eq("lon") ? .lon : eq("alt") ? .alt : eq("seq") ? .seq : eq("key") ? .key : nil
         case 4: return eq("time") ? .time : eq("sats") ? .sats : nil
         case 5: return eq("speed") ? .speed : nil
         case 6: return eq("device") ? .device : eq("course") ? .course : nil
@@ -115,6 +118,7 @@ public enum JSONFixDecoder {
         case "sats": .sats
         case "ignition": .ignition
         case "seq": .seq
+        case "key": .key
         default: nil
         }
     }
@@ -134,6 +138,8 @@ public enum JSONFixDecoder {
         var sats: Int64?
         var ignition: Bool?
         var seq: Int64?
+        /// The device's key (`devices.policy_file`), if the sender gave one.
+        var key: String?
         /// The first type error met (field name, what was wrong).
         var typeError: (RejectReason, String)?
     }
@@ -207,9 +213,10 @@ public enum JSONFixDecoder {
         }
         let isNumber = next.map { $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) } ?? false
         switch k {
-        case .device:
+        case .device, .key:
             if next == 0x22 {
-                f.device = try reader.readString(into: &scratch)
+                let text = try reader.readString(into: &scratch)
+                if k == .device { f.device = text } else { f.key = text }
             } else {
                 try wrongType("a string")
             }
@@ -324,11 +331,16 @@ public enum JSONFixDecoder {
         if let s = f.sats, !(0...255).contains(s) {
             return .failure(Invalid(reason: .badField, detail: "\"sats\" \(s) is outside 0…255"))
         }
-        return .success(
-            Fix(
-                device: device, time: time, lat: lat, lon: lon, speedKmh: f.speed, course: f.course,
-                altM: f.alt, accuracyM: f.accuracy, sats: f.sats.map { Int($0) },
-                ignition: f.ignition))
+        var fix = Fix(
+            device: device, time: time, lat: lat, lon: lon, speedKmh: f.speed, course: f.course,
+            altM: f.alt, accuracyM: f.accuracy, sats: f.sats.map { Int($0) },
+            ignition: f.ignition)
+        if let key = f.key {
+            var extra = FixExtra()
+            extra.deviceKey = key
+            fix.extra = extra
+        }
+        return .success(fix)
     }
 
     /// True for 1–64 characters of `[A-Za-z0-9._:-]`.

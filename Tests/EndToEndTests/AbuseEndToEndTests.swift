@@ -305,6 +305,104 @@ import Testing
         #expect(a.d.stop() == 0)
     }
 
+    /// SIGTERM while the attacks run (event streams open, connections
+    /// trickling request heads, logins guessed in parallel): fleetd still
+    /// stops cleanly (exit 0), well within systemd's `TimeoutStopSec` (30 s).
+    @Test func aStopUnderAttackIsPrompt() async throws {
+        let a = try APIEndToEndTests.APIDaemon()
+        let port = try #require(a.d.ports["http"])
+        let token = try #require(a.tokens["viewer"])
+        var streams: [EventSocket] = []
+        for _ in 0..<20 {
+            let s = try EventSocket(
+                port: port, path: "/api/v1/events", headers: HTTPTestClient.bearer(token))
+            #expect(try await s.head(deadline: Date().addingTimeInterval(5)) == 200)
+            streams.append(s)
+        }
+        var fds: [Int32] = []
+        defer { for fd in fds { close(fd) } }
+        for _ in 0..<200 {
+            let fd = Self.connection(from: "127.0.0.2", to: port)
+            if fd < 0 { break }
+            fds.append(fd)
+            _ = "POST /api/v1/session HTTP/1.1\r\nHo".withCString {
+                send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL))
+            }
+        }
+        let attacking = Atomic<Bool>(true)
+        let guesses = Atomic<Int>(0)
+        for k in 0..<8 {
+            Thread {
+                while attacking.load(ordering: .relaxed) {
+                    _ = try? Self.login(port, from: "127.0.0.3", "admin", "guess-\(k)-x")
+                    guesses.add(1, ordering: .relaxed)
+                }
+            }.start()
+        }
+        try await Task.sleep(for: .seconds(1))
+        let t = Date()
+        let status = a.d.stop(timeout: 30)
+        let took = Date().timeIntervalSince(t)
+        attacking.store(false, ordering: .relaxed)
+        #expect(guesses.load(ordering: .relaxed) > 0)
+        #expect(status == 0, "fleetd's exit under attack: \(status)")
+        #expect(took < 15, "fleetd took \(took) s to stop under attack")
+        withExtendedLifetime(streams) {}
+    }
+
+    /// `devices.policy_file`: a device allowed from one address only is
+    /// refused from another (`source_not_allowed`), a device with a key is
+    /// refused without it or with a wrong one (`bad_key`), over the JSON
+    /// door and the OsmAnd door alike; the right key is taken, and goes no
+    /// further than the door (not in the stored attributes, not in the log).
+    @Test func aDevicesRulesDecideWhoMaySpeakForIt() async throws {
+        let key = "k3y-\(UUID().uuidString)"
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fleetd-policy-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let policy = dir.appendingPathComponent("devices.toml").path
+        try """
+        [[device]]
+        id = "fenced"
+        allow_from = ["127.0.0.2"]
+
+        [[device]]
+        id = "keyed"
+        key = "\(key)"
+        """.write(toFile: policy, atomically: true, encoding: .utf8)
+        let a = try APIEndToEndTests.APIDaemon(extra: "[devices]\npolicy_file = \"\(policy)\"")
+        let client = try UDPClient(host: "127.0.0.1", port: a.d.port)
+        let t = Int64(Date().timeIntervalSince1970 * 1000) - 60_000
+        func line(_ device: String, _ seq: Int, key: String? = nil) -> String {
+            let k = key.map { #","key":"\#($0)""# } ?? ""
+            return
+                #"{"device":"\#(device)","time":\#(t + Int64(seq) * 1000),"lat":48.1,"lon":11.5,"seq":\#(seq)\#(k)}"#
+        }
+        let reply = try #require(
+            exchange(
+                client,
+                [
+                    line("fenced", 1), line("keyed", 2), line("keyed", 3, key: "wrong-\(key)"),
+                    line("keyed", 4, key: key), line("free", 5),
+                ]))
+        #expect(reply.acked.sorted() == [4, 5], "\(reply)")
+        let reasons = Dictionary(uniqueKeysWithValues: reply.rejected.map { ($0.seq, $0.reason) })
+        #expect(reasons == [1: .sourceNotAllowed, 2: .badKey, 3: .badKey], "\(reply)")
+        // OsmAnd: the key as a parameter.
+        let base = "/?id=keyed&lat=48.1&lon=11.5&timestamp=\((t + 10_000) / 1000)&note=x"
+        let without = try await a.osmand.send(.GET, base)
+        #expect(without.status == 400)
+        #expect(without.body.contains("bad_key"), "\(without.body)")
+        let with = try await a.osmand.send(.GET, base + "&key=\(key)")
+        #expect(with.status == 200, "\(with.body)")
+        let stored = try await a.http.get("/api/v1/devices/keyed/positions", a.auth("viewer"))
+        #expect(stored.items.count == 2)
+        #expect(!stored.body.contains(key))
+        #expect(!a.d.log.contains(key))
+        #expect(a.d.stop() == 0)
+    }
+
     /// Behind a trusted proxy (`http.trusted_proxies`) the login limits see
     /// the client `X-Forwarded-For` names: one client locked out does not
     /// lock out the next behind the same proxy. From an address not

@@ -77,7 +77,7 @@ import Testing
                 "FleetModel", "FleetStorage", "FleetTracking", "GRDB", "GRDBSQLite",
             ]),
             "FleetPostgres": std.union(nio).union([
-                "FleetModel", "FleetStorage", "FleetTracking", "PostgresNIO", "Logging",
+                "FleetModel", "FleetStorage", "FleetTracking", "PostgresNIO", "Logging", "NIOSSL",
             ]),
             // The config: values and their parser, no I/O beyond reading files.
             "FleetConfig": std.union([
@@ -92,12 +92,12 @@ import Testing
             "FleetSystemd": std.union(["CSystemd", "Logging"]),
             "FleetWebhooks": std.union(nio).union([
                 "FleetJSON", "FleetModel", "FleetStorage", "FleetTracking", "Crypto",
-                "AsyncHTTPClient",
+                "AsyncHTTPClient", "NIOSSL",
             ]),
             "FleetHTTP": std.union(["NIOCore"]).union([
                 "FleetAuth", "FleetConfig", "FleetGeo", "FleetJSON", "FleetModel", "FleetProtocols",
                 "FleetReports", "FleetStorage", "FleetTracking", "FleetWebhooks", "Hummingbird",
-                "HTTPTypes", "Logging", "ServiceLifecycle",
+                "HTTPTypes", "Logging", "ServiceLifecycle", "NIOHTTPTypes",
             ]),
             "FleetDaemon": std.union(nio).union([
                 "FleetConfig", "FleetGeo", "FleetHTTP", "FleetModel", "FleetProtocols",

@@ -18,6 +18,9 @@ public struct DevicesConfig: Sendable, Equatable {
     /// in the store and is read back when it is heard again. 0 = never.
     /// Not in a cluster (a node gives devices up through their leases).
     public var forgetAfterH = 168
+    /// Per-device rules (`DevicePolicy`): a TOML file of `[[device]]`
+    /// tables; "" for none. Read at start and on SIGHUP.
+    public var policyFile = ""
 
     public init() {}
 
@@ -28,5 +31,6 @@ public struct DevicesConfig: Sendable, Equatable {
         newWindowS = try s.int("new_window_s", default: newWindowS, range: 1...31_536_000)
         newExemptLoopback = try s.bool("new_exempt_loopback", default: newExemptLoopback)
         forgetAfterH = try s.int("forget_after_h", default: forgetAfterH, range: 0...87_600)
+        policyFile = try s.string("policy_file", default: policyFile)
     }
 }

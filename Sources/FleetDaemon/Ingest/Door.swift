@@ -1,3 +1,4 @@
+import FleetConfig
 import FleetModel
 import FleetProtocols
 import FleetTracking
@@ -23,6 +24,8 @@ final class Door: Sendable {
     let registered: DeviceRegistry?
     /// With an open registry, the budget of new device ids (nil: none).
     let newDevices: NewDeviceBudget?
+    /// Per-device rules (`devices.policy_file`; replaced on SIGHUP).
+    let policy: Mutex<DevicePolicy>
     /// The protocol each device was last heard over (what commands it can take).
     private let heard = Mutex<[String: String]>([:])
 
@@ -40,8 +43,9 @@ final class Door: Sendable {
     init(
         queue: InboundQueue, metrics: Metrics, screen: ScreenPolicy, logger: Logger,
         rejectLogPerSecond: Int, registered: Set<String>? = nil,
-        newDevices: NewDeviceBudget? = nil
+        newDevices: NewDeviceBudget? = nil, policy: DevicePolicy = DevicePolicy()
     ) {
+        self.policy = Mutex(policy)
         self.registered = registered.map(DeviceRegistry.init)
         self.newDevices = registered == nil ? newDevices : nil
         self.queue = queue
@@ -77,7 +81,24 @@ final class Door: Sendable {
         var first: (RejectReason, String)?
         var lastDevice: String?
         var lastNew = false
+        let rules = policy.withLock { $0 }
+        let carriesKeys = [.json, .osmand].contains(format.trackerProtocol)
+        var keysToDrop = false
         for (i, fix) in d.fixes.enumerated() {
+            if fix.extra?.deviceKey != nil { keysToDrop = true }
+            if !rules.rules.isEmpty,
+                let (rule, detail) = rules.refusal(
+                    device: fix.device, source: source.address, key: fix.extra?.deviceKey,
+                    carriesKeys: carriesKeys)
+            {
+                let reason: RejectReason = rule == .source ? .sourceNotAllowed : .badKey
+                refused.append((i, reason))
+                if first == nil { first = (reason, detail) }
+                refuse(
+                    format.name, reason, "\(format.locate(fix: i, in: d)): \(detail)", bytes, source
+                )
+                continue
+            }
             // An open registry's budget of new ids, asked once per run of
             // fixes of one device.
             if let budget = newDevices {
@@ -128,6 +149,13 @@ final class Door: Sendable {
                 } else {
                     out.fixes.append(fix)
                 }
+            }
+        }
+        // A key is checked here and goes no further (never stored, never shown).
+        if keysToDrop {
+            for i in out.fixes.indices where out.fixes[i].extra?.deviceKey != nil {
+                out.fixes[i].extra?.deviceKey = nil
+                if out.fixes[i].extra == FixExtra() { out.fixes[i].extra = nil }
             }
         }
         if out.reply == nil, case .datagram = answer { out.ack = .none }

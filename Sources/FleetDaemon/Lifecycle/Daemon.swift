@@ -170,7 +170,7 @@ public final class Daemon: Sendable {
         let door = Door(
             queue: queue, metrics: metrics, screen: config.screen, logger: logger,
             rejectLogPerSecond: config.log.rejectLogPerSecond, registered: registered,
-            newDevices: newDevices)
+            newDevices: newDevices, policy: try DevicePolicy.load(path: config.devices.policyFile))
         let listeners = try bindListeners(door: door, inherited: inherited)
         if TrackerProtocol.carried(by: .tcp).contains(where: {
             inherited[$0.key] != nil || config.listen.address(of: $0) != nil
@@ -276,6 +276,7 @@ public final class Daemon: Sendable {
         services.append(
             ReloadService { [self] in
                 reload(tracking: tracking, alertLog: alertLog, api: backend, commit: commit)
+                reloadPolicy(door)
             })
         if let membership, let hub, let readers {
             let feed = ClusterFeed(
@@ -377,6 +378,20 @@ public final class Daemon: Sendable {
             logger.error("fences not reloaded, keeping the old ones: \(error)")
         }
         notifier.send("READY=1")
+    }
+
+    /// SIGHUP's part for `devices.policy_file`: read again; an invalid
+    /// file keeps the rules in use.
+    private func reloadPolicy(_ door: Door) {
+        let path = config.devices.policyFile
+        guard !path.isEmpty else { return }
+        do {
+            let fresh = try DevicePolicy.load(path: path)
+            door.policy.withLock { $0 = fresh }
+            logger.notice("reloaded the rules of \(fresh.rules.count) devices from \(path)")
+        } catch {
+            logger.error("device rules not reloaded, keeping the old ones: \(error)")
+        }
     }
 
     /// SIGHUP's part for `[[webhooks]]`: re-reads the config file; when

@@ -14,6 +14,7 @@ public enum Preflight {
     public static func run(_ config: DaemonConfig) throws -> String {
         let fences = try FenceFile.loadConfigured(config.geofences).note
         let hooks = try WebhookSync.resolve(config.webhooks)
+        _ = try DevicePolicy.load(path: config.devices.policyFile)
         if config.storage.backend == .sqlite { try databaseFolder(config.storage.database) }
         for (key, address) in config.listen.addresses.sorted(by: { $0.key < $1.key }) {
             _ = close(try Daemon.bindUDP(address, key: key, receiveBuffer: 65_536).fd)

@@ -118,12 +118,13 @@ public enum OsmAndDecoder {
             extra.alarm = pairs.first { $0.name == "alarm" }.flatMap {
                 FixExtra.alarmKind($0.value)
             }
+            extra.deviceKey = p["key"]
             let valid = try flag("valid").get() ?? true
             let accuracy = try number("accuracy").get()
             let mapped: Set<String> = [
                 "id", "deviceid", "lat", "lon", "location", "timestamp", "speed", "bearing",
                 "heading", "altitude", "accuracy", "hdop", "batt", "charge", "valid", "cell",
-                "wifi",
+                "wifi", "key",
             ]
             var seen: Set<String> = []  // linear: no scan per key
             for (name, value) in pairs where !mapped.contains(name) {
@@ -240,6 +241,7 @@ public enum OsmAndDecoder {
             ).get()
             let accuracy = try number(coords["accuracy"], "location.coords.accuracy").get()
             var extra = FixExtra()
+            if case .string(let key)? = doc["key"] { extra.deviceKey = key }
             if let battery = location["battery"] {
                 let level = try number(
                     battery["level"], "location.battery.level", unknownBelowZero: true
