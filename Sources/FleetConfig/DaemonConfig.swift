@@ -53,19 +53,8 @@ public struct DaemonConfig: Sendable, Equatable {
 
     /// `[[webhooks]]`: each table a `WebhookEntry`; names unique.
     static func webhooks(_ root: TOMLTable, file: String) throws(ConfigError) -> [WebhookEntry] {
-        guard let value = root["webhooks"] else { return [] }
-        guard case .array(let items) = value else {
-            throw ConfigError(
-                file: file, line: root.line(of: "webhooks"), key: "webhooks",
-                message: "must be an array of tables ([[webhooks]]), found \(value.typeName)")
-        }
         var entries: [WebhookEntry] = []
-        for item in items {
-            guard case .table(let t) = item else {
-                throw ConfigError(
-                    file: file, line: root.line(of: "webhooks"), key: "webhooks",
-                    message: "must be an array of tables ([[webhooks]]), found \(item.typeName)")
-            }
+        for t in try root.tables("webhooks", file: file) {
             var section = ConfigSection(element: t, "webhooks", file: file)
             let entry = try WebhookEntry(&section)
             try section.finish()

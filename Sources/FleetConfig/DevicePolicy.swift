@@ -53,19 +53,8 @@ public struct DevicePolicy: Sendable, Equatable {
                 file: file, line: root.line(of: key), key: key,
                 message: "unknown key (the file holds [[device]] tables)")
         }
-        guard let value = root["device"] else { return DevicePolicy() }
-        guard case .array(let items) = value else {
-            throw ConfigError(
-                file: file, line: root.line(of: "device"), key: "device",
-                message: "must be an array of tables ([[device]]), found \(value.typeName)")
-        }
         var policy = DevicePolicy()
-        for item in items {
-            guard case .table(let t) = item else {
-                throw ConfigError(
-                    file: file, line: root.line(of: "device"), key: "device",
-                    message: "must be an array of tables ([[device]]), found \(item.typeName)")
-            }
+        for t in try root.tables("device", file: file) {
             var s = ConfigSection(element: t, "device", file: file)
             let id = try s.string("id", default: "")
             guard !id.isEmpty else { throw s.error("id", "every [[device]] needs an id") }

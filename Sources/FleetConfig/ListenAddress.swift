@@ -51,7 +51,8 @@ extension ListenAddress {
     /// Resolves the address for binding (`getaddrinfo(3)`, passive, numeric
     /// port) as `socketType` (`SOCK_DGRAM`, `SOCK_STREAM`) and calls `body`
     /// with the first result. Throws `StartupError` when it does not resolve.
-    public func resolved<T>(_ socketType: Int32, _ body: (UnsafePointer<addrinfo>) throws -> T) throws -> T
+    public func resolved<T>(_ socketType: Int32, _ body: (UnsafePointer<addrinfo>) throws -> T)
+        throws -> T
     {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC

@@ -35,6 +35,25 @@ public struct TOMLTable: Sendable, Equatable {
 
     public func line(of key: String) -> Int? { entries[key]?.line }
 
+    /// The tables of the array of tables `key` (`[[key]]`; none when
+    /// absent). Throws `ConfigError` naming `file` and the line when `key`
+    /// holds anything else.
+    func tables(_ key: String, file: String) throws(ConfigError) -> [TOMLTable] {
+        guard let value = self[key] else { return [] }
+        func wrong(_ found: TOMLValue) -> ConfigError {
+            ConfigError(
+                file: file, line: line(of: key), key: key,
+                message: "must be an array of tables ([[\(key)]]), found \(found.typeName)")
+        }
+        guard case .array(let items) = value else { throw wrong(value) }
+        var out: [TOMLTable] = []
+        for item in items {
+            guard case .table(let t) = item else { throw wrong(item) }
+            out.append(t)
+        }
+        return out
+    }
+
     mutating func set(_ key: String, _ value: TOMLValue, line: Int) {
         if entries[key] == nil { keys.append(key) }
         entries[key] = (value, line)

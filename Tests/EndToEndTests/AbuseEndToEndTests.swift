@@ -239,6 +239,22 @@ import Testing
         return fd
     }
 
+    /// `count` connections from `source`, each having sent the start of a
+    /// request (`head`) and nothing more: their descriptors (fewer when a
+    /// connection cannot be made).
+    static func trickling(_ count: Int, from source: String, to port: Int, _ head: String)
+        -> [Int32]
+    {
+        var fds: [Int32] = []
+        for _ in 0..<count {
+            let fd = connection(from: source, to: port)
+            if fd < 0 { break }
+            fds.append(fd)
+            _ = head.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        }
+        return fds
+    }
+
     /// Whether the server has closed `fd` (end of stream or a reset), without waiting.
     static func closedByServer(_ fd: Int32) -> Bool {
         var byte: UInt8 = 0
@@ -255,17 +271,9 @@ import Testing
         let a = try APIEndToEndTests.APIDaemon(
             httpExtra: "request_timeout_s = 5\nmax_connections_per_address = 64")
         let port = try #require(a.d.ports["http"])
-        var fds: [Int32] = []
-        defer { for fd in fds { close(fd) } }
         let started = Date()
-        for _ in 0..<400 {
-            let fd = Self.connection(from: "127.0.0.2", to: port)
-            if fd < 0 { break }
-            fds.append(fd)
-            _ = "GET /healthz HTTP/1.1\r\nHo".withCString {
-                send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL))
-            }
-        }
+        let fds = Self.trickling(400, from: "127.0.0.2", to: port, "GET /healthz HTTP/1.1\r\nHo")
+        defer { for fd in fds { close(fd) } }
         #expect(fds.count == 400)
         let connectedS = Date().timeIntervalSince(started)
         var held: [Int] = []
@@ -319,16 +327,9 @@ import Testing
             #expect(try await s.head(deadline: Date().addingTimeInterval(5)) == 200)
             streams.append(s)
         }
-        var fds: [Int32] = []
+        let fds = Self.trickling(
+            200, from: "127.0.0.2", to: port, "POST /api/v1/session HTTP/1.1\r\nHo")
         defer { for fd in fds { close(fd) } }
-        for _ in 0..<200 {
-            let fd = Self.connection(from: "127.0.0.2", to: port)
-            if fd < 0 { break }
-            fds.append(fd)
-            _ = "POST /api/v1/session HTTP/1.1\r\nHo".withCString {
-                send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL))
-            }
-        }
         let attacking = Atomic<Bool>(true)
         let guesses = Atomic<Int>(0)
         for k in 0..<8 {
