@@ -7,6 +7,8 @@ struct FleetbenchCommand: ParsableCommand {
         commandName: "fleetbench", abstract: "fleetd's benchmarks: print figures.",
         subcommands: [
             GeoBench.self, DecodeBench.self, TrackBench.self, StoreBench.self, IngestBench.self,
-            APIBench.self, WebhookBench.self, AccuracyBench.self, PostgresStoreBench.self, TCPBench.self,
+            APIBench.self, WebhookBench.self, AccuracyBench.self, PostgresStoreBench.self,
+            TCPBench.self,
+            AttackBench.self,
         ])
 }
