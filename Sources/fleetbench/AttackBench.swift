@@ -58,12 +58,15 @@ struct AttackBench: ParsableCommand {
     @Option(help: "The attacks to run, in order (logins, trickle, reflection).")
     var attack: [String] = ["logins", "trickle", "reflection"]
 
+    @Option(help: "A fleetd setting for the run, SECTION.KEY=VALUE; repeatable.")
+    var set: [String] = []
+
     func run() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
             "fleetbench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try BenchDaemon(fleetd: fleetd, dir: dir, fences: fences)
+        let daemon = try BenchDaemon(fleetd: fleetd, dir: dir, fences: fences, settings: set)
         defer { daemon.stop() }
         guard let udp = daemon.ports["teltonika"], let http = daemon.ports["http"],
             let json = daemon.ports["json"]
