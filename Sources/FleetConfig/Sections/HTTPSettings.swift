@@ -56,8 +56,10 @@ public struct HTTPSettings: Sendable, Equatable {
     public var loginFailuresPerAddress = 20
     public var loginWindowS = 300
     /// Password checks (bcrypt) at a time; up to 32 times as many logins
-    /// wait for their turn, more get 503 (`HashGate`).
-    public var loginConcurrency = 2
+    /// wait for their turn, more get 503 (`HashGate`). One: a login flood
+    /// then holds one core, never all (`fleetbench attack`: with 2 on two
+    /// cores, the API's p99 went from 4 ms to 847 ms; with 1, to 22 ms).
+    public var loginConcurrency = 1
     /// Serve the console (the web page at `/`).
     public var console = true
     /// An XYZ tile URL template (`{z}`, `{x}`, `{y}`, optionally `{s}`) the
