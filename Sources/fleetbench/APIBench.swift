@@ -62,7 +62,9 @@ struct APIBench: ParsableCommand {
         guard let udp = daemon.ports["teltonika"], let http = daemon.ports["http"] else {
             throw ValidationError("fleetd reported no teltonika or http port")
         }
-        let token = try makeToken(database: daemon.database)
+        let token = try BenchDaemon.fleetctl(
+            fleetd, ["tokens", "add", "bench", "--role", "viewer", "--db", daemon.database])
+        guard token.hasPrefix("fltk_") else { throw ValidationError("fleetctl tokens add failed") }
         var options = LoadOptions()
         options.proto = .teltonika
         options.devices = devices
@@ -155,26 +157,5 @@ struct APIBench: ParsableCommand {
                     LoopbackHTTP.percentile(s.latenciesMs, 100)))
         }
         say("fleetd peak RSS: \(daemon.peakRSSKiB() / 1024) MB (VmHWM)")
-    }
-
-    /// A viewer token made with the fleetctl beside fleetd.
-    private func makeToken(database: String) throws -> String {
-        let ctl = URL(fileURLWithPath: fleetd).deletingLastPathComponent()
-            .appendingPathComponent("fleetctl").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ctl)
-        p.arguments = ["tokens", "add", "bench", "--role", "viewer", "--db", database]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let token = String(decoding: data, as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        guard p.terminationStatus == 0, token.hasPrefix("fltk_") else {
-            throw ValidationError("fleetctl tokens add failed (\(ctl))")
-        }
-        return token
     }
 }

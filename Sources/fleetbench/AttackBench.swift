@@ -73,10 +73,10 @@ struct AttackBench: ParsableCommand {
         else {
             throw ValidationError("fleetd reported no teltonika, json or http port")
         }
-        let token = try Self.fleetctl(
+        let token = try BenchDaemon.fleetctl(
             fleetd, ["tokens", "add", "bench", "--role", "viewer", "--db", daemon.database])
         guard token.hasPrefix("fltk_") else { throw ValidationError("fleetctl tokens add failed") }
-        _ = try Self.fleetctl(
+        _ = try BenchDaemon.fleetctl(
             fleetd,
             [
                 "users", "add", "admin", "--role", "admin", "--password-stdin", "--db",
@@ -173,62 +173,9 @@ struct AttackBench: ParsableCommand {
         say("fleetd peak RSS: \(daemon.peakRSSKiB() / 1024) MB (VmHWM)")
     }
 
-    /// Runs the fleetctl beside `fleetd`; its standard output, trimmed.
-    static func fleetctl(_ fleetd: String, _ args: [String], stdin: String? = nil) throws -> String
-    {
-        let ctl = URL(fileURLWithPath: fleetd).deletingLastPathComponent()
-            .appendingPathComponent("fleetctl").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ctl)
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        let input = Pipe()
-        p.standardInput = input
-        try p.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw ValidationError("fleetctl \(args.first ?? ""): exit \(p.terminationStatus)")
-        }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// A TCP connection from `source` to 127.0.0.1:`port` (-1 when refused).
-    static func connect(from source: String, to port: Int) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var tv = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        func address(_ host: String, _ port: Int) -> sockaddr_in {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = in_port_t(UInt16(port).bigEndian)
-            a.sin_addr.s_addr = inet_addr(host)
-            return a
-        }
-        var local = address(source, 0)
-        var remote = address("127.0.0.1", port)
-        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok =
-            withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
-            } == 0
-            && withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, size) }
-            } == 0
-        if !ok {
-            close(fd)
-            return -1
-        }
-        return fd
-    }
-
     /// One wrong login for `admin` from `source`, its answer read and dropped.
     static func login(port: Int, source: String) {
-        let fd = connect(from: source, to: port)
+        let fd = LoopbackTCP.connect(from: source, to: port, receiveTimeoutS: 5)
         guard fd >= 0 else { return }
         defer { close(fd) }
         let body = #"{"user":"admin","password":"a-wrong-guess"}"#
@@ -257,7 +204,7 @@ struct AttackBench: ParsableCommand {
                 return closed
             }
             while fds.count < connections {
-                let fd = connect(from: source, to: port)
+                let fd = LoopbackTCP.connect(from: source, to: port, receiveTimeoutS: 5)
                 guard fd >= 0 else { break }
                 fds.append(fd)
                 opened.add(1, ordering: .relaxed)

@@ -177,4 +177,29 @@ final class BenchDaemon {
         if !closed { close(notifyFD) }
         closed = true
     }
+
+    /// Runs the fleetctl beside `fleetd`; its standard output, trimmed.
+    static func fleetctl(_ fleetd: String, _ args: [String], stdin: String? = nil) throws -> String
+    {
+        let ctl = URL(fileURLWithPath: fleetd).deletingLastPathComponent()
+            .appendingPathComponent("fleetctl").path
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: ctl)
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        let input = Pipe()
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw ValidationError("fleetctl \(args.first ?? ""): exit \(p.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
 }

@@ -213,32 +213,6 @@ import Testing
                 + xff + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
     }
 
-    /// A TCP connection from `source` to 127.0.0.1:`port` (-1 when it
-    /// cannot be made).
-    static func connection(from source: String, to port: Int) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = in_port_t(UInt16(port).bigEndian)
-        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok =
-            withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
-            } == 0
-            && withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) }
-            } == 0
-        if !ok {
-            close(fd)
-            return -1
-        }
-        return fd
-    }
-
     /// `count` connections from `source`, each having sent the start of a
     /// request (`head`) and nothing more: their descriptors (fewer when a
     /// connection cannot be made).
@@ -247,7 +221,7 @@ import Testing
     {
         var fds: [Int32] = []
         for _ in 0..<count {
-            let fd = connection(from: source, to: port)
+            let fd = LoopbackTCP.connect(from: source, to: port)
             if fd < 0 { break }
             fds.append(fd)
             _ = head.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
@@ -444,27 +418,9 @@ import Testing
 
     /// A raw HTTP/1.1 request over a connection from `source`: the status.
     static func request(_ port: Int, from source: String, _ request: String) throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = LoopbackTCP.connect(from: source, to: port)
+        guard fd >= 0 else { throw E2EError("cannot connect from \(source)") }
         defer { close(fd) }
-        var tv = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        func address(_ host: String, _ port: Int) -> sockaddr_in {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = in_port_t(UInt16(port).bigEndian)
-            a.sin_addr.s_addr = inet_addr(host)
-            return a
-        }
-        var local = address(source, 0)
-        var remote = address("127.0.0.1", port)
-        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
-        }
-        let connected = withUnsafePointer(to: &remote) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) }
-        }
-        guard bound == 0, connected == 0 else { throw E2EError("cannot connect from \(source)") }
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
         var reply: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
