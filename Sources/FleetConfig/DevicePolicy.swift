@@ -84,13 +84,15 @@ public struct DevicePolicy: Sendable, Equatable {
     }
 
     /// Why a fix of `device` from `source` (its address; nil when not
-    /// known) carrying `key` over a door that can (`carriesKeys`) or
-    /// cannot carry one is refused, or nil when it is admitted.
-    public func refusal(device: String, source: String?, key: String?, carriesKeys: Bool)
-        -> (reason: Refusal, detail: String)?
-    {
+    /// known; asked only for a device with `allow_from`) carrying `key`
+    /// over a door that can (`carriesKeys`) or cannot carry one is
+    /// refused, or nil when it is admitted.
+    public func refusal(
+        device: String, source: @autoclosure () -> String?, key: String?, carriesKeys: Bool
+    ) -> (reason: Refusal, detail: String)? {
         guard let rule = rules[device] else { return nil }
         if !rule.allowFrom.isEmpty {
+            let source = source()
             guard let source, AddressRange.any(rule.allowFrom, contain: source) else {
                 return (
                     .source,

@@ -11,8 +11,6 @@ final class HTTPConnections: Sendable {
     private struct State {
         var total = 0
         var byAddress: [String: Int] = [:]
-        var refused = 0
-        var timedOut = 0
     }
     private let state = Mutex(State())
     let maxTotal: Int
@@ -30,10 +28,7 @@ final class HTTPConnections: Sendable {
         let capped = !AddressRange.any(trusted, contain: address)
         return state.withLock { s in
             let n = s.byAddress[address, default: 0]
-            guard s.total < maxTotal, !capped || n < maxPerAddress else {
-                s.refused += 1
-                return false
-            }
+            guard s.total < maxTotal, !capped || n < maxPerAddress else { return false }
             s.total += 1
             s.byAddress[address] = n + 1
             return true
@@ -47,14 +42,6 @@ final class HTTPConnections: Sendable {
             let n = s.byAddress[address, default: 1] - 1
             s.byAddress[address] = n > 0 ? n : nil
         }
-    }
-
-    /// A connection closed for not delivering a request in time.
-    func timedOut() { state.withLock { $0.timedOut += 1 } }
-
-    /// Open now; refused and cut off since the start.
-    var counts: (open: Int, refused: Int, timedOut: Int) {
-        state.withLock { ($0.total, $0.refused, $0.timedOut) }
     }
 }
 
@@ -137,9 +124,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func arm(_ context: ChannelHandlerContext) {
         deadline?.cancel()
         let channel = context.channel
-        let connections = connections
         deadline = context.eventLoop.scheduleTask(in: requestTimeout) {
-            connections.timedOut()
             channel.close(promise: nil)
         }
     }

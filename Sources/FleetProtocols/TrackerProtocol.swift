@@ -45,6 +45,15 @@ public enum TrackerProtocol: String, CaseIterable, Sendable, Codable {
         }
     }
 
+    /// Whether its fixes can carry a device's key (`devices.policy_file`):
+    /// the text formats a sender writes itself; a binary tracker's cannot.
+    public var carriesDeviceKey: Bool {
+        switch self {
+        case .json, .osmand: true
+        case .teltonika, .nmea, .teltonikaTCP, .gt06, .h02: false
+        }
+    }
+
     /// Whether fleetd listens for it when the config does not say: the
     /// UDP and HTTP doors do (on 127.0.0.1); the TCP doors are off unless
     /// their `[listen]` key is set.

@@ -10,18 +10,18 @@ import Synchronization
 /// resolves the host and refuses addresses `WebhookAddressPolicy` does
 /// not allow (unless `allow_private`), then connects to the address it
 /// checked, so that a second resolution (DNS rebinding) cannot lead
-/// elsewhere: an `http` URL is rewritten to the address (with the `Host`
-/// header of the URL); an `https` one goes through a client whose
-/// `dnsOverride` maps the host to that address, so that TLS still sends
-/// and verifies the host's name (SNI, the certificate). Follows no
+/// elsewhere: through a client whose `dnsOverride` maps the host to that
+/// address, so that the request still names the host (`Host`) and TLS
+/// still sends and verifies it (SNI, the certificate). Follows no
 /// redirect; gives up after the subscription's `timeout_s`. Thread-safe;
 /// `shutdown` once done.
 public final class WebhookSender: Sendable {
     private let client: HTTPClient
     private let configuration: HTTPClient.Configuration
     private let resolve: Resolver
-    /// https clients pinned to one checked address each, by host and
-    /// address (at most `maxPinned`; the oldest is shut down beyond).
+    /// Clients pinned to one checked address each, by host and address,
+    /// the most recently used last (at most `maxPinned`; the least recently
+    /// used is shut down beyond).
     private let pinned = Mutex<[(key: String, client: HTTPClient)]>([])
     static let maxPinned = 32
 
@@ -63,7 +63,10 @@ public final class WebhookSender: Sendable {
     private func client(pinning host: String, to address: String) -> HTTPClient {
         let key = host + " " + address
         let (c, evicted) = pinned.withLock { p -> (HTTPClient, HTTPClient?) in
-            if let i = p.firstIndex(where: { $0.key == key }) { return (p[i].client, nil) }
+            if let i = p.firstIndex(where: { $0.key == key }) {
+                p.append(p.remove(at: i))
+                return (p[p.count - 1].client, nil)
+            }
             var config = configuration
             config.dnsOverride = [host: address]
             let c = HTTPClient(
@@ -87,9 +90,9 @@ public final class WebhookSender: Sendable {
         _ s: WebhookSubscription, secret: WebhookSecret, messageId: String, body: [UInt8],
         nowS: Int64
     ) async -> Outcome {
-        guard var url = URLComponents(string: s.url), let host = url.host,
-            let scheme = url.scheme?.lowercased()
-        else { return .failed(WebhookFailure("\(s.url) is not a URL")) }
+        guard let host = URLComponents(string: s.url)?.host else {
+            return .failed(WebhookFailure("\(s.url) is not a URL"))
+        }
         let addresses: [String]
         switch await resolve(host, s.timeoutS) {
         case .failure(let f): return .failed(f)
@@ -111,14 +114,7 @@ public final class WebhookSender: Sendable {
             !WebhookResolver.isLiteral(
                 host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
         {
-            if scheme == "https" {
-                via = client(pinning: host, to: address)
-            } else {
-                request.headers.add(
-                    name: "Host", value: url.port.map { "\(host):\($0)" } ?? host)
-                url.host = address.contains(":") ? "[\(address)]" : address
-                if let pinned = url.string { request.url = pinned }
-            }
+            via = client(pinning: host, to: address)
         }
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

@@ -62,23 +62,10 @@ struct APIBench: ParsableCommand {
         guard let udp = daemon.ports["teltonika"], let http = daemon.ports["http"] else {
             throw ValidationError("fleetd reported no teltonika or http port")
         }
-        let token = try BenchDaemon.fleetctl(
-            fleetd, ["tokens", "add", "bench", "--role", "viewer", "--db", daemon.database])
-        guard token.hasPrefix("fltk_") else { throw ValidationError("fleetctl tokens add failed") }
-        var options = LoadOptions()
-        options.proto = .teltonika
-        options.devices = devices
-        options.seconds = seconds
-        options.drainSeconds = 5
-        let client = try UDPClient(host: "127.0.0.1", port: udp, receiveBuffer: 16 << 20)
-        let starts = try points.map(LoadPoints.load) ?? LoadPoints.workloadSquare(count: 100_000)
-        let generator = LoadGenerator(client: client, options: options, points: starts)
+        let token = try daemon.viewerToken(fleetd: fleetd)
         let clock = SendClock(devices: devices)
-        generator.clock = clock
-        let w = generator.warmUp(rate: 5_000)
-        guard w.fixesAcked == w.fixesSent else {
-            throw ValidationError("warm-up: \(w.fixesAcked) of \(w.fixesSent) acknowledged")
-        }
+        let generator = try BenchDaemon.warmTeltonikaLoad(
+            port: udp, devices: devices, seconds: seconds, points: points, clock: clock)
         say("warm-up: \(devices) devices, one fix each")
 
         // The baseline: ingest alone.

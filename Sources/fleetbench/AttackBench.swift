@@ -73,9 +73,7 @@ struct AttackBench: ParsableCommand {
         else {
             throw ValidationError("fleetd reported no teltonika, json or http port")
         }
-        let token = try BenchDaemon.fleetctl(
-            fleetd, ["tokens", "add", "bench", "--role", "viewer", "--db", daemon.database])
-        guard token.hasPrefix("fltk_") else { throw ValidationError("fleetctl tokens add failed") }
+        let token = try daemon.viewerToken(fleetd: fleetd)
         _ = try BenchDaemon.fleetctl(
             fleetd,
             [
@@ -83,18 +81,8 @@ struct AttackBench: ParsableCommand {
                 daemon.database,
             ],
             stdin: "the-right-password-\(UUID().uuidString)\n")
-        var options = LoadOptions()
-        options.proto = .teltonika
-        options.devices = devices
-        options.seconds = seconds
-        options.drainSeconds = 5
-        let client = try UDPClient(host: "127.0.0.1", port: udp, receiveBuffer: 16 << 20)
-        let starts = try points.map(LoadPoints.load) ?? LoadPoints.workloadSquare(count: 100_000)
-        let generator = LoadGenerator(client: client, options: options, points: starts)
-        let w = generator.warmUp(rate: 5_000)
-        guard w.fixesAcked == w.fixesSent else {
-            throw ValidationError("warm-up: \(w.fixesAcked) of \(w.fixesSent) acknowledged")
-        }
+        let generator = try BenchDaemon.warmTeltonikaLoad(
+            port: udp, devices: devices, seconds: seconds, points: points)
         say("warm-up: \(devices) devices, one fix each")
         say("run\tingest\tack_p99_ms\tapi_requests\tapi_p99_ms\tapi_not_200\tattack")
 

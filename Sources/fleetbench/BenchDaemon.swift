@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetProtocols
+import FleetSimCore
 import Foundation
 
 #if canImport(Glibc)
@@ -176,6 +177,39 @@ final class BenchDaemon {
         }
         if !closed { close(notifyFD) }
         closed = true
+    }
+
+    /// A viewer token for this daemon's database, made with the fleetctl
+    /// beside `fleetd`.
+    func viewerToken(fleetd: String) throws -> String {
+        let token = try Self.fleetctl(
+            fleetd, ["tokens", "add", "bench", "--role", "viewer", "--db", database])
+        guard token.hasPrefix("fltk_") else { throw ValidationError("fleetctl tokens add failed") }
+        return token
+    }
+
+    /// A Teltonika load on UDP `port` (one fix a datagram, `devices`
+    /// devices starting at `points` or the workload's square, runs of
+    /// `seconds`, timed by `clock` when given), warmed up: every device's
+    /// first fix sent at 5 000 a second and acknowledged. Throws when the
+    /// warm-up is not acknowledged in full.
+    static func warmTeltonikaLoad(
+        port: Int, devices: Int, seconds: Double, points: String?, clock: SendClock? = nil
+    ) throws -> LoadGenerator {
+        var options = LoadOptions()
+        options.proto = .teltonika
+        options.devices = devices
+        options.seconds = seconds
+        options.drainSeconds = 5
+        let client = try UDPClient(host: "127.0.0.1", port: port, receiveBuffer: 16 << 20)
+        let starts = try points.map(LoadPoints.load) ?? LoadPoints.workloadSquare(count: 100_000)
+        let generator = LoadGenerator(client: client, options: options, points: starts)
+        if let clock { generator.clock = clock }
+        let w = generator.warmUp(rate: 5_000)
+        guard w.fixesAcked == w.fixesSent else {
+            throw ValidationError("warm-up: \(w.fixesAcked) of \(w.fixesSent) acknowledged")
+        }
+        return generator
     }
 
     /// Runs the fleetctl beside `fleetd`; its standard output, trimmed.

@@ -270,7 +270,7 @@ final class TrackingStage: @unchecked Sendable {
         var failed = Set<String>()
         let t = now()
         for d in items {
-            for f in d.fixes where forgotten.contains(f.device) {
+            for f in d.fixes where forgotten.contains(f.device) && !failed.contains(f.device) {
                 do {
                     let state = try forgetting.recall(f.device)
                     forgotten.remove(f.device)

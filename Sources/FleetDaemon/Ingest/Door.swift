@@ -81,12 +81,12 @@ final class Door: Sendable {
         var first: (RejectReason, String)?
         var lastDevice: String?
         var lastNew = false
-        let rules = policy.withLock { $0 }
-        let carriesKeys = [.json, .osmand].contains(format.trackerProtocol)
+        let rules = policy.withLock { $0.rules.isEmpty ? nil : $0 }
+        let carriesKeys = format.trackerProtocol.carriesDeviceKey
         var keysToDrop = false
         for (i, fix) in d.fixes.enumerated() {
-            if fix.extra?.deviceKey != nil { keysToDrop = true }
-            if !rules.rules.isEmpty,
+            if carriesKeys, fix.extra?.deviceKey != nil { keysToDrop = true }
+            if let rules,
                 let (rule, detail) = rules.refusal(
                     device: fix.device, source: source.address, key: fix.extra?.deviceKey,
                     carriesKeys: carriesKeys)
