@@ -86,6 +86,11 @@ final class WebhookReceiver {
         let verified: Bool
         let webhook: String
         let test: Bool
+        /// The body ended before its Content-Length: the sender was killed
+        /// mid-request; there was nothing to verify.
+        let truncated: Bool
+        /// Why the signature did not verify (the library's message).
+        let error: String?
     }
 
     var requests: [Request] {
@@ -96,7 +101,8 @@ final class WebhookReceiver {
             return Request(
                 id: o["id"] as? String ?? "", alerts: o["alerts"] as? [Int] ?? [],
                 status: o["status"] as? Int ?? 0, verified: o["verified"] as? Bool ?? false,
-                webhook: o["webhook"] as? String ?? "", test: o["test"] as? Bool ?? false)
+                webhook: o["webhook"] as? String ?? "", test: o["test"] as? Bool ?? false,
+                truncated: o["truncated"] as? Bool ?? false, error: o["error"] as? String)
         }
     }
 
@@ -230,7 +236,10 @@ extension FileHandle {
         )
 
         let requests = receiver.requests
-        #expect(requests.allSatisfy { $0.verified }, "a signature did not verify")
+        let unverified = requests.filter { !$0.truncated && !$0.verified }
+        #expect(
+            unverified.isEmpty,
+            "a signature did not verify: \(unverified.map { "\($0.id): \($0.error ?? "?")" })")
         #expect(requests.contains { $0.status == 500 } && requests.contains { $0.status == 200 })
         for name in ["all", "exits"] {
             let ok = requests.filter { $0.webhook == name && $0.status < 300 }
