@@ -315,6 +315,12 @@ public final class PostgresReader: Sendable {
         }
     }
 
+    public func deviceIdents() throws(StoreError) -> Set<String> {
+        try read("cannot read the device ids") { s in
+            Set(try s.query("SELECT ident FROM devices").map { try $0[0] })
+        }
+    }
+
     public func commands(device: String?, statuses: [CommandStatus], limit: Int)
         throws(StoreError) -> [CommandRecord]
     {

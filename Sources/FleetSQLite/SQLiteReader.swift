@@ -396,6 +396,12 @@ public final class SQLiteReader: Sendable {
         }
     }
 
+    public func deviceIdents() throws(StoreError) -> Set<String> {
+        try read("cannot read the device ids") { db in
+            Set(try String.fetchAll(db, sql: "SELECT ident FROM devices"))
+        }
+    }
+
     public func commands(device: String?, statuses: [CommandStatus], limit: Int)
         throws(StoreError) -> [CommandRecord]
     {

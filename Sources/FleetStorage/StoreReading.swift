@@ -49,6 +49,10 @@ public protocol StoreReading: Sendable {
     /// The ids of registered devices.
     func registeredDevices() throws(StoreError) -> Set<String>
 
+    /// The ids of every device known, registered or seen in traffic (one
+    /// column: cheap enough to read again every few seconds).
+    func deviceIdents() throws(StoreError) -> Set<String>
+
     /// Commands, newest first: of `device` (nil: every device), in
     /// `statuses` (empty: any), at most `limit`.
     func commands(device: String?, statuses: [CommandStatus], limit: Int) throws(StoreError)

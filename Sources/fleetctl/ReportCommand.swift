@@ -41,9 +41,8 @@ struct UsageCommand: ParsableCommand {
     func run() throws {
         let (fromMs, toMs) = try period.millis()
         let reader = try database.reader(waitForIt: false)
-        let inputs = try UsageInputs.read(reader, fromMs: fromMs, toMs: toMs, device: device)
-        let now = WallClock.system.nowMs()
-        let report = UsageReportBuilder.make(inputs, fromMs: fromMs, toMs: toMs, nowMs: now)
+        let report = try UsageInputs.report(
+            reader, fromMs: fromMs, toMs: toMs, device: device, nowMs: WallClock.system.nowMs())
         if json {
             print(report.jsonLine)
             return

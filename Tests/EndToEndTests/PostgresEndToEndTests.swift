@@ -318,4 +318,58 @@ import Testing
         #expect(a.stop() == 0)
         #expect(b.stop() == 0)
     }
+
+    /// An open registry on a cluster: each node keeps its own budget of new
+    /// ids, and an id another node took (read from the shared store) is not
+    /// counted again when its device moves to this node.
+    @Test func clusterNodesLimitNewIdsAndKnowTheOthers() throws {
+        let pg = try PostgresServer()
+        defer { pg.remove() }
+        func node(_ name: String) throws -> DaemonProcess {
+            let d = try DaemonProcess(
+                fences: nil,
+                extraConfig: pg.sectionConfig + "\n[cluster]\nnode = \"\(name)\"\n"
+                    + "[devices]\nnew_per_source = 20\nnew_total = 1000\nnew_exempt_loopback = false",
+                storageExtra: "retain_days = 0\n" + pg.storageConfig, tracking: "", trip: "")
+            d.databaseArgs = ["--config", d.configPath]
+            return d
+        }
+        let a = try node("a")
+        defer { _ = a.stop() }
+        let b = try node("b")
+        defer { _ = b.stop() }
+        /// For each of `ids` (a fix each at `t`): acknowledged by `d` (true),
+        /// refused as a new id over the budget (false), or neither (nil).
+        func send(_ d: DaemonProcess, _ ids: [String], at t: Int64) throws -> [Bool?] {
+            try ids.enumerated().map { k, id in
+                // A client (a port) of its own: a late answer to one id is
+                // never read as the next one's.
+                let client = try UDPClient(host: "127.0.0.1", port: d.port)
+                let line = fixLine(k + 1, t, lat: 48.1, lon: 11.5, device: id)
+                var reply: JSONReply?
+                for _ in 0..<3 where reply == nil {
+                    reply = exchange(client, [line], timeout: 1500)
+                }
+                if reply?.acked == [Int64(k + 1)] { return true }
+                return reply?.rejected.first?.reason == .newDeviceLimit ? false : nil
+            }
+        }
+        let first = (0..<30).map { "new-a-\($0)" }
+        let takenByA = try send(a, first, at: t0)
+        #expect(
+            takenByA.prefix(20).allSatisfy { $0 == true }
+                && takenByA.suffix(10).allSatisfy { $0 == false }, "\(takenByA)")
+        // Node b learns a's ids from the store (every 10 s), and a lets go
+        // of its devices a second after their last fix.
+        Thread.sleep(forTimeInterval: 12)
+        let moved = try send(b, Array(first.prefix(20)), at: t0 + 60_000)
+        #expect(moved.allSatisfy { $0 == true }, "\(moved)\nlog b:\n\(b.log)")
+        // b's own budget is whole: 20 new ids taken, the 21st refused.
+        let second = try send(b, (0..<21).map { "new-b-\($0)" }, at: t0 + 60_000)
+        #expect(
+            second.prefix(20).allSatisfy { $0 == true } && second.last == .some(false),
+            "\(second)")
+        #expect(a.stop() == 0)
+        #expect(b.stop() == 0)
+    }
 }

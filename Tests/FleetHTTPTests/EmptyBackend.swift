@@ -59,6 +59,7 @@ struct EmptyReader: StoreReading {
     func devices() throws(StoreError) -> [DeviceRecord] { [] }
     func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] { [] }
     func registeredDevices() throws(StoreError) -> Set<String> { [] }
+    func deviceIdents() throws(StoreError) -> Set<String> { [] }
     func commands(device: String?, statuses: [CommandStatus], limit: Int) throws(StoreError)
         -> [CommandRecord]
     { [] }

@@ -33,6 +33,25 @@ import Testing
             csv == expected, "the report differs from \(Self.golden.lastPathComponent):\n\(csv)")
     }
 
+    /// The store's way (each device's alerts asked for at its turn, once,
+    /// never all at once) makes the same report as all alerts in memory.
+    @Test func devicesAskedOneByOneMakeTheSameReport() throws {
+        let r = try BundledRoutes.records()
+        let from = BundledRoutes.day, to = BundledRoutes.day + 86_400_000
+        let inputs = UsageInputs(
+            always: [], names: ["t03_limerick_bus304": "Bus 304"], trips: r.trips, events: [],
+            spans: r.spans, insideAtStart: [:])
+        var asked: [String] = []
+        let streamed = UsageReportBuilder.make(
+            inputs, fromMs: from, toMs: to, nowMs: to,
+            eventsOf: { (device: String) -> [UsageEvent] in
+                asked.append(device)
+                return r.alerts.filter { $0.device == device }.compactMap(UsageEvent.init)
+            })
+        #expect(asked == BundledRoutes.names.sorted())
+        #expect(streamed == (try report()))
+    }
+
     @Test func theBundledRoutesReportAgreesWithItsInputs() throws {
         let r = try BundledRoutes.records()
         let report = try report()

@@ -73,6 +73,7 @@ import Testing
         try store.commit(b, committedMs: 1002)
         let r = try db.reader()
         #expect(try r.registeredDevices() == ["356307042441013", "truck-2"])
+        #expect(try r.deviceIdents() == ["356307042441013", "truck-2", "stranger"])
         let van = try #require(try r.device("356307042441013"))
         #expect(van.name == "Van 1" && van.plate == "M-AB 12" && van.registered)
         #expect(try r.device("truck-2")?.vin == "WVWZZZ")

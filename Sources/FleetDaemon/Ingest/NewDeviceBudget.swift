@@ -8,7 +8,11 @@ import Synchronization
 /// is refused (`new_device_limit`) and its sender resends later. Windows
 /// are fixed (the counts start again every `windowMs`). Senders on this
 /// machine (a simulator, a benchmark, a gateway on the host) are not
-/// counted unless `exemptLoopback` is off. Thread-safe.
+/// counted unless `exemptLoopback` is off. On a node of a cluster the
+/// budgets are the node's own (the cluster takes up to its nodes times
+/// `total` in a window; one source's datagrams reach one node, so
+/// `perSource` holds as it is), and the ids the other nodes took are
+/// learnt from the shared store every few seconds (`learn`). Thread-safe.
 final class NewDeviceBudget: Sendable {
     struct Limits: Sendable, Equatable {
         /// New ids taken from one source address in a window.
@@ -46,6 +50,10 @@ final class NewDeviceBudget: Sendable {
     /// True when `device` is known (in the database at start, or taken
     /// since). The door asks `admit`, which answers the same for a known id.
     func isKnown(_ device: String) -> Bool { state.withLock { $0.known.contains(device) } }
+
+    /// Adds ids taken elsewhere (by the other nodes of a cluster) to the
+    /// known ones: they are not counted when they come here.
+    func learn(_ ids: Set<String>) { state.withLock { $0.known.formUnion(ids) } }
 
     /// Whether `device`, from `source` (an address; nil when unknown, then
     /// only the total counts), is taken at `nowMs`: known already, or new

@@ -154,12 +154,15 @@ public final class Daemon: Sendable {
             logger.info("webhooks: \(commit.webhookNames.joined(separator: ", "))")
         }
         // An open registry's budget of new ids, counted from the devices
-        // with tracking state (or registered); a cluster node holds no
-        // states at start, so its nodes take new ids without a budget.
+        // in the store (with tracking state, registered, or, on a cluster
+        // node, any the nodes took: read again while it runs).
         var newDevices: NewDeviceBudget?
-        if registered == nil, membership == nil {
+        if registered == nil {
             var known = Set(states.keys)
-            known.formUnion(try store.makeReader().registeredDevices())
+            let idReader = try store.makeReader()
+            known.formUnion(
+                membership == nil
+                    ? try idReader.registeredDevices() : try idReader.deviceIdents())
             newDevices = NewDeviceBudget(
                 limits: .init(
                     perSource: config.devices.newPerSource, total: config.devices.newTotal,
@@ -271,7 +274,12 @@ public final class Daemon: Sendable {
         ]
         services.append(desk.service)
         if let registry = door.registered, let reader {
-            services.append(RegistryRefresh(registry: registry, reader: reader).service)
+            services.append(StoreRefresh.registry(registry, reader: reader).service)
+        }
+        if membership != nil, let budget = door.newDevices {
+            services.append(
+                StoreRefresh.knownDevices(budget, reader: try store.makeReader(), every: 10)
+                    .service)
         }
         services.append(
             ReloadService { [self] in

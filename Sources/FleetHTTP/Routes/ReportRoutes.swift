@@ -33,11 +33,11 @@ enum ReportRoutes {
                     throw APIError.badParameter(
                         "format", "\"\(v.prefix(20))\" is neither json nor csv")
                 }
-                let inputs = try await d.read { reader in
-                    try UsageInputs.read(reader, fromMs: from, toMs: to, device: device)
-                }
                 let now = DeviceRoutes.now()
-                let report = UsageReportBuilder.make(inputs, fromMs: from, toMs: to, nowMs: now)
+                let report = try await d.read { reader in
+                    try UsageInputs.report(
+                        reader, fromMs: from, toMs: to, device: device, nowMs: now)
+                }
                 guard csv else { return Replies.json(report.jsonLine) }
                 var h = HTTPFields()
                 h[.contentDisposition] =

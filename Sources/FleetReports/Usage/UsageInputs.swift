@@ -27,8 +27,26 @@ public struct UsageInputs: Sendable, Equatable {
         self.insideAtStart = insideAtStart
     }
 
+    /// The usage report for `[fromMs, toMs)` made at `nowMs`, one device or
+    /// all, read through any backend's `StoreReading`: the trips, position
+    /// spans and fences at the start at once, the alerts device by device
+    /// (`events`), so that a long period's alerts are never all in memory.
+    /// Throws `StoreError`.
+    public static func report(
+        _ reader: any StoreReading, fromMs: Int64, toMs: Int64, device: String?, nowMs: Int64
+    ) throws(StoreError) -> UsageReport {
+        let inputs = try read(reader, fromMs: fromMs, toMs: toMs, device: device)
+        return try UsageReportBuilder.make(
+            inputs, fromMs: fromMs, toMs: toMs, nowMs: nowMs,
+            eventsOf: { d throws(StoreError) in
+                try events(reader, device: d, fromMs: fromMs, toMs: toMs)
+            })
+    }
+
     /// Reads the inputs for `[fromMs, toMs)`, one device or all, through
-    /// any backend's `StoreReading`. Throws `StoreError`.
+    /// any backend's `StoreReading`, without the alerts (`events` is left
+    /// empty: `events(_:device:fromMs:toMs:)` reads them a device at a
+    /// time). Throws `StoreError`.
     public static func read(
         _ reader: any StoreReading, fromMs: Int64, toMs: Int64, device: String?
     ) throws(StoreError) -> UsageInputs {
@@ -49,7 +67,17 @@ public struct UsageInputs: Sendable, Equatable {
             guard got.count == 10_000, let last = got.last else { break }
             (page.afterStartMs, page.afterId) = (last.startTime, last.id)
         }
-        // Page by page, each alert kept as the little the report needs.
+        return UsageInputs(
+            always: always, names: names, trips: trips, events: [],
+            spans: try reader.positionSpans(device: device, fromMs: fromMs, toMs: toMs),
+            insideAtStart: try reader.fencesInside(device: device, beforeMs: fromMs))
+    }
+
+    /// One device's alerts dated in `[fromMs, toMs)` that the report counts,
+    /// page by page, each kept as the little the report needs.
+    public static func events(
+        _ reader: any StoreReading, device: String, fromMs: Int64, toMs: Int64
+    ) throws(StoreError) -> [UsageEvent] {
         var events: [UsageEvent] = []
         let filter = AlertFilter(device: device, sinceMs: fromMs, untilMs: toMs)
         var after: Int64 = 0
@@ -59,9 +87,6 @@ public struct UsageInputs: Sendable, Equatable {
             guard got.count == 10_000, let last = got.last else { break }
             after = last.id
         }
-        return UsageInputs(
-            always: always, names: names, trips: trips, events: events,
-            spans: try reader.positionSpans(device: device, fromMs: fromMs, toMs: toMs),
-            insideAtStart: try reader.fencesInside(device: device, beforeMs: fromMs))
+        return events
     }
 }

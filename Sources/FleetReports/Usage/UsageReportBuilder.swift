@@ -4,16 +4,37 @@ import FleetStorage
 /// it is tested on values. The rules are `UsageReport`'s.
 public enum UsageReportBuilder {
     /// The report for `[fromMs, toMs)` made at `nowMs` (time after `nowMs`
-    /// is not counted). `fromMs < toMs` is the caller's to check.
+    /// is not counted) from inputs holding their events (`inputs.events`).
+    /// `fromMs < toMs` is the caller's to check.
     public static func make(
         _ inputs: consuming UsageInputs, fromMs: Int64, toMs: Int64, nowMs: Int64
     ) -> UsageReport {
+        var byDevice: [String: [UsageEvent]] = [:]
+        for e in inputs.events where e.time >= fromMs && e.time < toMs {
+            byDevice[e.device, default: []].append(e)
+        }
+        inputs.events = []
+        return make(
+            inputs, fromMs: fromMs, toMs: toMs, nowMs: nowMs, devices: Set(byDevice.keys),
+            eventsOf: { device in byDevice.removeValue(forKey: device) ?? [] })
+    }
+
+    /// The same, with each device's events asked for when its row is made,
+    /// one device at a time (`eventsOf`, called at most once per device:
+    /// a store read), so that a long period's alerts are never all in
+    /// memory at once. The devices reported are `inputs.always`, those with
+    /// positions or trips in the period, and `devices`. Rethrows what
+    /// `eventsOf` throws.
+    public static func make<E: Error>(
+        _ inputs: UsageInputs, fromMs: Int64, toMs: Int64, nowMs: Int64,
+        devices: Set<String> = [], eventsOf: (String) throws(E) -> [UsageEvent]
+    ) throws(E) -> UsageReport {
         let end = max(fromMs, min(toMs, nowMs))
         var rows: [String: UsageRow] = [:]
         func row(_ device: String) -> UsageRow {
             rows[device] ?? UsageRow(device: device, name: inputs.names[device])
         }
-        for device in inputs.always { rows[device] = row(device) }
+        for device in inputs.always.union(devices) { rows[device] = row(device) }
         for s in inputs.spans {
             var r = row(s.device)
             r.firstFixMs = s.firstMs
@@ -40,15 +61,8 @@ public enum UsageReportBuilder {
             }
         }
         // Fence visits, overspeed and trips under way, device by device:
-        // the events sorted by device, then time (one sorted copy, no
-        // per-device arrays).
-        var events = inputs.events
-        inputs.events = []  // `events` is now the only reference: sorted in place
-        events.removeAll { $0.time < fromMs || $0.time >= toMs }
-        events.sort { ($0.device, $0.time, $0.id) < ($1.device, $1.time, $1.id) }
+        // each device's events, read when its turn comes, sorted by time.
         let finished = Set(inputs.trips.map { "\($0.device) \($0.startTime)" })
-        var seen: Set<String> = []
-        var i = 0
         func account(_ device: String, _ run: ArraySlice<UsageEvent>) {
             var r = row(device)
             r.fenceVisits = visits(
@@ -70,17 +84,15 @@ public enum UsageReportBuilder {
             }
             rows[device] = r
         }
-        while i < events.count {
-            var j = i
-            while j < events.count && events[j].device == events[i].device { j += 1 }
-            account(events[i].device, events[i..<j])
-            seen.insert(events[i].device)
-            i = j
-        }
-        // Fences inside at the start count for the devices listed anyway,
-        // not for one that has sent nothing for a year.
-        for device in Array(rows.keys) where !seen.contains(device) {
-            if inputs.insideAtStart[device] != nil { account(device, []) }
+        for device in rows.keys.sorted() {
+            var events = try eventsOf(device)
+            events.removeAll { $0.time < fromMs || $0.time >= toMs }
+            events.sort { ($0.time, $0.id) < ($1.time, $1.id) }
+            // Fences inside at the start count for the devices listed
+            // anyway, not for one that has sent nothing for a year.
+            if !events.isEmpty || inputs.insideAtStart[device] != nil {
+                account(device, events[...])
+            }
         }
         for (device, var r) in rows {
             r.drivingS = (r.drivingS * 10).rounded() / 10
