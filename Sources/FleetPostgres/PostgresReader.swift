@@ -47,6 +47,11 @@ public final class PostgresReader: Sendable {
             conditions.append(
                 "a.device_id = (SELECT id FROM devices WHERE ident = \(b.add(device)))")
         }
+        if let range = filter.devices {
+            conditions.append(
+                "a.device_id IN (SELECT id FROM devices WHERE ident COLLATE \"C\" BETWEEN \(b.add(range.lowerBound)) AND \(b.add(range.upperBound)))"
+            )
+        }
         if let type = filter.type { conditions.append("a.type = \(b.add(type))") }
         if let since = filter.sinceMs { conditions.append("a.time_ms >= \(b.add(since))") }
         if let fence = filter.fence { conditions.append("a.fence = \(b.add(fence))") }

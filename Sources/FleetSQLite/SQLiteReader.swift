@@ -60,6 +60,11 @@ public final class SQLiteReader: Sendable {
             conditions.append("a.device_id = (SELECT id FROM devices WHERE ident = ?)")
             arguments.append(device)
         }
+        if let range = filter.devices {
+            conditions.append(
+                "a.device_id IN (SELECT id FROM devices WHERE ident BETWEEN ? AND ?)")
+            arguments += [range.lowerBound, range.upperBound]
+        }
         if let type = filter.type {
             conditions.append("a.type = ?")
             arguments.append(type)
@@ -84,10 +89,9 @@ public final class SQLiteReader: Sendable {
             ORDER BY a.id LIMIT ?
             """
         let args = StatementArguments(arguments)
+        // Cached: the usage report asks once per device with the same text.
         return try read("cannot read alerts") { db in
-            try Row.fetchAll(
-                db, sql: sql, arguments: args
-            ).map(Self.alert)
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: args).map(Self.alert)
         }
     }
 

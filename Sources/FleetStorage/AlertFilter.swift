@@ -10,11 +10,16 @@ public struct AlertFilter: Sendable, Equatable {
     public var fence: String?
     /// Only alerts whose time is before this, Unix ms.
     public var untilMs: Int64?
+    /// Only alerts of devices whose id sorts in this range (both ends
+    /// included, byte order): a report reads a fleet's alerts a slice of
+    /// devices at a time.
+    public var devices: ClosedRange<String>?
 
     public init(
         device: String? = nil, type: String? = nil, sinceMs: Int64? = nil, fence: String? = nil,
-        untilMs: Int64? = nil
+        untilMs: Int64? = nil, devices: ClosedRange<String>? = nil
     ) {
+        self.devices = devices
         self.untilMs = untilMs
         self.fence = fence
         self.device = device

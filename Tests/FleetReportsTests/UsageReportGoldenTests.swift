@@ -33,22 +33,24 @@ import Testing
             csv == expected, "the report differs from \(Self.golden.lastPathComponent):\n\(csv)")
     }
 
-    /// The store's way (each device's alerts asked for at its turn, once,
-    /// never all at once) makes the same report as all alerts in memory.
+    /// The store's way (the alerts of a slice of devices at a time, each
+    /// slice once, never all at once) makes the same report as all alerts
+    /// in memory.
     @Test func devicesAskedOneByOneMakeTheSameReport() throws {
         let r = try BundledRoutes.records()
         let from = BundledRoutes.day, to = BundledRoutes.day + 86_400_000
         let inputs = UsageInputs(
             always: [], names: ["t03_limerick_bus304": "Bus 304"], trips: r.trips, events: [],
             spans: r.spans, insideAtStart: [:])
-        var asked: [String] = []
+        var asked: [ClosedRange<String>] = []
         let streamed = UsageReportBuilder.make(
-            inputs, fromMs: from, toMs: to, nowMs: to,
-            eventsOf: { (device: String) -> [UsageEvent] in
-                asked.append(device)
-                return r.alerts.filter { $0.device == device }.compactMap(UsageEvent.init)
+            inputs, fromMs: from, toMs: to, nowMs: to, slice: 2,
+            eventsOf: { (range: ClosedRange<String>) -> [UsageEvent] in
+                asked.append(range)
+                return r.alerts.filter { range.contains($0.device) }.compactMap(UsageEvent.init)
             })
-        #expect(asked == BundledRoutes.names.sorted())
+        let names = BundledRoutes.names.sorted()
+        #expect(asked == [names[0]...names[1], names[2]...names[2]])
         #expect(streamed == (try report()))
     }
 

@@ -61,6 +61,35 @@ import Testing
         #expect(reloaded["a"] == b.states["a"])
     }
 
+    /// Alerts of a range of device ids (byte order, both ends included),
+    /// with the other filters.
+    @Test(arguments: BackendKind.allCases) func alertsOfARangeOfDevices(_ kind: BackendKind)
+        async throws
+    {
+        let db = try await Backend.fresh(kind)
+        let w = try db.store()
+        var b = WriteBatch()
+        let ids = ["A-1", "a-1", "a-2", "b", "b-1", "c", "é"]
+        b.positions = ids.map { row($0, 1000) }
+        b.alerts = ids.flatMap { id in
+            [1000, 5000].map {
+                Alert(type: .geofenceEnter, device: id, time: $0, fence: "f", lat: 48, lon: 11)
+            }
+        }
+        try w.commit(b, committedMs: 6000)
+        let r = try db.reader()
+        func devices(_ range: ClosedRange<String>, until: Int64? = nil) throws -> [String] {
+            try r.alerts(
+                afterId: 0, limit: 100, filter: AlertFilter(untilMs: until, devices: range)
+            )
+            .map(\.device)
+        }
+        #expect(try devices("a-1"..."b") == ["a-1", "a-1", "a-2", "a-2", "b", "b"])
+        #expect(try devices("b"..."é", until: 2000) == ["b", "b-1", "c", "é"])
+        #expect(try devices("A"..."Z") == ["A-1", "A-1"])
+        #expect(try devices("d"..."e").isEmpty)
+    }
+
     /// Rows are inserted 16 to a statement and the rest one by one: every
     /// count, with duplicates skipped anywhere and resent rows ignored
     /// inside a group, stores each row once, with its own values.

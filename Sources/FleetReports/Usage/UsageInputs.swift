@@ -30,7 +30,8 @@ public struct UsageInputs: Sendable, Equatable {
     /// The usage report for `[fromMs, toMs)` made at `nowMs`, one device or
     /// all, read through any backend's `StoreReading`: the trips, position
     /// spans and fences at the start at once, the alerts device by device
-    /// (`events`), so that a long period's alerts are never all in memory.
+    /// a thousand devices at a time (`events`), so that a long period's
+    /// alerts are never all in memory.
     /// Throws `StoreError`.
     public static func report(
         _ reader: any StoreReading, fromMs: Int64, toMs: Int64, device: String?, nowMs: Int64
@@ -38,15 +39,15 @@ public struct UsageInputs: Sendable, Equatable {
         let inputs = try read(reader, fromMs: fromMs, toMs: toMs, device: device)
         return try UsageReportBuilder.make(
             inputs, fromMs: fromMs, toMs: toMs, nowMs: nowMs,
-            eventsOf: { d throws(StoreError) in
-                try events(reader, device: d, fromMs: fromMs, toMs: toMs)
+            eventsOf: { range throws(StoreError) in
+                try events(reader, devices: range, fromMs: fromMs, toMs: toMs)
             })
     }
 
     /// Reads the inputs for `[fromMs, toMs)`, one device or all, through
     /// any backend's `StoreReading`, without the alerts (`events` is left
-    /// empty: `events(_:device:fromMs:toMs:)` reads them a device at a
-    /// time). Throws `StoreError`.
+    /// empty: `events(_:devices:fromMs:toMs:)` reads them a slice of
+    /// devices at a time). Throws `StoreError`.
     public static func read(
         _ reader: any StoreReading, fromMs: Int64, toMs: Int64, device: String?
     ) throws(StoreError) -> UsageInputs {
@@ -73,13 +74,14 @@ public struct UsageInputs: Sendable, Equatable {
             insideAtStart: try reader.fencesInside(device: device, beforeMs: fromMs))
     }
 
-    /// One device's alerts dated in `[fromMs, toMs)` that the report counts,
-    /// page by page, each kept as the little the report needs.
+    /// The alerts dated in `[fromMs, toMs)` that the report counts, of the
+    /// devices whose ids sort in `devices`, page by page, each kept as the
+    /// little the report needs.
     public static func events(
-        _ reader: any StoreReading, device: String, fromMs: Int64, toMs: Int64
+        _ reader: any StoreReading, devices: ClosedRange<String>, fromMs: Int64, toMs: Int64
     ) throws(StoreError) -> [UsageEvent] {
         var events: [UsageEvent] = []
-        let filter = AlertFilter(device: device, sinceMs: fromMs, untilMs: toMs)
+        let filter = AlertFilter(sinceMs: fromMs, untilMs: toMs, devices: devices)
         var after: Int64 = 0
         while true {
             let got = try reader.alerts(afterId: after, limit: 10_000, filter: filter)

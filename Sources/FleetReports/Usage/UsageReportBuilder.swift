@@ -9,25 +9,25 @@ public enum UsageReportBuilder {
     public static func make(
         _ inputs: consuming UsageInputs, fromMs: Int64, toMs: Int64, nowMs: Int64
     ) -> UsageReport {
-        var byDevice: [String: [UsageEvent]] = [:]
-        for e in inputs.events where e.time >= fromMs && e.time < toMs {
-            byDevice[e.device, default: []].append(e)
-        }
+        var events = inputs.events
         inputs.events = []
+        events.removeAll { $0.time < fromMs || $0.time >= toMs }
         return make(
-            inputs, fromMs: fromMs, toMs: toMs, nowMs: nowMs, devices: Set(byDevice.keys),
-            eventsOf: { device in byDevice.removeValue(forKey: device) ?? [] })
+            inputs, fromMs: fromMs, toMs: toMs, nowMs: nowMs, devices: Set(events.map(\.device)),
+            eventsOf: { range in events.filter { range.contains($0.device) } })
     }
 
-    /// The same, with each device's events asked for when its row is made,
-    /// one device at a time (`eventsOf`, called at most once per device:
-    /// a store read), so that a long period's alerts are never all in
-    /// memory at once. The devices reported are `inputs.always`, those with
-    /// positions or trips in the period, and `devices`. Rethrows what
-    /// `eventsOf` throws.
+    /// The same, with the devices' events asked for a slice of devices at a
+    /// time (`eventsOf`: the events of the devices whose ids sort in the
+    /// range, a store read; each range asked once, in order), so that a
+    /// long period's alerts are never all in memory at once. The devices
+    /// reported are `inputs.always`, those with positions or trips in the
+    /// period, and `devices`; events of other devices in a range are left
+    /// out. Rethrows what `eventsOf` throws.
     public static func make<E: Error>(
         _ inputs: UsageInputs, fromMs: Int64, toMs: Int64, nowMs: Int64,
-        devices: Set<String> = [], eventsOf: (String) throws(E) -> [UsageEvent]
+        devices: Set<String> = [], slice: Int = 1000,
+        eventsOf: (ClosedRange<String>) throws(E) -> [UsageEvent]
     ) throws(E) -> UsageReport {
         let end = max(fromMs, min(toMs, nowMs))
         var rows: [String: UsageRow] = [:]
@@ -84,14 +84,22 @@ public enum UsageReportBuilder {
             }
             rows[device] = r
         }
-        for device in rows.keys.sorted() {
-            var events = try eventsOf(device)
-            events.removeAll { $0.time < fromMs || $0.time >= toMs }
-            events.sort { ($0.time, $0.id) < ($1.time, $1.id) }
-            // Fences inside at the start count for the devices listed
-            // anyway, not for one that has sent nothing for a year.
-            if !events.isEmpty || inputs.insideAtStart[device] != nil {
-                account(device, events[...])
+        let sorted = rows.keys.sorted()
+        for start in stride(from: 0, to: sorted.count, by: max(1, slice)) {
+            let part = sorted[start..<min(sorted.count, start + max(1, slice))]
+            var byDevice: [String: [UsageEvent]] = [:]
+            for e in try eventsOf(part.first!...part.last!)
+            where e.time >= fromMs && e.time < toMs && rows[e.device] != nil {
+                byDevice[e.device, default: []].append(e)
+            }
+            for device in part {
+                var events = byDevice.removeValue(forKey: device) ?? []
+                events.sort { ($0.time, $0.id) < ($1.time, $1.id) }
+                // Fences inside at the start count for the devices listed
+                // anyway, not for one that has sent nothing for a year.
+                if !events.isEmpty || inputs.insideAtStart[device] != nil {
+                    account(device, events[...])
+                }
             }
         }
         for (device, var r) in rows {
