@@ -4,11 +4,11 @@ import FleetReports
 import FleetStorage
 import Foundation
 
-/// `fleetctl report usage --from T --to T [--device ID] [--json|--csv]`.
+/// `fleetctl report usage|stops --from T --to T [--device ID] [--json|--csv]`.
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report", abstract: "Reports over a period.",
-        subcommands: [UsageCommand.self])
+        subcommands: [UsageCommand.self, StopsCommand.self])
 }
 
 /// `fleetctl report usage`: per vehicle and for the fleet, how much it was

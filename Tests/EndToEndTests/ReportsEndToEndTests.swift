@@ -10,6 +10,88 @@ import Testing
 @Suite(.offPool) struct ReportsEndToEndTests {
     let t0: Int64 = 1_700_000_000_000  // 2023-11-14T22:13:20Z
 
+    /// The stops report: a van drives, stands 20 minutes, drives, stands
+    /// again (still there): two stops, the first between its trips, the
+    /// second ongoing; the API's JSON is fleetctl's; CSV as a download; a
+    /// bad `min_s` named.
+    @Test func stopsReportThroughTheAPIAndFleetctl() async throws {
+        let a = try APIEndToEndTests.APIDaemon(trip: "")
+        let client = try UDPClient(host: "127.0.0.1", port: a.d.port)
+        var seq = 0
+        var t = t0
+        var lat = 47.5
+        func send(_ moving: Bool) {
+            seq += 1
+            if moving { lat += 0.0045 }  // 500 m in 30 s
+            #expect(
+                exchange(
+                    client,
+                    [
+                        fixLine(
+                            seq, t, lat: lat, lon: 11.5, device: "van-7", speed: moving ? 60 : 0)
+                    ]) != nil)
+            t += 30_000
+        }
+        for _ in 0..<4 { send(false) }
+        for _ in 0..<10 { send(true) }
+        for _ in 0..<40 { send(false) }  // 20 minutes
+        for _ in 0..<10 { send(true) }
+        for _ in 0..<20 { send(false) }  // 10 minutes, and still there
+        let v = a.auth("viewer")
+        let from = "2023-11-14T00:00:00Z", to = "2023-11-15T00:00:00Z"
+        let report = try await a.http.get(
+            "/api/v1/reports/stops?from=\(from)&to=\(to)&min_s=300", v)
+        #expect(report.status == 200, "\(report.body)")
+        let stops = report.json["stops"] as? [[String: Any]] ?? []
+        #expect(stops.count == 2, "\(report.body)")
+        if stops.count == 2 {
+            let first = stops[0], second = stops[1]
+            #expect(first["device"] as? String == "van-7" && first["ongoing"] as? Bool == false)
+            let d1 = first["duration_s"] as? Double ?? 0
+            #expect(d1 >= 17 * 60 && d1 <= 23 * 60, "\(first)")
+            #expect(second["ongoing"] as? Bool == true)
+            let d2 = second["duration_s"] as? Double ?? 0
+            #expect(d2 >= 7 * 60 && d2 <= 11 * 60, "\(second)")
+            #expect((second["lat"] as? Double ?? 0) > (first["lat"] as? Double ?? 0))
+        }
+        let ctl = try runTool(
+            try Binaries.path("fleetctl"),
+            [
+                "report", "stops", "--db", a.d.database, "--from", from, "--to", to, "--min", "300",
+                "--json",
+            ])
+        #expect(ctl.status == 0, "\(ctl.err)")
+        var mine = try JSONSerialization.jsonObject(with: Data(ctl.out.utf8)) as? [String: Any]
+        var theirs = report.json
+        mine?["generated_at"] = nil
+        theirs["generated_at"] = nil
+        #expect(
+            NSDictionary(dictionary: mine ?? [:]).isEqual(to: theirs),
+            "fleetctl and the API differ:\n\(ctl.out)\n\(report.body)")
+        let table = try runTool(
+            try Binaries.path("fleetctl"),
+            ["report", "stops", "--db", a.d.database, "--from", from, "--to", to])
+        #expect(table.status == 0 && table.out.contains("(still there)"), "\(table.out)")
+        print(table.out)
+        // Longer stops only: the 10-minute one goes.
+        let long = try await a.http.get(
+            "/api/v1/reports/stops?from=\(from)&to=\(to)&min_s=900", v)
+        #expect((long.json["stops"] as? [Any])?.count == 1)
+        let csv = try await a.http.get(
+            "/api/v1/reports/stops?from=\(from)&to=\(to)&format=csv", v)
+        #expect(
+            csv.headers.first(name: "content-disposition")
+                == #"attachment; filename="stops-20231114-20231115.csv""#)
+        #expect(csv.body.split(separator: "\r\n").count == 3)
+        for query in ["min_s=-1", "min_s=abc", "min_s=1e9"] {
+            let bad = try await a.http.get(
+                "/api/v1/reports/stops?from=\(from)&to=\(to)&\(query)", v)
+            #expect(bad.status == 400 && bad.body.contains("min_s"), "\(query): \(bad.body)")
+        }
+        #expect(try await a.http.get("/api/v1/reports/stops?from=\(from)&to=\(to)").status == 401)
+        #expect(a.d.stop() == 0)
+    }
+
     @Test func usageReportLatestPositionsAndAMap() async throws {
         let a = try APIEndToEndTests.APIDaemon()
         let client = try UDPClient(host: "127.0.0.1", port: a.d.port)

@@ -9,6 +9,9 @@ import Hummingbird
 /// (`UsageReport`) for `[from, to)`, as JSON, or CSV with `Accept: text/csv`
 /// or `format=csv` (a download, for links). A period without data is a
 /// report of zeros; `to` not after `from` is a 400.
+/// `GET /api/v1/reports/stops?from=&to=&device=&min_s=&format=`: the stops
+/// report (`StopsReport`), stops of at least `min_s` seconds (300 by
+/// default) starting in `[from, to)`, as JSON or CSV likewise.
 enum ReportRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [
@@ -16,23 +19,8 @@ enum ReportRoutes {
                 .get, "/api/v1/reports/usage", role: .viewer,
                 parameters: ["from", "to", "device", "format"]
             ) { r in
-                guard let from = try r.time("from") else {
-                    throw APIError.badParameter("from", "required: the start of the period")
-                }
-                guard let to = try r.time("to") else {
-                    throw APIError.badParameter("to", "required: the end of the period")
-                }
-                guard to > from else { throw APIError.badParameter("to", "must be after from") }
+                let (from, to, csv) = try period(r)
                 let device = try r.query["device"].map { v throws(APIError) in try r.device(v) }
-                var csv = (r.header(.accept)?.lowercased() ?? "").contains("text/csv")
-                switch r.query["format"] {
-                case nil: break
-                case "json"?: csv = false
-                case "csv"?: csv = true
-                case let v?:
-                    throw APIError.badParameter(
-                        "format", "\"\(v.prefix(20))\" is neither json nor csv")
-                }
                 let now = DeviceRoutes.now()
                 let report = try await d.read { reader in
                     try UsageInputs.report(
@@ -43,8 +31,56 @@ enum ReportRoutes {
                 h[.contentDisposition] =
                     "attachment; filename=\"usage-\(Self.day(from))-\(Self.day(to)).csv\""
                 return Replies.body(report.csv, type: "text/csv; charset=utf-8", headers: h)
-            }
+            },
+            Route(
+                .get, "/api/v1/reports/stops", role: .viewer,
+                parameters: ["from", "to", "device", "min_s", "format"]
+            ) { r in
+                let (from, to, csv) = try period(r)
+                let device = try r.query["device"].map { v throws(APIError) in try r.device(v) }
+                let minS =
+                    try r.query["min_s"].map { v throws(APIError) in
+                        guard let n = Double(v), n.isFinite, (0...31_536_000).contains(n) else {
+                            throw APIError.badParameter(
+                                "min_s",
+                                "\"\(v.prefix(20))\" is not a number of seconds from 0 to 31536000")
+                        }
+                        return n
+                    } ?? 300
+                let now = DeviceRoutes.now()
+                let report = try await d.read { reader in
+                    try StopsInputs.report(
+                        reader, fromMs: from, toMs: to, device: device, minS: minS, nowMs: now)
+                }
+                guard csv else { return Replies.json(report.jsonLine) }
+                var h = HTTPFields()
+                h[.contentDisposition] =
+                    "attachment; filename=\"stops-\(Self.day(from))-\(Self.day(to)).csv\""
+                return Replies.body(report.csv, type: "text/csv; charset=utf-8", headers: h)
+            },
         ]
+    }
+
+    /// A report's `from`, `to` (required, `to` after `from`) and whether it
+    /// is wanted as CSV (`Accept: text/csv` or `format=csv`; `format=json`
+    /// wins over the header).
+    static func period(_ r: APIRequest) throws(APIError) -> (Int64, Int64, Bool) {
+        guard let from = try r.time("from") else {
+            throw APIError.badParameter("from", "required: the start of the period")
+        }
+        guard let to = try r.time("to") else {
+            throw APIError.badParameter("to", "required: the end of the period")
+        }
+        guard to > from else { throw APIError.badParameter("to", "must be after from") }
+        var csv = (r.header(.accept)?.lowercased() ?? "").contains("text/csv")
+        switch r.query["format"] {
+        case nil: break
+        case "json"?: csv = false
+        case "csv"?: csv = true
+        case let v?:
+            throw APIError.badParameter("format", "\"\(v.prefix(20))\" is neither json nor csv")
+        }
+        return (from, to, csv)
     }
 
     /// `YYYYMMDD` of a time (UTC), for file names.
