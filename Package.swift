@@ -166,6 +166,10 @@ let package = Package(
                 .embedInCode("Console/Files/index.html"),
                 .embedInCode("Console/Files/console.js"),
                 .embedInCode("Console/Files/console.css"),
+                .embedInCode("Console/Files/favicon.svg"),
+                .embedInCode("Share/Files/share.html"),
+                .embedInCode("Share/Files/share.js"),
+                .embedInCode("Share/Files/share.css"),
             ],
             swiftSettings: strict),
         // The one place a backend is opened from the config (fleetd and fleetctl).

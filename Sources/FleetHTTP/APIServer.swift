@@ -49,7 +49,8 @@ public final class APIServer: Service, Sendable {
                 backend: backend, auth: auth, hub: hub, settings: settings, logger: logger)
             let backend = backend
             let router = APIRouter(
-                routes: Self.routes(deps) + ConsoleRoutes.make(deps), authenticator: auth,
+                routes: Self.routes(deps) + ConsoleRoutes.make(deps)
+                    + ShareRoutes.publicRoutes(deps), authenticator: auth,
                 logger: logger,
                 served: { backend.served(route: $0, method: $1, status: $2) })
             services.append(
@@ -135,6 +136,7 @@ public final class APIServer: Service, Sendable {
             + AlertRoutes.make(d) + TripRoutes.make(d) + FenceRoutes.make(d) + StatusRoutes.make(d)
             + EventRoutes.make(d) + VehicleRoutes.make(d) + ReportRoutes.make(d)
             + WebhookRoutes.make(d) + MetricsRoutes.make(d) + CommandRoutes.make(d)
+            + ShareRoutes.make(d)
             + OpenAPIDocument.make(d)
     }
 }

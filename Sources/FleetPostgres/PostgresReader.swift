@@ -320,6 +320,14 @@ public final class PostgresReader: Sendable {
         }
     }
 
+    public func shares(device: String) throws(StoreError) -> [ShareRecord] {
+        try read("cannot read the links of \(device)") { s in try PGShareSQL.byDevice(device, s) }
+    }
+
+    public func share(tokenHash: String) throws(StoreError) -> ShareRecord? {
+        try read("cannot read a link") { s in try PGShareSQL.byToken(tokenHash, s) }
+    }
+
     public func deviceIdents() throws(StoreError) -> Set<String> {
         try read("cannot read the device ids") { s in
             Set(try s.query("SELECT ident FROM devices").map { try $0[0] })

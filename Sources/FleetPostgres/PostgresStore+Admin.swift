@@ -35,6 +35,28 @@ extension PostgresStore {
         }
     }
 
+    public func addShare(_ share: ShareRecord, audit: AuditRecord) throws(StoreError)
+        -> ShareRecord?
+    {
+        try link.transaction("cannot share \(share.device)") { s in
+            guard let stored = try PGShareSQL.insert(share, s) else { return nil }
+            try PGAdminSQL.record(audit, s)
+            return stored
+        }
+    }
+
+    public func revokeShare(device: String, id: Int64, atMs: Int64, audit: AuditRecord)
+        throws(StoreError) -> Bool
+    {
+        try link.transaction("cannot revoke link \(id) of \(device)") { s in
+            guard try PGShareSQL.revoke(device: device, id: id, atMs: atMs, s) else {
+                return false
+            }
+            try PGAdminSQL.record(audit, s)
+            return true
+        }
+    }
+
     public func queueCommand(_ command: CommandRecord, audit: AuditRecord) throws(StoreError)
         -> CommandRecord?
     {

@@ -15,6 +15,8 @@ public final class SQLiteReader: Sendable {
     private let people: Bool
     /// The database has the v9 webhook tables.
     let hasWebhooks: Bool
+    /// The database has the v14 `shares` table.
+    private let hasShares: Bool
 
     /// Opens an existing database read-only. Throws `StoreError` when the file
     /// is missing or is not a fleetd database.
@@ -30,10 +32,11 @@ public final class SQLiteReader: Sendable {
             config.readonly = true
             config.busyMode = .timeout(5)
             queue = try DatabaseQueue(path: path, configuration: config)
-            let (ok, people, hooks) = try queue.read { db in
+            let (ok, people, hooks, shares) = try queue.read { db in
                 (
                     try db.tableExists("alerts") && db.tableExists("positions"),
-                    try db.tableExists("users"), try db.tableExists("webhooks")
+                    try db.tableExists("users"), try db.tableExists("webhooks"),
+                    try db.tableExists("shares")
                 )
             }
             guard ok else {
@@ -41,6 +44,7 @@ public final class SQLiteReader: Sendable {
             }
             self.people = people
             self.hasWebhooks = hooks
+            self.hasShares = shares
         } catch let e as StoreError {
             throw e
         } catch {
@@ -398,6 +402,18 @@ public final class SQLiteReader: Sendable {
             return Set(
                 try String.fetchAll(db, sql: "SELECT ident FROM devices WHERE registered = 1"))
         }
+    }
+
+    public func shares(device: String) throws(StoreError) -> [ShareRecord] {
+        guard hasShares else { return [] }
+        return try read("cannot read the links of \(device)") { db in
+            try ShareSQL.byDevice(device, db)
+        }
+    }
+
+    public func share(tokenHash: String) throws(StoreError) -> ShareRecord? {
+        guard hasShares else { return nil }
+        return try read("cannot read a link") { db in try ShareSQL.byToken(tokenHash, db) }
     }
 
     public func deviceIdents() throws(StoreError) -> Set<String> {

@@ -38,6 +38,26 @@ extension SQLiteStore {
         }
     }
 
+    public func addShare(_ share: ShareRecord, audit: AuditRecord) throws(StoreError)
+        -> ShareRecord?
+    {
+        try queue.write(path: path, "cannot share \(share.device)") { db in
+            guard let stored = try ShareSQL.insert(share, db) else { return nil }
+            try AdminSQL.record(audit, db)
+            return stored
+        }
+    }
+
+    public func revokeShare(device: String, id: Int64, atMs: Int64, audit: AuditRecord)
+        throws(StoreError) -> Bool
+    {
+        try queue.write(path: path, "cannot revoke link \(id) of \(device)") { db in
+            guard try ShareSQL.revoke(device: device, id: id, atMs: atMs, db) else { return false }
+            try AdminSQL.record(audit, db)
+            return true
+        }
+    }
+
     public func queueCommand(_ command: CommandRecord, audit: AuditRecord) throws(StoreError)
         -> CommandRecord?
     {

@@ -274,6 +274,21 @@ public enum Schema {
         m.registerMigration("v13: trips name their driver") { db in
             try db.execute(sql: "ALTER TABLE trips ADD COLUMN driver TEXT")
         }
+        m.registerMigration("v14: links that share a vehicle") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE shares (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      device_id INTEGER NOT NULL REFERENCES devices(id),
+                      token_hash TEXT NOT NULL UNIQUE,
+                      created_ms INTEGER NOT NULL,
+                      expires_ms INTEGER NOT NULL,
+                      created_by TEXT NOT NULL,
+                      revoked_ms INTEGER
+                    );
+                    CREATE INDEX shares_by_device ON shares(device_id, id);
+                    """)
+        }
         return m
     }
 }

@@ -2,7 +2,7 @@ import FleetModel
 import FleetTracking
 
 /// The changes people make through the API (the registry, acknowledgements,
-/// the audit log, token use, commands to devices), run by the commit stage
+/// the audit log, token use, commands to devices, shared links), run by the commit stage
 /// between commits, each in one transaction with its audit record.
 public protocol StoreChanges: AnyObject {
     /// Registers a device (or updates it) and records `audit`, in one transaction.
@@ -42,4 +42,16 @@ public protocol StoreChanges: AnyObject {
     /// Expires the commands queued or sent whose `expiresMs` is before
     /// `nowMs` (at most 1 000 a call); returns them.
     func expireCommands(nowMs: Int64) throws(StoreError) -> [CommandRecord]
+
+    // Links that share a vehicle.
+
+    /// Stores `share` (its `id` ignored) and records `audit`, in one
+    /// transaction. The link as stored (with its id); nil when the device
+    /// is not known.
+    func addShare(_ share: ShareRecord, audit: AuditRecord) throws(StoreError) -> ShareRecord?
+
+    /// Revokes link `id` of `device` at `atMs` (Unix ms) unless it already
+    /// is, and records `audit`. False when the device has no such link.
+    func revokeShare(device: String, id: Int64, atMs: Int64, audit: AuditRecord)
+        throws(StoreError) -> Bool
 }

@@ -49,6 +49,12 @@ public protocol StoreReading: Sendable {
     /// The ids of registered devices.
     func registeredDevices() throws(StoreError) -> Set<String>
 
+    /// A device's shared links, newest first (revoked and expired ones too).
+    func shares(device: String) throws(StoreError) -> [ShareRecord]
+
+    /// The link whose token hashes to `tokenHash`, or nil.
+    func share(tokenHash: String) throws(StoreError) -> ShareRecord?
+
     /// The ids of every device known, registered or seen in traffic (one
     /// column: cheap enough to read again every few seconds).
     func deviceIdents() throws(StoreError) -> Set<String>

@@ -60,6 +60,8 @@ struct EmptyReader: StoreReading {
     func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] { [] }
     func registeredDevices() throws(StoreError) -> Set<String> { [] }
     func deviceIdents() throws(StoreError) -> Set<String> { [] }
+    func shares(device: String) throws(StoreError) -> [ShareRecord] { [] }
+    func share(tokenHash: String) throws(StoreError) -> ShareRecord? { nil }
     func commands(device: String?, statuses: [CommandStatus], limit: Int) throws(StoreError)
         -> [CommandRecord]
     { [] }

@@ -192,4 +192,51 @@ import Testing
         let late = try r.trips(filter: TripFilter(fromMs: 3_600_000), limit: 10)
         #expect(Set(late.map(\.startTime)) == [3_600_000, 7_200_000])
     }
+
+    /// Shared links: added for a known device only, listed newest first,
+    /// found by their token's hash, revoked once (audited each time).
+    @Test(arguments: BackendKind.allCases)
+    func sharedLinksAreAddedListedFoundAndRevoked(_ kind: BackendKind) async throws {
+        let db = try await Backend.fresh(kind)
+        let store = try db.store()
+        try db.admin().addDevice("van-1", name: "Van 1", plate: nil, vin: nil)
+        func link(_ hash: String, _ t: Int64) -> ShareRecord {
+            ShareRecord(
+                device: "van-1", tokenHash: hash, createdMs: t, expiresMs: t + 3_600_000,
+                createdBy: "user:ops")
+        }
+        let first = try #require(
+            try store.addShare(link("aa", 1000), audit: audit("share.create", "van-1")))
+        let second = try #require(
+            try store.addShare(link("bb", 2000), audit: audit("share.create", "van-1")))
+        #expect(first.id > 0 && second.id > first.id && second.revokedMs == nil)
+        #expect(
+            try store.addShare(
+                ShareRecord(
+                    device: "nobody", tokenHash: "cc", createdMs: 1, expiresMs: 2, createdBy: "x"),
+                audit: audit("share.create", "nobody")) == nil)
+        let r = try db.reader()
+        #expect(try r.shares(device: "van-1").map(\.id) == [second.id, first.id])
+        #expect(try r.share(tokenHash: "aa") == first)
+        #expect(try r.share(tokenHash: "zz") == nil)
+        #expect(
+            try store.revokeShare(
+                device: "van-1", id: first.id, atMs: 5000, audit: audit("share.revoke", "van-1")))
+        #expect(try r.share(tokenHash: "aa")?.revokedMs == 5000)
+        #expect(try r.share(tokenHash: "aa")?.isActive(atMs: 3000) == false)
+        #expect(try r.share(tokenHash: "bb")?.isActive(atMs: 3000) == true)
+        #expect(try r.share(tokenHash: "bb")?.isActive(atMs: 2000 + 3_600_000) == false)
+        // Revoking again keeps the first time; another device's link is not found.
+        #expect(
+            try store.revokeShare(
+                device: "van-1", id: first.id, atMs: 9000, audit: audit("share.revoke", "van-1")))
+        #expect(try r.share(tokenHash: "aa")?.revokedMs == 5000)
+        #expect(
+            try store.revokeShare(
+                device: "other", id: second.id, atMs: 9000, audit: audit("share.revoke", "other"))
+                == false)
+        let log = try r.audit(afterId: 0, limit: 100).map(\.action)
+        #expect(log.filter { $0 == "share.create" }.count == 2)
+        #expect(log.filter { $0 == "share.revoke" }.count == 2)
+    }
 }

@@ -47,6 +47,8 @@ public struct HTTPConfig: Sendable, Equatable {
             "session_idle_s", default: settings.sessionIdleS, range: 60...30 * 86400)
         settings.sessionMaxS = try s.int(
             "session_max_s", default: settings.sessionMaxS, range: 60...365 * 86400)
+        settings.shareMaxS = try s.int(
+            "share_max_s", default: settings.shareMaxS, range: 60...90 * 86400)
         settings.secureCookies = try s.bool("secure_cookies", default: settings.secureCookies)
         settings.webhooksAllowPrivate = try s.bool(
             "webhooks_allow_private", default: settings.webhooksAllowPrivate)

@@ -34,6 +34,9 @@ public struct HTTPSettings: Sendable, Equatable {
     public var sessionIdleS = 12 * 3600
     /// A login session ends this long after it opened, however it is used, s.
     public var sessionMaxS = 7 * 86_400
+    /// The longest a shared link (`POST /api/v1/devices/{id}/shares`) may
+    /// work, seconds.
+    public var shareMaxS = 7 * 86_400
     /// Session cookies carry `Secure` (for a server behind TLS). Also set
     /// when the request says `X-Forwarded-Proto: https`.
     public var secureCookies = false

@@ -7,6 +7,7 @@ import Foundation
 enum ConsoleFiles {
     static var script: [UInt8] { PackageResources.console_js }
     static var style: [UInt8] { PackageResources.console_css }
+    static var icon: [UInt8] { PackageResources.favicon_svg }
 
     /// The page with its settings in place of `{{CONFIG}}`: a JSON object
     /// (`tile_url`, `tile_attribution`) in a `<script type="application/json">`,

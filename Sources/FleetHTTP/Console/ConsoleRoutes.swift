@@ -5,8 +5,9 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The console: `GET /` (the page), `/console/console.js` and
-/// `/console/console.css` (compiled into fleetd), and Leaflet's files from
+/// The console: `GET /` (the page), `/console/console.js`,
+/// `/console/console.css` and its icon (`/console/favicon.svg`, also at
+/// `/favicon.ico`) (compiled into fleetd), and Leaflet's files from
 /// `http.leaflet_dir` (Debian's `libjs-leaflet`) under `/leaflet/`. None
 /// holds data, so none needs a login: the page logs in through the API and
 /// every piece of data it shows comes from routes that do. Not part of the
@@ -40,6 +41,13 @@ enum ConsoleRoutes {
             },
             Route(.get, "/console/console.css", role: nil) { _ in
                 file(ConsoleFiles.style, "text/css; charset=utf-8", csp: csp)
+            },
+            Route(.get, "/console/favicon.svg", role: nil) { _ in
+                file(ConsoleFiles.icon, "image/svg+xml", csp: csp)
+            },
+            // Asked for by browsers whatever the page says.
+            Route(.get, "/favicon.ico", role: nil) { _ in
+                file(ConsoleFiles.icon, "image/svg+xml", csp: csp)
             },
             Route(.get, "/leaflet/{file}", role: nil) { r in
                 try await leaflet(r.path["file"]!, d, csp: csp)

@@ -89,6 +89,12 @@ final class RecordingStore: Store, @unchecked Sendable {
         throws(StoreError) -> CommandRecord?
     { nil }
     func expireCommands(nowMs: Int64) throws(StoreError) -> [CommandRecord] { [] }
+    func addShare(_ share: ShareRecord, audit: AuditRecord) throws(StoreError) -> ShareRecord? {
+        nil
+    }
+    func revokeShare(device: String, id: Int64, atMs: Int64, audit: AuditRecord)
+        throws(StoreError) -> Bool
+    { false }
 
     // Webhooks: the subscriptions only (the outbox rows are in the batches).
     private let hooks = Mutex<[WebhookSubscription]>([])

@@ -472,6 +472,7 @@ async function showDetails(device, force) {
     ];
     $('details-list').replaceChildren(...rows.flatMap(([k, val]) => [el('dt', { text: k }), el('dd', { text: val })]));
     renderCommands(commands);
+    await renderShares(device);
     $('details').hidden = false;
   } catch (err) {
     $('details-name').textContent = device;
@@ -511,6 +512,49 @@ $('command-form').addEventListener('submit', async (e) => {
     await showDetails(device, true);
   } catch (err) {
     alert(`Cannot send: ${err.message}`);
+  }
+});
+
+// ---- links that share the selected vehicle ---------------------------------
+
+/** The selected vehicle's links still working, and the form (operators only). */
+async function renderShares(device) {
+  const operator = state.role && state.role !== 'viewer';
+  $('details-shares').hidden = !operator;
+  if (!operator) return;
+  const all = await api(`/api/v1/devices/${q(device)}/shares`).then((p) => p.items).catch(() => []);
+  const now = Date.now();
+  const working = all.filter((s) => !s.revoked && Date.parse(s.expires) > now);
+  $('shares-list').replaceChildren(...working.map((s) => {
+    const revoke = el('button', { class: 'link', text: 'Revoke', title: 'stop this link now' });
+    revoke.addEventListener('click', async () => {
+      try {
+        await api(`/api/v1/devices/${q(device)}/shares/${s.id}`, { method: 'DELETE' });
+        $('share-made').hidden = true;
+        await renderShares(device);
+      } catch (err) {
+        alert(`Cannot revoke: ${err.message}`);
+      }
+    });
+    return el('li', {}, el('span', { text: `link ${s.id} until ${local(s.expires)}` }), el('span', { class: 'meta', text: ` · ${s.created_by} ` }), revoke);
+  }));
+}
+
+$('share-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const device = state.selected;
+  if (!device) return;
+  try {
+    const made = await api(`/api/v1/devices/${q(device)}/shares`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ expires_in_s: Number($('share-for').value) }),
+    });
+    $('share-made').value = location.origin + made.url;
+    $('share-made').hidden = false;
+    $('share-made').select();
+    await renderShares(device);
+  } catch (err) {
+    alert(`Cannot share: ${err.message}`);
   }
 });
 
@@ -733,34 +777,56 @@ function reportQuery() {
 }
 
 function updateCsvLink() {
-  $('report-csv').href = `/api/v1/reports/usage?${reportQuery()}&format=csv`;
+  $('report-csv').href = `/api/v1/reports/${$('report-kind').value}?${reportQuery()}&format=csv`;
 }
 
+$('report-kind').addEventListener('change', updateCsvLink);
 $('report-from').addEventListener('change', updateCsvLink);
 $('report-to').addEventListener('change', updateCsvLink);
+
+async function usageReport() {
+  const r = await api(`/api/v1/reports/usage?${reportQuery()}`);
+  const cells = (row, first) => [
+    el('td', { text: first }),
+    el('td', { class: 'num', text: (row.distance_m / 1000).toFixed(2) }),
+    el('td', { text: duration(row.driving_s) }),
+    el('td', { class: 'num', text: String(row.trips) }),
+    el('td', { text: duration(row.parked_s) }),
+    el('td', { class: 'num', text: String(Math.round(row.max_speed_kmh)) }),
+    el('td', { text: `${row.overspeed_episodes} / ${duration(row.overspeed_s)}` }),
+    el('td', { text: `${row.idle_episodes} / ${duration(row.idle_s)}` }),
+    el('td', { text: row.fence_visits.map((v) => `${v.fence} ×${v.visits} (${duration(v.inside_s)})`).join(', ') }),
+    el('td', { text: row.first_fix ? local(row.first_fix) : '–' }),
+    el('td', { text: row.last_fix ? local(row.last_fix) : '–' }),
+  ];
+  $('report').querySelector('tbody').replaceChildren(...r.vehicles.map((v) => el('tr', {}, ...cells(v, v.name ? `${v.name} (${v.device})` : v.device))));
+  $('report').querySelector('tfoot').replaceChildren(el('tr', {}, ...cells(r.totals, 'Fleet')));
+  return `${r.vehicles.length} vehicles, ${local(r.from)} to ${local(r.to)}.`;
+}
+
+async function stopsReport() {
+  const r = await api(`/api/v1/reports/stops?${reportQuery()}`);
+  $('stops-report').querySelector('tbody').replaceChildren(...r.stops.map((s) => el('tr', {},
+    el('td', { text: s.name ? `${s.name} (${s.device})` : s.device }),
+    el('td', { text: local(s.start) }),
+    el('td', { text: s.ongoing ? 'still there' : local(s.end) }),
+    el('td', { text: duration(s.duration_s) }),
+    el('td', { text: duration(s.idle_s) }),
+    el('td', { class: 'num', text: `${s.lat.toFixed(5)}, ${s.lon.toFixed(5)}` }),
+    el('td', { text: s.fence || '–' }))));
+  const total = r.stops.reduce((a, s) => a + s.duration_s, 0);
+  return `${r.stops.length} ${r.stops.length === 1 ? 'stop' : 'stops'} of ${duration(r.min_s)} or longer (${duration(total)} in all), ${local(r.from)} to ${local(r.to)}.`;
+}
 
 $('report-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   updateCsvLink();
+  const stops = $('report-kind').value === 'stops';
   $('report-status').textContent = 'Running…';
   try {
-    const r = await api(`/api/v1/reports/usage?${reportQuery()}`);
-    const cells = (row, first) => [
-      el('td', { text: first }),
-      el('td', { class: 'num', text: (row.distance_m / 1000).toFixed(2) }),
-      el('td', { text: duration(row.driving_s) }),
-      el('td', { class: 'num', text: String(row.trips) }),
-      el('td', { text: duration(row.parked_s) }),
-      el('td', { class: 'num', text: String(Math.round(row.max_speed_kmh)) }),
-      el('td', { text: `${row.overspeed_episodes} / ${duration(row.overspeed_s)}` }),
-      el('td', { text: `${row.idle_episodes} / ${duration(row.idle_s)}` }),
-      el('td', { text: row.fence_visits.map((v) => `${v.fence} ×${v.visits} (${duration(v.inside_s)})`).join(', ') }),
-      el('td', { text: row.first_fix ? local(row.first_fix) : '–' }),
-      el('td', { text: row.last_fix ? local(row.last_fix) : '–' }),
-    ];
-    $('report').querySelector('tbody').replaceChildren(...r.vehicles.map((v) => el('tr', {}, ...cells(v, v.name ? `${v.name} (${v.device})` : v.device))));
-    $('report').querySelector('tfoot').replaceChildren(el('tr', {}, ...cells(r.totals, 'Fleet')));
-    $('report-status').textContent = `${r.vehicles.length} vehicles, ${local(r.from)} to ${local(r.to)}.`;
+    $('report-status').textContent = await (stops ? stopsReport() : usageReport());
+    $('report').hidden = stops;
+    $('stops-report').hidden = !stops;
     $('report-view').hidden = false;
   } catch (err) {
     $('report-status').textContent = err.message;
@@ -815,7 +881,7 @@ function showTab(name) {
   for (const p of ['live', 'history', 'reports', 'fences']) $(`panel-${p}`).hidden = p !== name;
   $('report-view').hidden = true;
   if (name !== 'history') clearHistory();
-  if (name === 'reports' && $('report').querySelector('tbody').children.length) $('report-view').hidden = false;
+  if (name === 'reports' && ($('report').querySelector('tbody').children.length || $('stops-report').querySelector('tbody').children.length)) $('report-view').hidden = false;
   state.map.invalidateSize();
 }
 
