@@ -167,6 +167,7 @@ let package = Package(
                 .embedInCode("Console/Files/console.js"),
                 .embedInCode("Console/Files/console.css"),
                 .embedInCode("Console/Files/favicon.svg"),
+                .embedInCode("Console/Files/natural_earth_110m_countries.geojson"),
                 .embedInCode("Share/Files/share.html"),
                 .embedInCode("Share/Files/share.js"),
                 .embedInCode("Share/Files/share.css"),

@@ -16,6 +16,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public var geofences = GeofencesConfig()
     public var listen = ListenConfig()
     public var tcp = TCPConfig()
+    public var udp = UDPConfig()
     public var nmea = NMEAConfig()
     public var screen = ScreenPolicy()
     public var engine = EngineConfig()
@@ -47,7 +48,8 @@ public struct DaemonConfig: Sendable, Equatable {
 
     /// The sections a file may have.
     static let sections = [
-        "storage", "geofences", "listen", "tcp", "screen", "engine", "log", "nmea", "devices",
+        "storage", "geofences", "listen", "tcp", "udp", "screen", "engine", "log", "nmea",
+        "devices",
         "tracking", "alerts", "overspeed", "trip", "http", "webhooks", "postgresql", "cluster",
     ]
 
@@ -97,6 +99,7 @@ public struct DaemonConfig: Sendable, Equatable {
         c.geofences = try read("geofences", GeofencesConfig.init)
         c.listen = try read("listen", ListenConfig.init)
         c.tcp = try read("tcp", TCPConfig.init)
+        c.udp = try read("udp", UDPConfig.init)
         c.screen = try read("screen", ScreenPolicy.init)
         c.engine = try read("engine", EngineConfig.init)
         c.nmea = try read("nmea", NMEAConfig.init)

@@ -75,6 +75,9 @@ public enum RejectReason: String, Sendable, CaseIterable, Codable {
     /// or in all (`[devices] new_per_source`, `new_total`): not acknowledged,
     /// the device resends and is taken in a later window (or once registered).
     case newDeviceLimit = "new_device_limit"
+    /// UDP: a datagram dropped unread because its address already sent
+    /// `[udp] bad_items_per_source_s` items that could not be decoded this second.
+    case refusedFlood = "refused_flood"
 }
 
 /// One rejected item of a datagram, with enough context to find it.

@@ -436,6 +436,45 @@ import Testing
     /// UDP reflection: datagrams of broken lines sent in a forged name draw
     /// no more bytes than were sent (1 984 nine-byte lines once drew 65 KB
     /// for 17.9 KB), and good lines beside them are still answered.
+    /// A flood of broken datagrams from one address: once it has sent
+    /// `[udp] bad_items_per_source_s` items that cannot be decoded in a
+    /// second, its further datagrams are dropped unread (counted
+    /// `refused_flood`, not answered) until the second ends; another
+    /// address is served meanwhile, and the same one again a second later.
+    @Test func aFloodOfBrokenDatagramsIsDroppedUnread() throws {
+        let d = try DaemonProcess(fences: nil, extraConfig: "[udp]\nbad_items_per_source_s = 100")
+        // Start just after a second begins, so that the flood fits in one.
+        let ms = Int64(Date().timeIntervalSince1970 * 1000) % 1000
+        Thread.sleep(forTimeInterval: Double(1050 - ms) / 1000)
+        let flood = try UDPClient(host: "127.0.0.1", port: d.port)
+        let datagram = Array(String(repeating: "{\"seq\":1\n", count: 50).utf8)
+        for _ in 0..<30 { #expect(flood.send(datagram)) }
+        let other = try UDPClient(host: "127.0.0.1", port: d.port, source: "127.0.0.2")
+        let good = fixLine(7, 1_700_000_000_000, lat: 48.1, lon: 11.5)
+        #expect(exchange(other, [good])?.acked == [7], "another address is not served")
+        var replies = 0
+        while flood.receive(timeoutMs: 300) != nil { replies += 1 }
+        // Two datagrams (100 bad lines) answered, the 28 after them dropped.
+        #expect(replies == 2, "\(replies) replies to 30 broken datagrams")
+        Thread.sleep(forTimeInterval: 1.0)
+        #expect(
+            exchange(flood, [fixLine(8, 1_700_000_001_000, lat: 48.1, lon: 11.5)])?.acked == [8])
+        var dropped = 0
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            if let data = FileManager.default.contents(atPath: d.database + ".status.json"),
+                let status = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let rejected = status["rejected"] as? [String: Any]
+            {
+                dropped = rejected["json/refused_flood"] as? Int ?? 0
+            }
+            if dropped >= 28 { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        } while Date() < deadline
+        #expect(dropped == 28)
+        #expect(d.stop() == 0)
+    }
+
     @Test func aUDPReplyIsNeverLargerThanTheDatagram() throws {
         let d = try DaemonProcess(fences: nil)
         let client = try UDPClient(host: "127.0.0.1", port: d.port)

@@ -4,7 +4,7 @@ import Testing
 
 @Suite(.offPool) struct FencesCommandTests {
     let countries = Binaries.packageRoot.appendingPathComponent(
-        "Tests/Fixtures/natural_earth_110m_countries.geojson"
+        "Sources/FleetHTTP/Console/Files/natural_earth_110m_countries.geojson"
     ).path
 
     @Test func checkSummarisesAValidFile() throws {

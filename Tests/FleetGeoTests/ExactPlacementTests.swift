@@ -14,7 +14,8 @@ import Testing
     @Test func pointsBesideRealBoundariesArePlacedExactly() throws {
         let fences = FenceIndexPropertyTests.naturalEarthOnGrid
         try #require(
-            fences.count == 177, "needs Tests/Fixtures/natural_earth_110m_countries.geojson")
+            fences.count == 177,
+            "needs Sources/FleetHTTP/Console/Files/natural_earth_110m_countries.geojson")
         let index = FenceIndex(fences: fences)
         var edges: [(fence: Int, x1: Double, y1: Double, x2: Double, y2: Double)] = []
         for (k, f) in fences.enumerated() {

@@ -67,7 +67,8 @@ import Testing
     @Test func naturalEarthCountriesAgreeWithTheFullDistance() throws {
         let fences = FenceIndexPropertyTests.naturalEarth
         try #require(
-            fences.count == 177, "needs Tests/Fixtures/natural_earth_110m_countries.geojson")
+            fences.count == 177,
+            "needs Sources/FleetHTTP/Console/Files/natural_earth_110m_countries.geojson")
         var mismatches: [String] = []
         for (k, f) in fences.enumerated() {
             // Around the country's box, a degree wider on each side.

@@ -16,7 +16,8 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
 @Suite struct FenceIndexPropertyTests {
     static let naturalEarth: [Fence] = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../Fixtures/natural_earth_110m_countries.geojson")
+            .appendingPathComponent(
+                "../../Sources/FleetHTTP/Console/Files/natural_earth_110m_countries.geojson")
         guard let data = try? Data(contentsOf: url) else { return [] }
         return (try? GeoJSONFenceLoader.load(Array(data), file: url.path)) ?? []
     }()
@@ -36,7 +37,8 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
     @Test func naturalEarthCountriesAgreeWithTheOracleWorldwide() throws {
         let fences = Self.naturalEarthOnGrid
         try #require(
-            fences.count == 177, "needs Tests/Fixtures/natural_earth_110m_countries.geojson")
+            fences.count == 177,
+            "needs Sources/FleetHTTP/Console/Files/natural_earth_110m_countries.geojson")
         let index = FenceIndex(fences: fences)
         var rng = SplitMix64(seed: 110)
         var inside = 0
@@ -315,7 +317,8 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
     @Test func segmentsAcrossCountriesTheAntimeridianAndThePolesAgreeWithTheOracle() throws {
         let fences = Self.naturalEarth
         try #require(
-            fences.count == 177, "needs Tests/Fixtures/natural_earth_110m_countries.geojson")
+            fences.count == 177,
+            "needs Sources/FleetHTTP/Console/Files/natural_earth_110m_countries.geojson")
         let index = FenceIndex(fences: fences)
         var rng = SplitMix64(seed: 211)
         var cut = 0

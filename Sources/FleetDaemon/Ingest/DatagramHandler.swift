@@ -16,18 +16,47 @@ final class DatagramHandler {
     private var fixes = 0
     /// Replies due at once (datagrams with nothing to commit), sent after the batch.
     private var immediate = ReplyBatch()
+    /// `[udp] bad_items_per_source_s`: items from one address that may
+    /// fail to decode in a second before its datagrams are dropped unread
+    /// (0: no limit).
+    private let badPerSource: Int
+    /// This second's items that failed to decode, by address; `second` is
+    /// the Unix second they count in.
+    private var bad: [PeerAddress.Host: Int] = [:]
+    private var second: Int64 = 0
 
-    init(door: Door, format: any WireFormat, socket: UDPSocket) {
+    init(door: Door, format: any WireFormat, socket: UDPSocket, badPerSource: Int = 0) {
         self.door = door
         self.format = format
         self.socket = socket
+        self.badPerSource = badPerSource
     }
 
-    /// Decodes one datagram received at `now` (Unix ms).
+    /// Decodes one datagram received at `now` (Unix ms), unless its address
+    /// has sent `badPerSource` items that failed to decode this second:
+    /// then it is dropped unread (`refused_flood`), so that a stream of
+    /// broken datagrams costs a hash look-up each, not a decode, counts
+    /// and a reply.
     func read(_ bytes: UnsafeBufferPointer<UInt8>, from peer: PeerAddress, now: Int64) {
         datagrams += 1
+        var host: PeerAddress.Host?
+        if badPerSource > 0 {
+            if now / 1000 != second {
+                second = now / 1000
+                bad.removeAll(keepingCapacity: true)
+            }
+            let h = peer.host
+            if let n = bad[h], n >= badPerSource {
+                door.metrics.rejected(format.name, .refusedFlood)
+                return
+            }
+            host = h
+        }
         let decoded = format.decode(
             bytes, sender: { WireSender(text: peer.text, ip: peer.ip) }, nowMs: now)
+        if let host, decoded.refusal != nil || !decoded.rejections.isEmpty {
+            bad[host, default: 0] += decoded.rejections.count + (decoded.refusal == nil ? 0 : 1)
+        }
         take(
             door.admit(
                 decoded, format: format, bytes: bytes, from: .datagram(peer),

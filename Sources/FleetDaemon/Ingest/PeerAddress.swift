@@ -48,6 +48,27 @@ struct PeerAddress: Sendable {
         return String(decoding: text[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The address without its port as two words (IPv4 as IPv4-mapped
+    /// IPv6), for counting per sender without making text.
+    var host: Host {
+        withUnsafeBytes(of: storage) { raw in
+            if family == AF_INET {
+                let a = raw.load(as: sockaddr_in.self).sin_addr.s_addr
+                return Host(high: 0, low: 0xffff_0000_0000 | UInt64(a))
+            }
+            let offset = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!
+            return Host(
+                high: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self),
+                low: raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+        }
+    }
+
+    /// An address without its port (`host`).
+    struct Host: Hashable {
+        var high: UInt64
+        var low: UInt64
+    }
+
     /// The port, host order.
     var port: Int {
         // sin_port and sin6_port sit at the same offset, in network order.

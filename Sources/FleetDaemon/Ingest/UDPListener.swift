@@ -33,9 +33,11 @@ final class UDPListener: @unchecked Sendable {
     static let gatherMicroseconds: UInt32 = 250
     static let slot = 65_536
 
-    init(socket: UDPSocket, format: any WireFormat, door: Door) {
+    /// `badPerSource`: `[udp] bad_items_per_source_s` (0: no limit).
+    init(socket: UDPSocket, format: any WireFormat, door: Door, badPerSource: Int = 0) {
         self.socket = socket
-        self.handler = DatagramHandler(door: door, format: format, socket: socket)
+        self.handler = DatagramHandler(
+            door: door, format: format, socket: socket, badPerSource: badPerSource)
     }
 
     func start() {

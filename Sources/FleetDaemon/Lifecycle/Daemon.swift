@@ -449,7 +449,10 @@ public final class Daemon: Sendable {
                 guard let format = proto.makeFormat(nmeaDevices: config.nmea.devices) else {
                     continue  // carried by UDP: every one has a format
                 }
-                listeners.append(UDPListener(socket: socket, format: format, door: door))
+                listeners.append(
+                    UDPListener(
+                        socket: socket, format: format, door: door,
+                        badPerSource: config.udp.badItemsPerSourceS))
             }
         } catch {
             for l in listeners { l.socket.close() }

@@ -32,12 +32,6 @@ final class Authenticator: Sendable {
             concurrent: settings.loginConcurrency, waiting: 32 * settings.loginConcurrency)
     }
 
-    /// The threads password checks run on (nice 19).
-    private var checkers: PasswordCheckers {
-        PasswordCheckers.shared.ensure(threads: hashing.concurrent)
-        return PasswordCheckers.shared
-    }
-
     /// The identity of a request with these credentials; nil for none.
     /// Throws `APIError` 401 for credentials that are wrong or expired.
     func identify(bearer: String?, cookie: String?) async throws -> Identity? {
@@ -155,9 +149,8 @@ final class Authenticator: Sendable {
         let reader = backend.reader
         let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user)
         }
-        let checkers = self.checkers
         let checked = try await hashing.run {
-            await checkers.run { () -> Bool in
+            await Blocking.run { () -> Bool in
                 // An unknown user costs the same bcrypt as a known one.
                 let hash = record?.passwordHash ?? Self.decoyHash
                 return PasswordHash.check(password, against: hash) && record != nil

@@ -8,6 +8,10 @@ enum ConsoleFiles {
     static var script: [UInt8] { PackageResources.console_js }
     static var style: [UInt8] { PackageResources.console_css }
     static var icon: [UInt8] { PackageResources.favicon_svg }
+    /// Natural Earth's 1:110m countries (public domain,
+    /// https://www.naturalearthdata.com/about/terms-of-use/): the maps'
+    /// background when no tile server is configured.
+    static var basemap: [UInt8] { PackageResources.natural_earth_110m_countries_geojson }
 
     /// The page with its settings in place of `{{CONFIG}}`: a JSON object
     /// (`tile_url`, `tile_attribution`) in a `<script type="application/json">`,

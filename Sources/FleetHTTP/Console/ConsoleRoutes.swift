@@ -6,8 +6,9 @@ import Hummingbird
 import NIOCore
 
 /// The console: `GET /` (the page), `/console/console.js`,
-/// `/console/console.css` and its icon (`/console/favicon.svg`, also at
-/// `/favicon.ico`) (compiled into fleetd), and Leaflet's files from
+/// `/console/console.css`, its icon (`/console/favicon.svg`, also at
+/// `/favicon.ico`) and the background map without tiles
+/// (`/console/basemap.geojson`) (compiled into fleetd), and Leaflet's files from
 /// `http.leaflet_dir` (Debian's `libjs-leaflet`) under `/leaflet/`. None
 /// holds data, so none needs a login: the page logs in through the API and
 /// every piece of data it shows comes from routes that do. Not part of the
@@ -44,6 +45,9 @@ enum ConsoleRoutes {
             },
             Route(.get, "/console/favicon.svg", role: nil) { _ in
                 file(ConsoleFiles.icon, "image/svg+xml", csp: csp)
+            },
+            Route(.get, "/console/basemap.geojson", role: nil) { _ in
+                file(ConsoleFiles.basemap, "application/geo+json", csp: csp)
             },
             // Asked for by browsers whatever the page says.
             Route(.get, "/favicon.ico", role: nil) { _ in

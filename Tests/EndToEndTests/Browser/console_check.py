@@ -178,6 +178,21 @@ def main():
         check("geofence enter" in names, "no geofence enter alert in the alerts panel")
         print("ok:", step, f"({coloured} vehicle pixels)")
 
+        step = "without tiles, Natural Earth's land over a sea-coloured sheet at a fleet's zoom, not closer in"
+        d.execute_script("window.fleetdMap.setView([50, 5], 5, {animate: false})")
+        time.sleep(0.8)
+        shot = os.path.join(out, "console-basemap.png")
+        d.save_screenshot(shot)
+        land = pixels(shot, (239, 234, 223), map_box(d), tolerance=6)
+        sea = pixels(shot, (207, 221, 232), map_box(d), tolerance=6)
+        check(land >= 50000 and sea >= 20000, f"the background map is not drawn ({land} land, {sea} sea pixels)")
+        d.execute_script("window.fleetdMap.setView([52.648, -8.64], 12, {animate: false})")
+        time.sleep(0.5)
+        d.save_screenshot(shot + ".near.png")
+        near = pixels(shot + ".near.png", (239, 234, 223), map_box(d), tolerance=6) + pixels(shot + ".near.png", (207, 221, 232), map_box(d), tolerance=6)
+        check(near < 1000, f"the 1:110m background is drawn at zoom 12 ({near} pixels)")
+        print("ok:", step, f"({land} land, {sea} sea pixels at zoom 5)")
+
         step = "click the bus: its details and its trail of the last hour"
         d.execute_script("window.fleetdMap.setView([52.648, -8.64], 14, {animate: false})")
         time.sleep(0.5)
