@@ -24,33 +24,17 @@ struct UsageCommand: ParsableCommand {
 
     @OptionGroup var period: PeriodOptions
 
-    @Option(name: .long, help: "Only this device.")
-    var device: String?
+    @OptionGroup var output: ReportOutputOptions
 
-    @Flag(name: .long, help: "The report as one JSON object.")
-    var json = false
-
-    @Flag(name: .long, help: "The report as CSV (RFC 4180).")
-    var csv = false
-
-    func validate() throws {
-        _ = try period.millis()
-        if json && csv { throw ValidationError("--json and --csv: choose one") }
-    }
+    func validate() throws { _ = try period.millis() }
 
     func run() throws {
         let (fromMs, toMs) = try period.millis()
         let reader = try database.reader(waitForIt: false)
         let report = try UsageInputs.report(
-            reader, fromMs: fromMs, toMs: toMs, device: device, nowMs: WallClock.system.nowMs())
-        if json {
-            print(report.jsonLine)
-            return
-        }
-        if csv {
-            print(report.csv, terminator: "")
-            return
-        }
+            reader, fromMs: fromMs, toMs: toMs, device: output.device,
+            nowMs: WallClock.system.nowMs())
+        guard !output.printed(json: report.jsonLine, csv: report.csv) else { return }
         print("Usage from \(TripsCommand.time(fromMs)) to \(TripsCommand.time(toMs))")
         let rows = (report.vehicles + [report.totals]).map { r in
             [
@@ -85,6 +69,38 @@ struct UsageCommand: ParsableCommand {
         {
             print(line)
         }
+    }
+}
+
+/// What every report takes beside its period: `--device`, and `--json` or
+/// `--csv` (neither: a table).
+struct ReportOutputOptions: ParsableArguments {
+    @Option(name: .long, help: "Only this device.")
+    var device: String?
+
+    @Flag(name: .long, help: "The report as one JSON object.")
+    var json = false
+
+    @Flag(name: .long, help: "The report as CSV (RFC 4180).")
+    var csv = false
+
+    func validate() throws {
+        if json && csv { throw ValidationError("--json and --csv: choose one") }
+    }
+
+    /// Prints the report as JSON or CSV when asked; false when a table is wanted.
+    func printed(json line: @autoclosure () -> String, csv text: @autoclosure () -> String)
+        -> Bool
+    {
+        if json {
+            print(line())
+            return true
+        }
+        if csv {
+            print(text(), terminator: "")
+            return true
+        }
+        return false
     }
 }
 

@@ -15,21 +15,13 @@ struct StopsCommand: ParsableCommand {
 
     @OptionGroup var period: PeriodOptions
 
-    @Option(name: .long, help: "Only this device.")
-    var device: String?
+    @OptionGroup var output: ReportOutputOptions
 
     @Option(name: .long, help: "The shortest stop listed, seconds (0–31 536 000).")
     var min: Double = 300
 
-    @Flag(name: .long, help: "The report as one JSON object.")
-    var json = false
-
-    @Flag(name: .long, help: "The report as CSV (RFC 4180).")
-    var csv = false
-
     func validate() throws {
         _ = try period.millis()
-        if json && csv { throw ValidationError("--json and --csv: choose one") }
         guard min.isFinite, (0...31_536_000).contains(min) else {
             throw ValidationError("--min must be 0 to 31536000 seconds, found \(min)")
         }
@@ -39,16 +31,9 @@ struct StopsCommand: ParsableCommand {
         let (fromMs, toMs) = try period.millis()
         let reader = try database.reader(waitForIt: false)
         let report = try StopsInputs.report(
-            reader, fromMs: fromMs, toMs: toMs, device: device, minS: min,
+            reader, fromMs: fromMs, toMs: toMs, device: output.device, minS: min,
             nowMs: WallClock.system.nowMs())
-        if json {
-            print(report.jsonLine)
-            return
-        }
-        if csv {
-            print(report.csv, terminator: "")
-            return
-        }
+        guard !output.printed(json: report.jsonLine, csv: report.csv) else { return }
         print(
             "Stops of \(TripsCommand.duration(min)) or longer from \(TripsCommand.time(fromMs)) to \(TripsCommand.time(toMs))"
         )

@@ -166,19 +166,7 @@ import Testing
         // known-1 was new too: it took one of the 50.
         #expect(flood == 49, "\(flood) new ids taken")
         // The refusals are counted by reason (the status file, written every second).
-        var refusedCount = 0
-        let statusDeadline = Date().addingTimeInterval(10)
-        repeat {
-            if let data = FileManager.default.contents(atPath: d.database + ".status.json"),
-                let status = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                let rejected = status["rejected"] as? [String: Any]
-            {
-                refusedCount = rejected["json/new_device_limit"] as? Int ?? 0
-            }
-            if refusedCount >= 4951 { break }
-            Thread.sleep(forTimeInterval: 0.2)
-        } while Date() < statusDeadline
-        #expect(refusedCount == 4951)
+        #expect(d.rejected("json/new_device_limit", reaching: 4951) == 4951)
         #expect(try d.fleetctl("positions", ["--device", "known-1"]).count == 2)
         #expect(d.stop() == 0)
     }
@@ -459,19 +447,7 @@ import Testing
         Thread.sleep(forTimeInterval: 1.0)
         #expect(
             exchange(flood, [fixLine(8, 1_700_000_001_000, lat: 48.1, lon: 11.5)])?.acked == [8])
-        var dropped = 0
-        let deadline = Date().addingTimeInterval(10)
-        repeat {
-            if let data = FileManager.default.contents(atPath: d.database + ".status.json"),
-                let status = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                let rejected = status["rejected"] as? [String: Any]
-            {
-                dropped = rejected["json/refused_flood"] as? Int ?? 0
-            }
-            if dropped >= 28 { break }
-            Thread.sleep(forTimeInterval: 0.2)
-        } while Date() < deadline
-        #expect(dropped == 28)
+        #expect(d.rejected("json/refused_flood", reaching: 28) == 28)
         #expect(d.stop() == 0)
     }
 

@@ -220,6 +220,24 @@ final class DaemonProcess {
 
     var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
+    /// The refusals counted under `key` (`PROTO/REASON`) in the status file
+    /// (written every second), read until they reach `count` or 10 s pass.
+    func rejected(_ key: String, reaching count: Int) -> Int {
+        var n = 0
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            if let data = FileManager.default.contents(atPath: database + ".status.json"),
+                let status = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let rejected = status["rejected"] as? [String: Any]
+            {
+                n = rejected[key] as? Int ?? 0
+            }
+            if n >= count { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        } while Date() < deadline
+        return n
+    }
+
     /// SIGTERM, then waits (bounded) for the exit; returns the exit status.
     func stop(timeout: Double = 20) -> Int32 {
         guard process.isRunning else { return process.terminationStatus }

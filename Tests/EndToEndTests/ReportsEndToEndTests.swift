@@ -10,6 +10,20 @@ import Testing
 @Suite(.offPool) struct ReportsEndToEndTests {
     let t0: Int64 = 1_700_000_000_000  // 2023-11-14T22:13:20Z
 
+    /// The API's report is what `fleetctl ARGS --json` prints, but for the
+    /// time each was made.
+    func expectSame(_ report: HTTPTestClient.Reply, fleetctl args: [String]) throws {
+        let ctl = try runTool(try Binaries.path("fleetctl"), args + ["--json"])
+        #expect(ctl.status == 0, "\(ctl.err)")
+        var mine = try JSONSerialization.jsonObject(with: Data(ctl.out.utf8)) as? [String: Any]
+        var theirs = report.json
+        mine?["generated_at"] = nil
+        theirs["generated_at"] = nil
+        #expect(
+            NSDictionary(dictionary: mine ?? [:]).isEqual(to: theirs),
+            "fleetctl and the API differ:\n\(ctl.out)\n\(report.body)")
+    }
+
     /// The stops report: a van drives, stands 20 minutes, drives, stands
     /// again (still there): two stops, the first between its trips, the
     /// second ongoing; the API's JSON is fleetctl's; CSV as a download; a
@@ -54,20 +68,11 @@ import Testing
             #expect(d2 >= 7 * 60 && d2 <= 11 * 60, "\(second)")
             #expect((second["lat"] as? Double ?? 0) > (first["lat"] as? Double ?? 0))
         }
-        let ctl = try runTool(
-            try Binaries.path("fleetctl"),
-            [
+        try expectSame(
+            report,
+            fleetctl: [
                 "report", "stops", "--db", a.d.database, "--from", from, "--to", to, "--min", "300",
-                "--json",
             ])
-        #expect(ctl.status == 0, "\(ctl.err)")
-        var mine = try JSONSerialization.jsonObject(with: Data(ctl.out.utf8)) as? [String: Any]
-        var theirs = report.json
-        mine?["generated_at"] = nil
-        theirs["generated_at"] = nil
-        #expect(
-            NSDictionary(dictionary: mine ?? [:]).isEqual(to: theirs),
-            "fleetctl and the API differ:\n\(ctl.out)\n\(report.body)")
         let table = try runTool(
             try Binaries.path("fleetctl"),
             ["report", "stops", "--db", a.d.database, "--from", from, "--to", to])
@@ -121,17 +126,9 @@ import Testing
         let visits = truck1["fence_visits"] as? [[String: Any]] ?? []
         #expect(visits.count == 1 && visits.first?["fence"] as? String == "depot")
         #expect(visits.first?["visits"] as? Int == 1)
-        let ctl = try runTool(
-            try Binaries.path("fleetctl"),
-            ["report", "usage", "--db", a.d.database, "--from", from, "--to", to, "--json"])
-        #expect(ctl.status == 0, "\(ctl.err)")
-        var mine = try JSONSerialization.jsonObject(with: Data(ctl.out.utf8)) as? [String: Any]
-        var theirs = report.json
-        mine?["generated_at"] = nil
-        theirs["generated_at"] = nil
-        #expect(
-            NSDictionary(dictionary: mine ?? [:]).isEqual(to: theirs),
-            "fleetctl and the API differ:\n\(ctl.out)\n\(report.body)")
+        try expectSame(
+            report,
+            fleetctl: ["report", "usage", "--db", a.d.database, "--from", from, "--to", to])
 
         // CSV, asked for by Accept or by format=csv (a download).
         let csv = try await a.http.send(

@@ -12,16 +12,24 @@ enum ConsoleFiles {
     /// https://www.naturalearthdata.com/about/terms-of-use/): the maps'
     /// background when no tile server is configured.
     static var basemap: [UInt8] { PackageResources.natural_earth_110m_countries_geojson }
+    /// The script that draws it (`addBasemap(map)`).
+    static var basemapScript: [UInt8] { PackageResources.basemap_js }
 
     /// The page with its settings in place of `{{CONFIG}}`: a JSON object
     /// (`tile_url`, `tile_attribution`) in a `<script type="application/json">`,
     /// which the page reads and never runs.
     static func page(settings: HTTPSettings) -> [UInt8] {
+        withConfig(PackageResources.index_html, settings: settings)
+    }
+
+    /// `html` with the map's settings in place of `{{CONFIG}}`: a JSON
+    /// object (`tile_url`, `tile_attribution`) with `<` escaped, so that no
+    /// value can close the script element it sits in.
+    static func withConfig(_ html: [UInt8], settings: HTTPSettings) -> [UInt8] {
         let config =
             "{\"tile_url\":\(JSONValue.quote(settings.tileURL)),\"tile_attribution\":\(JSONValue.quote(settings.tileAttribution))}"
-        // `<` escaped, so no value can close the script element.
         let safe = config.replacingOccurrences(of: "<", with: "\\u003c")
-        let text = String(decoding: PackageResources.index_html, as: UTF8.self)
+        let text = String(decoding: html, as: UTF8.self)
         return Array(text.replacingOccurrences(of: "{{CONFIG}}", with: safe).utf8)
     }
 }

@@ -46,6 +46,9 @@ enum ConsoleRoutes {
             Route(.get, "/console/favicon.svg", role: nil) { _ in
                 file(ConsoleFiles.icon, "image/svg+xml", csp: csp)
             },
+            Route(.get, "/console/basemap.js", role: nil) { _ in
+                file(ConsoleFiles.basemapScript, "text/javascript; charset=utf-8", csp: csp)
+            },
             Route(.get, "/console/basemap.geojson", role: nil) { _ in
                 file(ConsoleFiles.basemap, "application/geo+json", csp: csp)
             },

@@ -25,15 +25,10 @@ public enum StopsInputs {
         // Idling may have begun a little before the trip's recorded end.
         var idle: [UsageEvent] = []
         for type in ["idle_start", "idle_end"] {
-            let filter = AlertFilter(
-                device: device, type: type, sinceMs: fromMs - 86_400_000, untilMs: until)
-            var after: Int64 = 0
-            while true {
-                let got = try reader.alerts(afterId: after, limit: 10_000, filter: filter)
-                idle += got.lazy.compactMap(UsageEvent.init)
-                guard got.count == 10_000, let last = got.last else { break }
-                after = last.id
-            }
+            idle += try UsageInputs.events(
+                reader,
+                AlertFilter(
+                    device: device, type: type, sinceMs: fromMs - 86_400_000, untilMs: until))
         }
         var lastFix: [String: Int64] = [:]
         for s in try reader.positionSpans(device: device, fromMs: fromMs, toMs: until) {

@@ -80,8 +80,15 @@ public struct UsageInputs: Sendable, Equatable {
     public static func events(
         _ reader: any StoreReading, devices: ClosedRange<String>, fromMs: Int64, toMs: Int64
     ) throws(StoreError) -> [UsageEvent] {
+        try events(reader, AlertFilter(sinceMs: fromMs, untilMs: toMs, devices: devices))
+    }
+
+    /// The alerts `filter` selects that a report counts, page by page, each
+    /// kept as the little a report needs (`UsageEvent`).
+    static func events(_ reader: any StoreReading, _ filter: AlertFilter) throws(StoreError)
+        -> [UsageEvent]
+    {
         var events: [UsageEvent] = []
-        let filter = AlertFilter(sinceMs: fromMs, untilMs: toMs, devices: devices)
         var after: Int64 = 0
         while true {
             let got = try reader.alerts(afterId: after, limit: 10_000, filter: filter)

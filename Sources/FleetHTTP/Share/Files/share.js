@@ -9,24 +9,7 @@ const map = L.map('map', { worldCopyJump: true });
 if (config.tile_url) {
   L.tileLayer(config.tile_url, { attribution: config.tile_attribution || '', maxZoom: 19 }).addTo(map);
 } else {
-  // Natural Earth's 1:110m countries at zoom 7 and below (the console's
-  // background: closer in its coastlines would mislead).
-  map.createPane('basemap').style.zIndex = 150;
-  const land = L.geoJSON(null, {
-    pane: 'basemap', interactive: false, attribution: 'Natural Earth',
-    style: { color: '#c8c0ae', weight: 0.8, fillColor: '#efeadf', fillOpacity: 1 },
-  });
-  const show = () => {
-    const on = map.getZoom() <= 7;
-    map.getContainer().classList.toggle('with-basemap', on);
-    if (on && !map.hasLayer(land)) land.addTo(map);
-    if (!on && map.hasLayer(land)) map.removeLayer(land);
-  };
-  fetch('/console/basemap.geojson').then((r) => r.json()).then((data) => {
-    land.addData(data);
-    map.on('zoomend', show);
-    show();
-  }).catch(() => {});
+  addBasemap(map);
 }
 L.control.scale({ imperial: false }).addTo(map);
 map.setView([0, 0], 2);
