@@ -75,7 +75,7 @@ import Testing
     /// A node of the cluster (a new process on `dir` when given: a restart),
     /// with `extra` config (its webhooks).
     static func node(
-        _ name: String, pg: PostgresServer, fences: String, dir: URL? = nil, extra: String = ""
+        _ name: String, pg: PostgresServer, fences: String?, dir: URL? = nil, extra: String = ""
     ) throws -> DaemonProcess {
         let d = try DaemonProcess(
             fences: fences,

@@ -326,13 +326,10 @@ import Testing
         let pg = try PostgresServer()
         defer { pg.remove() }
         func node(_ name: String) throws -> DaemonProcess {
-            let d = try DaemonProcess(
-                fences: nil,
-                extraConfig: pg.sectionConfig + "\n[cluster]\nnode = \"\(name)\"\n"
-                    + "[devices]\nnew_per_source = 20\nnew_total = 1000\nnew_exempt_loopback = false",
-                storageExtra: "retain_days = 0\n" + pg.storageConfig, tracking: "", trip: "")
-            d.databaseArgs = ["--config", d.configPath]
-            return d
+            try ClusterEndToEndTests.node(
+                name, pg: pg, fences: nil,
+                extra:
+                    "[devices]\nnew_per_source = 20\nnew_total = 1000\nnew_exempt_loopback = false")
         }
         let a = try node("a")
         defer { _ = a.stop() }
