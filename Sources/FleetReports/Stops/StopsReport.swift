@@ -6,8 +6,8 @@ import FleetModel
 ///
 /// Rules (also in `docs/reports.md`):
 /// - a stop is the time between the end of a trip and the start of the
-///   same vehicle's next trip, at the place the first ended (trips end after
-///   `trip.stop_duration_s` without movement, so every stop is at least that long);
+///   same vehicle's next trip, at the place the first ended (a halt too
+///   short to end a trip is part of it);
 /// - it is listed in the period its start falls in (as trips are counted
 ///   in the period they start in), whole, even when it lasts past the end;
 /// - a stop with no trip after it yet is `ongoing`, counted up to the
