@@ -7,8 +7,9 @@ import Foundation
 public enum TokenSecret {
     public static let prefix = "fltk_"
 
-    /// A new random secret (the system's CSPRNG).
-    public static func make() -> String {
+    /// A new random secret (the system's CSPRNG): `prefix` (the tokens' by
+    /// default) and 32 random bytes in URL-safe base64 (43 characters).
+    public static func make(prefix: String = prefix) -> String {
         var g = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &g) }
         return prefix + base64URL(bytes)

@@ -39,23 +39,22 @@ final class DatagramHandler {
     /// and a reply.
     func read(_ bytes: UnsafeBufferPointer<UInt8>, from peer: PeerAddress, now: Int64) {
         datagrams += 1
-        var host: PeerAddress.Host?
         if badPerSource > 0 {
             if now / 1000 != second {
                 second = now / 1000
                 bad.removeAll(keepingCapacity: true)
             }
-            let h = peer.host
-            if let n = bad[h], n >= badPerSource {
+            // Good traffic (no address counted this second) pays no look-up.
+            if !bad.isEmpty, let n = bad[peer.host], n >= badPerSource {
                 door.metrics.rejected(format.name, .refusedFlood)
                 return
             }
-            host = h
         }
         let decoded = format.decode(
             bytes, sender: { WireSender(text: peer.text, ip: peer.ip) }, nowMs: now)
-        if let host, decoded.refusal != nil || !decoded.rejections.isEmpty {
-            bad[host, default: 0] += decoded.rejections.count + (decoded.refusal == nil ? 0 : 1)
+        if badPerSource > 0, decoded.refusal != nil || !decoded.rejections.isEmpty {
+            bad[peer.host, default: 0] +=
+                decoded.rejections.count + (decoded.refusal == nil ? 0 : 1)
         }
         take(
             door.admit(

@@ -32,7 +32,7 @@ enum ShareRoutes {
                 let id = try r.device(r.path["id"]!, name: "id")
                 let body = try await r.jsonBody(limit: 4096, timeoutS: d.settings.bodyTimeoutS)
                 let seconds = try expiresIn(body, max: d.settings.shareMaxS)
-                let token = tokenPrefix + TokenSecret.make().dropFirst(TokenSecret.prefix.count)
+                let token = TokenSecret.make(prefix: tokenPrefix)
                 let now = DeviceRoutes.now()
                 let share = ShareRecord(
                     device: id, tokenHash: TokenSecret.hash(token), createdMs: now,
