@@ -249,7 +249,7 @@ func fixLine(
             .write(toFile: fences, atomically: true, encoding: .utf8)
         let cfg = dir.appendingPathComponent("c.toml").path
         try
-            "[storage]\ndatabase = \"\(dir.path)/db\"\n[geofences]\nfile = \"\(fences)\"\n[listen]\njson = \"127.0.0.1:0\"\n"
+            "[storage]\ndatabase = \"\(dir.path)/db\"\n[geofences]\nfile = \"\(fences)\"\n[listen]\njson = \"127.0.0.1:0\"\nteltonika = \"\"\nnmea = \"\"\nosmand = \"\"\n[http]\nlisten = \"\"\n"
             .write(toFile: cfg, atomically: true, encoding: .utf8)
         let r2 = try runTool(try Binaries.path("fleetd"), ["--config", cfg])
         #expect(r2.status == 1)

@@ -213,6 +213,18 @@ import Testing
         #expect(d.stop() == 0)
     }
 
+    /// Every door on an ephemeral port: `--check-config` binds what the
+    /// file names, and the defaults' fixed ports may be held by another test.
+    static let noFixedPorts = """
+        [listen]
+        json = "127.0.0.1:0"
+        teltonika = "127.0.0.1:0"
+        nmea = "127.0.0.1:0"
+        osmand = "127.0.0.1:0"
+        [http]
+        listen = "127.0.0.1:0"
+        """
+
     @Test func aBadURLOrPasswordIsAClearErrorAtStart() throws {
         let pg = try PostgresServer()
         defer { pg.remove() }
@@ -230,6 +242,7 @@ import Testing
         [postgresql]
         url = "\(pg.url)"
         password_file = "\(wrong)"
+        \(Self.noFixedPorts)
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let r = try runTool(try Binaries.path("fleetd"), ["--check-config", config])
         #expect(r.status == 2)
@@ -239,6 +252,7 @@ import Testing
         try """
         [storage]
         backend = "postgres"
+        \(Self.noFixedPorts)
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let b = try runTool(try Binaries.path("fleetd"), ["--check-config", config])
         #expect(b.status == 2)
