@@ -112,7 +112,7 @@ let package = Package(
             dependencies: [
                 "FleetModel", "FleetConfig", "FleetGeo", "FleetHTTP", "FleetProtocols",
                 "FleetTracking", "FleetStorage",
-                "FleetSystemd", "FleetWebhooks",
+                "FleetSystemd", "FleetWebhooks", "FleetMail",
                 "CBatchUDP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -133,6 +133,16 @@ let package = Package(
         // Webhooks as the Standard Webhooks specification has them: secrets
         // (`whsec_`), signatures (HMAC-SHA256, swift-crypto), the rules a
         // subscription keeps, and the signed request (AsyncHTTPClient).
+        // Mail: messages (RFC 5322, MIME) and an SMTP client with STARTTLS and AUTH.
+        .target(
+            name: "FleetMail",
+            dependencies: [
+                "FleetStorage",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "FleetWebhooks",
             dependencies: [
@@ -243,6 +253,9 @@ let package = Package(
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "FleetJSONTests", dependencies: ["FleetJSON"], swiftSettings: strict),
         .testTarget(
+            name: "FleetMailTests", dependencies: ["FleetMail", "FleetStorage"],
+            swiftSettings: strict),
+        .testTarget(
             name: "FleetHTTPTests",
             dependencies: [
                 "FleetAuth", "FleetConfig", "FleetHTTP", "FleetStorage", "FleetGeo",
@@ -322,6 +335,6 @@ let package = Package(
             ],
             // schemathesis's configuration, the browser check and the
             // webhook receiver (Python), read from the source tree by path.
-            exclude: ["Schemathesis", "Browser", "Webhooks"], swiftSettings: strict),
+            exclude: ["Schemathesis", "Browser", "Webhooks", "Mail"], swiftSettings: strict),
     ]
 )

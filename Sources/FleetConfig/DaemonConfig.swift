@@ -1,3 +1,4 @@
+import FleetStorage
 import FleetTracking
 import Foundation
 
@@ -27,6 +28,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var http = HTTPConfig()
     /// `[[webhooks]]`: the subscriptions the file defines, in file order.
     public var webhooks: [WebhookEntry] = []
+    /// `[smtp]`: the mail server.
+    public var smtp = SMTPConfig()
+    /// `[[notifications]]`: who is mailed about which alerts, in file order.
+    public var notifications: [MailRule] = []
 
     public init() {}
 
@@ -51,6 +56,7 @@ public struct DaemonConfig: Sendable, Equatable {
         "storage", "geofences", "listen", "tcp", "udp", "screen", "engine", "log", "nmea",
         "devices",
         "tracking", "alerts", "overspeed", "trip", "http", "webhooks", "postgresql", "cluster",
+        "smtp", "notifications",
     ]
 
     /// `[[webhooks]]`: each table a `WebhookEntry`; names unique.
@@ -114,6 +120,23 @@ public struct DaemonConfig: Sendable, Equatable {
         c.log = try read("log", LogConfig.init)
         c.http = try read("http", HTTPConfig.init)
         c.webhooks = try webhooks(root, file: file)
+        c.smtp = try read("smtp", SMTPConfig.init)
+        for t in try root.tables("notifications", file: file) {
+            var section = ConfigSection(element: t, "notifications", file: file)
+            let rule = try NotificationEntry.rule(&section)
+            try section.finish()
+            if c.notifications.contains(where: { $0.name == rule.name }) {
+                throw ConfigError(
+                    file: file, line: t.line(of: "name"), key: "notifications.name",
+                    message: "notification rule \(rule.name) is defined twice")
+            }
+            c.notifications.append(rule)
+        }
+        if !c.notifications.isEmpty, !c.smtp.enabled {
+            throw ConfigError(
+                file: file, line: nil, key: "smtp.host",
+                message: "[[notifications]] need a mail server: set [smtp] host and from")
+        }
         return c
     }
 }

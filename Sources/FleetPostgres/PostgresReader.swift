@@ -320,6 +320,14 @@ public final class PostgresReader: Sendable {
         }
     }
 
+    public func mails(statuses: [MailRecord.Status], limit: Int) throws(StoreError)
+        -> [MailRecord]
+    {
+        try read("cannot read the mail outbox") { s in
+            try PGMailSQL.list(statuses: statuses, limit: limit, s)
+        }
+    }
+
     public func shares(device: String) throws(StoreError) -> [ShareRecord] {
         try read("cannot read the links of \(device)") { s in try PGShareSQL.byDevice(device, s) }
     }

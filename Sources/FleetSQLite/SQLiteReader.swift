@@ -404,6 +404,14 @@ public final class SQLiteReader: Sendable {
         }
     }
 
+    public func mails(statuses: [MailRecord.Status], limit: Int) throws(StoreError)
+        -> [MailRecord]
+    {
+        try read("cannot read the mail outbox") { db in
+            try MailSQL.list(statuses: statuses, limit: limit, db)
+        }
+    }
+
     public func shares(device: String) throws(StoreError) -> [ShareRecord] {
         guard hasShares else { return [] }
         return try read("cannot read the links of \(device)") { db in

@@ -289,6 +289,9 @@ public enum Schema {
                     CREATE INDEX shares_by_device ON shares(device_id, id);
                     """)
         }
+        m.registerMigration("v15: the mail outbox") { db in
+            try db.execute(sql: MailSQL.schema)
+        }
         return m
     }
 }

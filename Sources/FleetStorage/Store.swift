@@ -5,13 +5,14 @@ import FleetTracking
 /// (`SQLiteStore` in FleetSQLite, `PostgresStore` in FleetPostgres). The
 /// daemon knows only this interface, made of three concerns: the commit
 /// path (`StoreCommitPath`), the changes people make (`StoreChanges`) and
-/// the webhook outbox (`WebhookOutboxStore`). Every backend passes the one
+/// the webhook outbox (`WebhookOutboxStore`) and the mail outbox
+/// (`MailOutboxStore`). Every backend passes the one
 /// behaviour suite (`Tests/StorageBehaviourTests`).
 ///
 /// Not thread-safe: the commit stage's writer thread owns a store (start-up
 /// uses it before that thread starts). Every method that touches storage
 /// throws `StoreError`, which names the store and what was being done.
-public protocol Store: StoreCommitPath, StoreChanges, WebhookOutboxStore {}
+public protocol Store: StoreCommitPath, StoreChanges, WebhookOutboxStore, MailOutboxStore {}
 
 /// The commit path: state at start-up, replay, the batched commit,
 /// retention, readers and the backend's upkeep.

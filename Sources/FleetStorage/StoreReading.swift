@@ -97,6 +97,10 @@ public protocol StoreReading: Sendable {
     /// Every subscription with how its deliveries stand at `nowMs`, by name.
     func webhookStatuses() throws(StoreError) -> [WebhookStatus]
 
+    /// The mail outbox, newest first: up to `limit` mails of `statuses`
+    /// (every status when empty).
+    func mails(statuses: [MailRecord.Status], limit: Int) throws(StoreError) -> [MailRecord]
+
     /// Each device's tracking state as last checkpointed (only `device`'s
     /// when given), by device id: what `fleetctl trips --open` reads the
     /// trips under way from.

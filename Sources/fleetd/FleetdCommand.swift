@@ -90,6 +90,11 @@ struct FleetdCommand: AsyncParsableCommand {
             do {
                 let summary = try Preflight.run(cfg)
                 try Self.checkDatabase(cfg)
+                if cfg.smtp.enabled {
+                    for line in try await Daemon.probeSMTP(cfg.smtp, file: config ?? "(defaults)") {
+                        print("smtp: " + line)
+                    }
+                }
                 print("config OK: " + summary)
             } catch {
                 FileHandle.standardError.write(Data("fleetd: check failed: \(error)\n".utf8))

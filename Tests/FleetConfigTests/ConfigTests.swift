@@ -105,6 +105,32 @@ import Testing
             "[cluster]\nnode = \"a b\"",
             "f:2: cluster.node: must be at most 63 letters, digits, '-', '_' or '.', found \"a b\""
         ),
+        ("[smtp]\nhost = \"mail\"", "f: smtp.from: is needed when host is set"),
+        ("[smtp]\nhost = \"m\"\nfrom = \"a@b.c\"\ntls = \"ssl\"", "f:4: smtp.tls: must be \"starttls\", \"tls\" or \"off\", found \"ssl\""),
+        (
+            "[smtp]\nhost = \"mail.example.com\"\nfrom = \"a@b.c\"\ntls = \"off\"\nusername = \"u\"\npassword_file = \"p\"",
+            "f:4: smtp.tls: \"off\" with a username would send the password in the clear to mail.example.com: use \"starttls\" or \"tls\""
+        ),
+        (
+            "[[notifications]]\nname = \"n\"\nto = [\"a@b.c\"]",
+            "f: smtp.host: [[notifications]] need a mail server: set [smtp] host and from"
+        ),
+        (
+            "[smtp]\nhost = \"m\"\nfrom = \"a@b.c\"\n[[notifications]]\nname = \"n\"\nto = [\"a@b.c\r\nBcc: x@y.z\"]",
+            "f:6: notifications.to: \"a@b.c??Bcc: x@y.z\" is not an address (local@domain) (rule n)"
+        ),
+        (
+            "[smtp]\nhost = \"m\"\nfrom = \"a@b.c\"\n[[notifications]]\nname = \"n\"\nto = [\"a@b.c\"]\ntypes = [\"enter\"]",
+            "f:7: notifications.types: \"enter\" is not an alert type (geofence_enter, geofence_exit, overspeed_start, overspeed_end, trip_start, trip_end, device_silent, device_back, ignition_on, ignition_off, idle_start, idle_end, device_alarm) (rule n)"
+        ),
+        (
+            "[smtp]\nhost = \"m\"\nfrom = \"a@b.c\"\n[[notifications]]\nname = \"n\"\nto = [\"a@b.c\"]\nquiet_hours = \"22-6\"",
+            "f:7: notifications.quiet_hours: \"22-6\" is not a span of local time like \"22:00-06:00\" (rule n)"
+        ),
+        (
+            "[smtp]\nhost = \"m\"\nfrom = \"a@b.c\"\n[[notifications]]\nname = \"n\"\nto = [\"a@b.c\"]\ntime_zone = \"Mars/Olympus\"",
+            "f:7: notifications.time_zone: \"Mars/Olympus\" is not an IANA time zone like \"Europe/Berlin\" (rule n)"
+        ),
         (
             "[cluster]\nnode = \"n1\"",
             "f: cluster.node: nodes share a PostgreSQL database: set [storage] backend = \"postgresql\""

@@ -90,6 +90,8 @@ import Testing
             "FleetReports": std.union(["FleetJSON", "FleetModel", "FleetGeo", "FleetStorage"]),
             "FleetAuth": std.union(["Crypto", "HummingbirdBcrypt"]),
             "FleetSystemd": std.union(["CSystemd", "Logging"]),
+            // Mail: messages and the SMTP client.
+            "FleetMail": std.union(nio).union(["FleetStorage", "NIOSSL"]),
             "FleetWebhooks": std.union(nio).union([
                 "FleetJSON", "FleetModel", "FleetStorage", "FleetTracking", "Crypto",
                 "AsyncHTTPClient", "NIOSSL",
@@ -102,7 +104,8 @@ import Testing
             "FleetDaemon": std.union(nio).union([
                 "FleetConfig", "FleetGeo", "FleetHTTP", "FleetModel", "FleetProtocols",
                 "FleetStorage",
-                "FleetSystemd", "FleetTracking", "FleetWebhooks", "CBatchUDP", "CoreMetrics",
+                "FleetSystemd", "FleetTracking", "FleetWebhooks", "FleetMail", "CBatchUDP",
+                "CoreMetrics",
                 "Logging", "Prometheus", "ServiceLifecycle", "UnixSignals",
             ]),
             // fleetd opens its backend through FleetBackends only.

@@ -77,4 +77,7 @@ struct EmptyReader: StoreReading {
     func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] { [] }
     func webhookAlerts(_ batch: WebhookBatch) throws(StoreError) -> [AlertRecord] { [] }
     func webhookStatuses() throws(StoreError) -> [WebhookStatus] { [] }
+    func mails(statuses: [MailRecord.Status], limit: Int) throws(StoreError) -> [MailRecord] {
+        []
+    }
 }

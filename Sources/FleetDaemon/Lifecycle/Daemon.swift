@@ -145,10 +145,17 @@ public final class Daemon: Sendable {
                 return try await stage.perform(job)
             }, reader: try store.makeReader(), logger: logger, metrics: metrics)
         sinks += [delivery, metrics, ReplySink(metrics: metrics)]
+        // Mail: the rules' planner and sender, when [[notifications]] are set.
+        let mail = try makeMailDelivery(
+            reader: try store.makeReader(),
+            fenceNames: Dictionary(
+                fences.fences.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a }))
+        if let mail { sinks.append(mail) }
         let commit = CommitStage(
             store: store, handoff: handoff, sinks: sinks, metrics: metrics, logger: logger)
         commitBox.withLock { $0 = commit }
         commit.onWebhooksChanged { delivery.update($0) }
+        mail?.attach(commit)
         try commit.reloadWebhooks(store)
         if !commit.webhookNames.isEmpty {
             logger.info("webhooks: \(commit.webhookNames.joined(separator: ", "))")
@@ -262,6 +269,9 @@ public final class Daemon: Sendable {
                     }
                 }),
             delivery,
+        ]
+        if let mail { services.append(mail) }
+        services += [
             ComponentService(
                 "tracking stage", start: tracking.start,
                 stop: {

@@ -129,6 +129,18 @@ final class RecordingStore: Store, @unchecked Sendable {
 
     func pruneWebhooks(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int { 0 }
 
+    // The mail outbox: empty (no daemon test here has mail rules).
+    func mailCursors(rules: [String], startAt: Int64) throws(StoreError) -> [String: Int64] {
+        [:]
+    }
+    func gatheringMails(nowMs: Int64) throws(StoreError) -> [String: MailRecord] { [:] }
+    func queueMails(_ plan: MailPlan) throws(StoreError) -> Bool { true }
+    func claimMails(nowMs: Int64, leaseMs: Int64, limit: Int) throws(StoreError) -> [MailRecord] {
+        []
+    }
+    func recordMail(_ id: Int64, _ outcome: MailOutcome, nowMs: Int64) throws(StoreError) {}
+    func pruneMails(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int { 0 }
+
     struct Refused: Error {}
 }
 

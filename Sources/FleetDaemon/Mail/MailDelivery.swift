@@ -1,0 +1,219 @@
+import FleetHTTP
+import FleetMail
+import FleetModel
+import FleetStorage
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Mails the alerts `[[notifications]]` ask for, through `[smtp]`.
+///
+/// Two loops. The planner reads the alerts after the rules' cursors,
+/// forms mails (`MailPlanner`) and stores them with the new cursors in one
+/// writer job, each with its `Message-ID`, before any is sent. The sender
+/// claims due mails (a lease of `leaseMs`), sends each, and stores the
+/// outcome. The alerts are committed before the planner sees them, the
+/// mails before the sender does: a SIGKILL anywhere loses nothing; one
+/// between a server's 250 and the record costs a repeat of that mail, with
+/// the same `Message-ID`, when the lease ends.
+final class MailDelivery: Service, CommitSink, Sendable {
+    private let stage: Mutex<CommitStage?> = Mutex(nil)
+    private let reader: any StoreReading
+    private let rules: [String: MailRule]
+    private let settings: SMTPSettings
+    /// Mails sent at once, at most (`smtp.max_in_flight`).
+    private let maxInFlight: Int
+    private let composer: Mutex<AlertMail>
+    private let logger: Logger
+    private let planBell = Wakeup()
+    private let sendBell = Wakeup()
+    private let messageDomain: String
+    /// Alerts read per planning pass.
+    static let readLimit = 2000
+
+    init(
+        rules: [MailRule], settings: SMTPSettings, maxInFlight: Int, reader: any StoreReading,
+        fenceNames: [String: String], consoleURL: String, logger: Logger
+    ) {
+        self.rules = Dictionary(uniqueKeysWithValues: rules.map { ($0.name, $0) })
+        self.settings = settings
+        self.maxInFlight = maxInFlight
+        self.reader = reader
+        self.logger = logger
+        self.composer = Mutex(
+            AlertMail(deviceNames: [:], fenceNames: fenceNames, consoleURL: consoleURL))
+        let domain = settings.from.split(separator: "@").last.map(String.init) ?? "fleetd"
+        self.messageDomain = domain
+    }
+
+    /// The commit stage whose writer runs the outbox's jobs.
+    func attach(_ commit: CommitStage) { stage.withLock { $0 = commit } }
+
+    /// How long a claimed mail is left to its sender before another
+    /// attempt may take it: three replies' time, at least 10 s.
+    var leaseMs: Int64 { max(10_000, Int64(settings.timeoutS * 3000)) }
+
+    /// The wait before attempt `n + 1` after `n` transient failures:
+    /// 5 s doubling, at most an hour.
+    static func backoffMs(attempts n: Int) -> Int64 {
+        min(3_600_000, 5000 << Int64(min(max(n - 1, 0), 20)))
+    }
+
+    func committed(_ commit: Commit) {
+        if !commit.alerts.isEmpty { planBell.ring() }
+    }
+
+    private func perform<T: Sendable>(
+        _ job: @escaping @Sendable (any Store) throws(StoreError) -> T
+    ) async throws -> T {
+        guard let s = stage.withLock({ $0 }) else {
+            throw StoreError(
+                path: "mail", action: "mail outbox",
+                underlying: APIUnavailable("the commit stage is not running"))
+        }
+        return try await s.perform(job)
+    }
+
+    private func nowMs() -> Int64 { WallClock.system.nowMs() }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { g in
+                g.addTask { await self.planLoop() }
+                g.addTask { await self.sendLoop() }
+            }
+        }
+    }
+
+    private func planLoop() async {
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                let more = try await planOnce()
+                if failing { logger.notice("mail: planning again") }
+                failing = false
+                if more { continue }
+            } catch {
+                if !failing { logger.error("mail: \(error)") }
+                failing = true
+            }
+            await planBell.wait(.seconds(1))
+        }
+    }
+
+    /// One pass: true when there may be more alerts to read at once.
+    private func planOnce() async throws -> Bool {
+        let reader = self.reader
+        let last = try await Blocking.run { () throws(StoreError) in try reader.lastAlertId() }
+        let names = Array(rules.keys)
+        let cursors = try await perform { store throws(StoreError) in
+            try store.mailCursors(rules: names, startAt: last)
+        }
+        guard let from = cursors.values.min(), from < last else { return false }
+        let alerts = try await Blocking.run { () throws(StoreError) in
+            try reader.alerts(afterId: from, limit: Self.readLimit, filter: AlertFilter())
+        }
+        let readTo = alerts.count == Self.readLimit ? (alerts.last?.id ?? last) : last
+        let now = nowMs()
+        let gathering = try await perform { store throws(StoreError) in
+            try store.gatheringMails(nowMs: now)
+        }
+        let domain = messageDomain
+        let plan = MailPlanner.plan(
+            rules: Array(rules.values), cursors: cursors, gathering: gathering, alerts: alerts,
+            readTo: readTo, nowMs: now, newMessageId: { MailMessage.newMessageId(domain: domain) })
+        guard !plan.cursors.isEmpty else { return false }
+        let stored = try await perform { store throws(StoreError) in try store.queueMails(plan) }
+        if stored, !plan.new.isEmpty || !plan.appended.isEmpty { sendBell.ring() }
+        return alerts.count == Self.readLimit
+    }
+
+    private func sendLoop() async {
+        var failing = false
+        while !Task.isCancelled {
+            let now = nowMs()
+            let lease = leaseMs
+            let limit = maxInFlight
+            let claimed: [MailRecord]
+            do {
+                claimed = try await perform { store throws(StoreError) in
+                    try store.claimMails(nowMs: now, leaseMs: lease, limit: limit)
+                }
+            } catch {
+                logger.error("mail: \(error)")
+                await sendBell.wait(.seconds(1))
+                continue
+            }
+            if claimed.isEmpty {
+                await sendBell.wait(.seconds(1))
+                continue
+            }
+            let outcomes = await withTaskGroup(of: (Int64, MailOutcome).self) { g in
+                for m in claimed { g.addTask { (m.id, await self.attempt(m)) } }
+                var out: [(Int64, MailOutcome)] = []
+                for await o in g { out.append(o) }
+                return out
+            }
+            for (id, outcome) in outcomes {
+                let at = nowMs()
+                do {
+                    try await perform { store throws(StoreError) in
+                        try store.recordMail(id, outcome, nowMs: at)
+                    }
+                } catch {
+                    logger.error("mail \(id): \(error)")
+                }
+                switch outcome {
+                case .sent:
+                    if failing { logger.notice("mail: sending again") }
+                    failing = false
+                case .failed(let e, _):
+                    if !failing { logger.warning("mail \(id): \(e); retrying") }
+                    failing = true
+                case .refused(let e):
+                    logger.error("mail \(id) refused for good: \(e)")
+                }
+            }
+        }
+    }
+
+    /// One attempt at mail `m`.
+    private func attempt(_ m: MailRecord) async -> MailOutcome {
+        guard let rule = rules[m.rule] else {
+            return .refused(error: "rule \(m.rule) is no longer in the config")
+        }
+        let reader = self.reader
+        let alerts: [AlertRecord]
+        let names: [String: String]
+        do {
+            alerts = try await Blocking.run { () throws(StoreError) in
+                var out: [AlertRecord] = []
+                for id in m.alertIds {
+                    if let a = try reader.alert(id: id) { out.append(a) }
+                }
+                return out
+            }
+            names = try await Blocking.run { () throws(StoreError) in try reader.deviceNames() }
+        } catch {
+            return .failed(error: "\(error)", retryAtMs: nowMs() + Self.backoffMs(attempts: m.attempts))
+        }
+        guard !alerts.isEmpty else {
+            return .refused(error: "its alerts are no longer stored (retention)")
+        }
+        let message = composer.withLock { c in
+            c.deviceNames = names
+            return c.message(
+                rule: rule, alerts: alerts, from: settings.from, messageId: m.messageId,
+                dateMs: m.createdMs)
+        }
+        do {
+            let d = try await SMTPClient.send(message, with: settings)
+            return .sent(refused: d.refused.isEmpty ? nil : "refused: " + d.refused.joined(separator: "; "))
+        } catch {
+            if error.permanent { return .refused(error: error.message) }
+            return .failed(
+                error: error.message, retryAtMs: nowMs() + Self.backoffMs(attempts: m.attempts))
+        }
+    }
+}
