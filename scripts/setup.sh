@@ -15,12 +15,14 @@
 #                           package), postgresql-15 (the PostgreSQL backend's
 #                           tests, each on a throwaway server of its own),
 #                           nginx with libnginx-mod-stream (the UDP balancer
-#                           in front of the cluster test's nodes); and from
+#                           in front of the cluster test's nodes), openssl
+#                           (the mail tests' certificate); and from
 #                           PyPI, into the project's own virtual environment
 #                           .build/pytools: schemathesis (the API's tests),
 #                           selenium and pillow (the console's tests),
 #                           standardwebhooks (the reference check of webhook
-#                           signatures), shapely (GEOS, the geometry oracle).
+#                           signatures), shapely (GEOS, the geometry oracle),
+#                           aiosmtpd (the mail server of the mail tests).
 #
 # System packages come from apt-get (through sudo when not root).
 set -euo pipefail
@@ -34,7 +36,7 @@ case "$purpose" in
 esac
 need=(libsqlite3-dev libsystemd-dev pkg-config libjs-leaflet)
 if [ "$purpose" = test ]; then
-  need+=(chromium chromium-driver prometheus lintian postgresql-15 nginx libnginx-mod-stream)
+  need+=(chromium chromium-driver prometheus lintian postgresql-15 nginx libnginx-mod-stream openssl)
 fi
 missing=()
 for p in "${need[@]}"; do
@@ -64,8 +66,10 @@ selenium_version=4.51.0
 pillow_version=13.0.0
 standardwebhooks_version=1.1.0
 shapely_version=2.2.0
+aiosmtpd_version=1.4.6
 wanted="schemathesis==$schemathesis_version selenium==$selenium_version pillow==$pillow_version"
 wanted="$wanted standardwebhooks==$standardwebhooks_version shapely==$shapely_version"
+wanted="$wanted aiosmtpd==$aiosmtpd_version"
 if ! [ "$(cat "$pytools/installed" 2>/dev/null)" = "$wanted" ]; then
   echo "setup: installing $wanted in $pytools"
   if ! command -v python3 >/dev/null || ! python3 -c "import venv, ensurepip" 2>/dev/null; then

@@ -47,7 +47,9 @@ public struct AlertMail: Sendable {
             rows += "</td><td>\(Self.html(what(a)))</td>"
             rows += "<td>\(Self.html(place ?? ""))</td></tr>\n"
         }
-        let link = consoleURL.isEmpty ? nil : consoleURL.hasSuffix("/") ? consoleURL + "console/" : consoleURL + "/console/"
+        let link =
+            consoleURL.isEmpty
+            ? nil : consoleURL.hasSuffix("/") ? consoleURL + "console/" : consoleURL + "/console/"
         text += "\nRule \(rule.name); times in \(rule.timeZone).\n"
         if let link { text += "The console: \(link)\n" }
         var html = """
@@ -97,7 +99,8 @@ public struct AlertMail: Sendable {
         case "ignition_off": return "ignition off"
         case "idle_start": return "idling"
         case "idle_end": return "stopped idling"
-        case "device_alarm": return "raised an alarm" + (Self.detail("alarm", a.details).map { ": \($0)" } ?? "")
+        case "device_alarm":
+            return "raised an alarm" + (Self.detail("alarm", a.details).map { ": \($0)" } ?? "")
         default: return a.type
         }
     }

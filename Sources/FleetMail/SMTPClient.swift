@@ -40,7 +40,8 @@ public enum SMTPClient {
             }
             guard accepted > 0 else {
                 throw SMTPError(
-                    "every recipient was refused: \(refused.joined(separator: "; "))", permanent: true)
+                    "every recipient was refused: \(refused.joined(separator: "; "))",
+                    permanent: true)
             }
             try await c.expect("DATA", [354], permanentOn5xx: true)
             let reply = try await c.data(message.rendered())
@@ -186,7 +187,9 @@ public enum SMTPClient {
         /// `command`, failing unless the reply's code is in `codes`
         /// (permanently on a 5xx when `permanentOn5xx`).
         @discardableResult
-        func expect(_ line: String, _ codes: [Int], permanentOn5xx: Bool = false, shown: String? = nil)
+        func expect(
+            _ line: String, _ codes: [Int], permanentOn5xx: Bool = false, shown: String? = nil
+        )
             async throws(SMTPError) -> SMTPReply
         {
             let r = try await command(line)
@@ -203,7 +206,9 @@ public enum SMTPClient {
             guard hello.code == 220 else {
                 throw SMTPError("\(settings.endpoint) greeted with \(hello)")
             }
-            note("connected to \(settings.endpoint)\(secure.withLock { $0 } ? " over TLS" : ""): \(hello)")
+            note(
+                "connected to \(settings.endpoint)\(secure.withLock { $0 } ? " over TLS" : ""): \(hello)"
+            )
             try await ehlo()
             if settings.tls == .starttls {
                 guard extensions.withLock({ $0.contains { $0.uppercased() == "STARTTLS" } })
@@ -256,7 +261,8 @@ public enum SMTPClient {
             let user = settings.username
             let pass = settings.password
             if auth.contains("PLAIN") {
-                let token = Data(([0] + Array(user.utf8) + [0] + Array(pass.utf8))).base64EncodedString()
+                let token = Data(([0] + Array(user.utf8) + [0] + Array(pass.utf8)))
+                    .base64EncodedString()
                 try await expect("AUTH PLAIN \(token)", [235], shown: "AUTH PLAIN (as \(user))")
             } else if auth.contains("LOGIN") {
                 try await expect("AUTH LOGIN", [334])

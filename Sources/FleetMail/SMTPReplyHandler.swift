@@ -47,7 +47,9 @@ final class SMTPReplyHandler: ChannelInboundHandler, RemovableChannelHandler {
             (200...599).contains(code), line.count == 3 || line[3] == 0x20 || line[3] == 0x2D
         else {
             let shown = String(decoding: line.prefix(60), as: UTF8.self)
-            fail(SMTPError("the server sent something that is not an SMTP reply: \"\(shown)\""), context)
+            fail(
+                SMTPError("the server sent something that is not an SMTP reply: \"\(shown)\""),
+                context)
             return
         }
         lines.append(line.count > 4 ? String(decoding: line[4...], as: UTF8.self) : "")

@@ -38,8 +38,7 @@ enum PGMailSQL {
 /// between commits). Several nodes may run it at once: a rule's cursor
 /// moves only from where it was read, and a mail is claimed before it is sent.
 extension PostgresStore {
-    public func mailCursors(rules: [String], startAt: Int64) throws(StoreError) -> [String: Int64]
-    {
+    public func mailCursors(rules: [String], startAt: Int64) throws(StoreError) -> [String: Int64] {
         try link.transaction("cannot read the mail rules") { s in
             var out: [String: Int64] = [:]
             for name in rules {

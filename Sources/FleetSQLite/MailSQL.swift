@@ -52,8 +52,7 @@ enum MailSQL {
 
 /// The mail outbox on the writer's connection (run by the commit stage between commits).
 extension SQLiteStore {
-    public func mailCursors(rules: [String], startAt: Int64) throws(StoreError) -> [String: Int64]
-    {
+    public func mailCursors(rules: [String], startAt: Int64) throws(StoreError) -> [String: Int64] {
         try queue.write(path: path, "cannot read the mail rules") { db in
             var out: [String: Int64] = [:]
             for name in rules {

@@ -133,7 +133,8 @@ struct ReceivedMail {
             }
             if let colon = l.firstIndex(of: ":") {
                 last = String(l[..<colon]).lowercased()
-                headers[last] = String(l[l.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                headers[last] = String(l[l.index(after: colon)...]).trimmingCharacters(
+                    in: .whitespaces)
             }
         }
         func part(_ type: String) -> String {
@@ -191,15 +192,18 @@ struct ReceivedMail {
         try WebhookEndToEndTests.cross(d.port, 9, step: &step)
         func mailed(_ rule: String) -> [Int: Set<String>] {
             var out: [Int: Set<String>] = [:]
-            for m in server.received() where m.headers["to"]?.contains(rule == "each" ? "ops@" : "boss@") == true {
+            for m in server.received()
+            where m.headers["to"]?.contains(rule == "each" ? "ops@" : "boss@") == true {
                 for id in m.alertIds { out[id, default: []].insert(m.headers["message-id"] ?? "") }
             }
             return out
         }
         func alerts(_ types: Set<String>?) throws -> Set<Int> {
             Set(
-                try d.fleetctl("alerts").filter { types?.contains($0["type"] as? String ?? "") ?? true }
-                    .compactMap { $0["id"] as? Int })
+                try d.fleetctl("alerts").filter {
+                    types?.contains($0["type"] as? String ?? "") ?? true
+                }
+                .compactMap { $0["id"] as? Int })
         }
         let fences: Set = ["geofence_enter", "geofence_exit"]
         var want = try alerts(fences)

@@ -106,7 +106,10 @@ import Testing
             "f:2: cluster.node: must be at most 63 letters, digits, '-', '_' or '.', found \"a b\""
         ),
         ("[smtp]\nhost = \"mail\"", "f: smtp.from: is needed when host is set"),
-        ("[smtp]\nhost = \"m\"\nfrom = \"a@b.c\"\ntls = \"ssl\"", "f:4: smtp.tls: must be \"starttls\", \"tls\" or \"off\", found \"ssl\""),
+        (
+            "[smtp]\nhost = \"m\"\nfrom = \"a@b.c\"\ntls = \"ssl\"",
+            "f:4: smtp.tls: must be \"starttls\", \"tls\" or \"off\", found \"ssl\""
+        ),
         (
             "[smtp]\nhost = \"mail.example.com\"\nfrom = \"a@b.c\"\ntls = \"off\"\nusername = \"u\"\npassword_file = \"p\"",
             "f:4: smtp.tls: \"off\" with a username would send the password in the clear to mail.example.com: use \"starttls\" or \"tls\""

@@ -12,7 +12,8 @@ import Testing
 
     @Test func linesAreSevenBitAndShortAndTheBodyDecodes() {
         let m = MailMessage(
-            from: "fleetd@fleet.test", to: ["a@b.test"], subject: "Tür – überfällig " + String(repeating: "é", count: 60),
+            from: "fleetd@fleet.test", to: ["a@b.test"],
+            subject: "Tür – überfällig " + String(repeating: "é", count: 60),
             messageId: "<x@fleet.test>", dateMs: 1_764_280_000_000,
             text: String(repeating: "ä", count: 500) + "\n.leading dot", html: "<p>ü</p>")
         let text = m.rendered()
@@ -34,7 +35,9 @@ import Testing
         let m = mail.message(
             rule: rule, alerts: [alert], from: "fleetd@fleet.test", messageId: "<x@y>", dateMs: 0)
         #expect(m.subject == "[fleetd] Truck <7>: entered Depot North (depot)")
-        #expect(m.text.contains("2025-11-27 16:46:40 -05:00  Truck <7> (truck-7): entered Depot North (depot)"))
+        #expect(
+            m.text.contains(
+                "2025-11-27 16:46:40 -05:00  Truck <7> (truck-7): entered Depot North (depot)"))
         #expect(m.text.contains("[alert 17]"))
         #expect(m.text.contains("https://fleet.example.com/console/"))
         #expect(m.html.contains("Truck &lt;7&gt;"))

@@ -5,7 +5,8 @@ import Testing
 /// How alerts become mails: one per alert, gathered into digests, held
 /// through quiet hours (local time, daylight saving included).
 @Suite struct MailPlannerTests {
-    func alert(_ id: Int64, _ type: String = "geofence_enter", device: String = "t1") -> AlertRecord {
+    func alert(_ id: Int64, _ type: String = "geofence_enter", device: String = "t1") -> AlertRecord
+    {
         AlertRecord(
             id: id, time: 0, device: device, type: type, fence: "f", lat: nil, lon: nil,
             details: nil)
@@ -29,7 +30,8 @@ import Testing
     @Test func oneMailPerMatchingAlertAndEveryCursorMoves() {
         let each = MailRule(name: "each", to: ["a@b.c"], types: ["geofence_enter"])
         let p = plan(
-            [each], cursors: ["each": 1], alerts: [alert(1), alert(2), alert(3, "trip_start"), alert(4)],
+            [each], cursors: ["each": 1],
+            alerts: [alert(1), alert(2), alert(3, "trip_start"), alert(4)],
             readTo: 5)
         #expect(p.new.map(\.alertIds) == [[2], [4]])
         #expect(p.new.allSatisfy { $0.sendAfterMs == 1000 })
@@ -52,7 +54,8 @@ import Testing
         // A full digest opens another.
         open.alertIds = Array(1...Int64(MailRecord.maxAlerts))
         let third = plan(
-            [digest], cursors: ["d": 600], gathering: ["d": open], alerts: [alert(601)], readTo: 601)
+            [digest], cursors: ["d": 600], gathering: ["d": open], alerts: [alert(601)], readTo: 601
+        )
         #expect(third.new.map(\.alertIds) == [[601]])
     }
 
@@ -63,18 +66,23 @@ import Testing
             Int64(ISO8601DateFormatter().date(from: s)!.timeIntervalSince1970 * 1000)
         }
         // 23:00 CET (UTC+1): ends at 06:30 CET the next morning.
-        #expect(q.end(containing: ms("2026-11-27T22:00:00Z"), in: berlin) == ms("2026-11-28T05:30:00Z"))
+        #expect(
+            q.end(containing: ms("2026-11-27T22:00:00Z"), in: berlin) == ms("2026-11-28T05:30:00Z"))
         // 05:00 CET: the same morning.
-        #expect(q.end(containing: ms("2026-11-28T04:00:00Z"), in: berlin) == ms("2026-11-28T05:30:00Z"))
+        #expect(
+            q.end(containing: ms("2026-11-28T04:00:00Z"), in: berlin) == ms("2026-11-28T05:30:00Z"))
         // Noon: not quiet.
         #expect(q.end(containing: ms("2026-11-28T11:00:00Z"), in: berlin) == nil)
         // The night clocks go forward (29 March 2026, 02:00 → 03:00): 06:30 CEST is 04:30 UTC.
-        #expect(q.end(containing: ms("2026-03-28T22:00:00Z"), in: berlin) == ms("2026-03-29T04:30:00Z"))
+        #expect(
+            q.end(containing: ms("2026-03-28T22:00:00Z"), in: berlin) == ms("2026-03-29T04:30:00Z"))
         // A rule without digest but with quiet hours gathers, due at their end.
         let rule = MailRule(
             name: "q", to: ["a@b.c"], quietHours: q, timeZone: "Europe/Berlin")
         #expect(rule.gathers)
-        let p = plan([rule], cursors: ["q": 0], alerts: [alert(1), alert(2)], readTo: 2, now: ms("2026-11-27T22:00:00Z"))
+        let p = plan(
+            [rule], cursors: ["q": 0], alerts: [alert(1), alert(2)], readTo: 2,
+            now: ms("2026-11-27T22:00:00Z"))
         #expect(p.new.map(\.alertIds) == [[1, 2]])
         #expect(p.new.first?.sendAfterMs == ms("2026-11-28T05:30:00Z"))
         #expect(QuietHours("25:00-06:00") == nil)

@@ -52,7 +52,8 @@ public struct SMTPConfig: Sendable, Equatable {
             throw s.error("helo_name", "must be a host name, found \"\(heloName)\"")
         }
         consoleURL = try s.string("console_url", default: consoleURL)
-        if !consoleURL.isEmpty, !(consoleURL.hasPrefix("https://") || consoleURL.hasPrefix("http://"))
+        if !consoleURL.isEmpty,
+            !(consoleURL.hasPrefix("https://") || consoleURL.hasPrefix("http://"))
         {
             throw s.error("console_url", "must be an http:// or https:// address")
         }
@@ -100,7 +101,9 @@ enum NotificationEntry {
                 "name", "\"\(name)\" is not a rule name (1–64 characters of [A-Za-z0-9_-])")
         }
         let to = try s.strings("to")
-        guard !to.isEmpty else { throw s.error("to", "is needed: the addresses to mail (rule \(name))") }
+        guard !to.isEmpty else {
+            throw s.error("to", "is needed: the addresses to mail (rule \(name))")
+        }
         guard to.count <= 50 else { throw s.error("to", "at most 50 addresses (rule \(name))") }
         for a in to {
             if let p = MailAddress.problem(a) { throw s.error("to", "\(p) (rule \(name))") }
@@ -118,14 +121,16 @@ enum NotificationEntry {
             guard let q = QuietHours(quietText) else {
                 throw s.error(
                     "quiet_hours",
-                    "\"\(quietText)\" is not a span of local time like \"22:00-06:00\" (rule \(name))")
+                    "\"\(quietText)\" is not a span of local time like \"22:00-06:00\" (rule \(name))"
+                )
             }
             quiet = q
         }
         let zone = try s.string("time_zone", default: "UTC")
         guard TimeZone(identifier: zone) != nil else {
             throw s.error(
-                "time_zone", "\"\(zone)\" is not an IANA time zone like \"Europe/Berlin\" (rule \(name))")
+                "time_zone",
+                "\"\(zone)\" is not an IANA time zone like \"Europe/Berlin\" (rule \(name))")
         }
         return MailRule(
             name: name, to: to, types: types, devices: try s.strings("devices"),

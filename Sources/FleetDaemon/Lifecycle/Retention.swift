@@ -6,7 +6,8 @@ import Synchronization
 
 /// Retention (`storage.retain_days`): every 2 s, and again at once while a
 /// full slice was deleted, deletes up to 5 000 expired positions (and up to
-/// 5 000 outbox rows of webhook batches delivered that long ago) in short
+/// 5 000 outbox rows of webhook batches delivered that long ago, and of
+/// mails sent or refused that long ago) in short
 /// transactions, run by the commit stage between two commits (the
 /// store keeps one writer, which never stalls on a big delete).
 final class Retention: Sendable {
@@ -35,7 +36,9 @@ final class Retention: Sendable {
                         if n > 0 { logger.debug("retention: deleted \(n) positions") }
                         let w = try store.pruneWebhooks(before: cutoff, maxRows: Self.slice)
                         if w > 0 { logger.debug("retention: deleted \(w) delivered webhook rows") }
-                        k.resume(returning: max(n, w))
+                        let m = try store.pruneMails(before: cutoff, maxRows: Self.slice)
+                        if m > 0 { logger.debug("retention: deleted \(m) sent or refused mails") }
+                        k.resume(returning: max(n, w, m))
                     } catch {
                         logger.error("\(error)")
                         k.resume(returning: 0)

@@ -28,7 +28,8 @@ extension Daemon {
     {
         SMTPSettings(
             host: c.host, port: c.port, from: c.from, username: c.username,
-            password: try c.password(file: file), tls: SMTPSettings.TLS(rawValue: c.tls) ?? .starttls,
+            password: try c.password(file: file),
+            tls: SMTPSettings.TLS(rawValue: c.tls) ?? .starttls,
             timeoutS: c.timeoutS, caFile: c.caFile,
             heloName: c.heloName.isEmpty ? ProcessInfo.processInfo.hostName : c.heloName)
     }

@@ -196,7 +196,8 @@ final class MailDelivery: Service, CommitSink, Sendable {
             }
             names = try await Blocking.run { () throws(StoreError) in try reader.deviceNames() }
         } catch {
-            return .failed(error: "\(error)", retryAtMs: nowMs() + Self.backoffMs(attempts: m.attempts))
+            return .failed(
+                error: "\(error)", retryAtMs: nowMs() + Self.backoffMs(attempts: m.attempts))
         }
         guard !alerts.isEmpty else {
             return .refused(error: "its alerts are no longer stored (retention)")
@@ -209,7 +210,8 @@ final class MailDelivery: Service, CommitSink, Sendable {
         }
         do {
             let d = try await SMTPClient.send(message, with: settings)
-            return .sent(refused: d.refused.isEmpty ? nil : "refused: " + d.refused.joined(separator: "; "))
+            return .sent(
+                refused: d.refused.isEmpty ? nil : "refused: " + d.refused.joined(separator: "; "))
         } catch {
             if error.permanent { return .refused(error: error.message) }
             return .failed(

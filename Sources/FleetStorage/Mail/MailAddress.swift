@@ -13,7 +13,9 @@ public enum MailAddress {
         let shown = String(
             String.UnicodeScalarView(
                 raw.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
-        guard text.utf8.count <= 254 else { return "\"\(shown.prefix(40))…\" is longer than 254 characters" }
+        guard text.utf8.count <= 254 else {
+            return "\"\(shown.prefix(40))…\" is longer than 254 characters"
+        }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
             return "\"\(shown)\" is not an address (local@domain)"

@@ -107,7 +107,8 @@ public struct QuietHours: Sendable, Equatable, CustomStringConvertible {
         let date = Date(timeIntervalSince1970: Double(ms) / 1000)
         let c = cal.dateComponents([.hour, .minute], from: date)
         let minute = (c.hour ?? 0) * 60 + (c.minute ?? 0)
-        let inside = start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
+        let inside =
+            start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
         guard inside else { return nil }
         let day = cal.startOfDay(for: date)
         // The end is today when it comes later in the day than now, else tomorrow.
