@@ -112,7 +112,7 @@ let package = Package(
             dependencies: [
                 "FleetModel", "FleetConfig", "FleetGeo", "FleetHTTP", "FleetProtocols",
                 "FleetTracking", "FleetStorage",
-                "FleetSystemd", "FleetWebhooks", "FleetMail",
+                "FleetSystemd", "FleetWebhooks", "FleetMail", "FleetReports",
                 "CBatchUDP", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -137,7 +137,7 @@ let package = Package(
         .target(
             name: "FleetMail",
             dependencies: [
-                "FleetStorage",
+                "FleetConfig", "FleetStorage",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -206,7 +206,7 @@ let package = Package(
                 "FleetModel", "FleetAuth", "FleetBackends", "FleetConfig", "FleetGeo", "FleetJSON",
                 "FleetPostgres",
                 "FleetProtocols", "FleetReports",
-                "FleetStorage", "FleetSQLite", "FleetTracking", "FleetWebhooks",
+                "FleetStorage", "FleetSQLite", "FleetTracking", "FleetWebhooks", "FleetMail",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -130,6 +130,7 @@ receiver=Tests/EndToEndTests/Webhooks/receiver.py
 "$bin/fleetbench" webhooks --fleetd "$bin/fleetd" --receiver "$receiver" --python "$py" \
   --alerts 100000 --batch-max 100 --batch-max 1000 --runs 3 \
   || echo "bench: the webhook step failed (make setup-test installs standardwebhooks)" >&2
+
 # The end-to-end ingest steps again with 1 and 10 subscriptions of every
 # alert (the workload raises about 1.3 alerts a fix), against none.
 for hooks in 0 1 10; do
@@ -140,6 +141,16 @@ for hooks in 0 1 10; do
     --rate 80000 --webhooks "$hooks" --receiver "$receiver" --python "$py" \
     | grep -E "^highest|^at half|^webhooks" || echo "bench: ingest with $hooks webhooks failed" >&2
 done
+
+echo
+echo "== mail: alerts mailed per second =="
+# fleetbench mail: a backlog of 5 000 alerts mailed through the mail
+# tests' server (aiosmtpd on loopback, STARTTLS and AUTH required, each
+# message logged): one mail per alert (a session each, 4 at once), then
+# digests of 1 s; three sittings each.
+"$bin/fleetbench" mail --fleetd "$bin/fleetd" --server Tests/EndToEndTests/Mail/smtp_server.py \
+  --python "$py" --alerts 5000 --runs 3 \
+  || echo "bench: the mail step failed (make setup-test installs aiosmtpd)" >&2
 
 echo
 echo "== metrics: ingest while Prometheus scrapes GET /metrics every second, against none =="

@@ -32,6 +32,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var smtp = SMTPConfig()
     /// `[[notifications]]`: who is mailed about which alerts, in file order.
     public var notifications: [MailRule] = []
+    /// `[[reports]]`: reports mailed on a schedule, in file order.
+    public var reports: [ReportRule] = []
 
     public init() {}
 
@@ -56,7 +58,7 @@ public struct DaemonConfig: Sendable, Equatable {
         "storage", "geofences", "listen", "tcp", "udp", "screen", "engine", "log", "nmea",
         "devices",
         "tracking", "alerts", "overspeed", "trip", "http", "webhooks", "postgresql", "cluster",
-        "smtp", "notifications",
+        "smtp", "notifications", "reports",
     ]
 
     /// `[[webhooks]]`: each table a `WebhookEntry`; names unique.
@@ -132,10 +134,23 @@ public struct DaemonConfig: Sendable, Equatable {
             }
             c.notifications.append(rule)
         }
-        if !c.notifications.isEmpty, !c.smtp.enabled {
+        for t in try root.tables("reports", file: file) {
+            var section = ConfigSection(element: t, "reports", file: file)
+            let rule = try ReportEntry.rule(&section)
+            try section.finish()
+            if c.reports.contains(where: { $0.name == rule.name }) {
+                throw ConfigError(
+                    file: file, line: t.line(of: "name"), key: "reports.name",
+                    message: "report \(rule.name) is defined twice")
+            }
+            c.reports.append(rule)
+        }
+        if !c.notifications.isEmpty || !c.reports.isEmpty, !c.smtp.enabled {
             throw ConfigError(
                 file: file, line: nil, key: "smtp.host",
-                message: "[[notifications]] need a mail server: set [smtp] host and from")
+                message:
+                    "[[\(c.notifications.isEmpty ? "reports" : "notifications")]] need a mail server: set [smtp] host and from"
+            )
         }
         return c
     }

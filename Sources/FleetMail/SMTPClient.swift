@@ -114,6 +114,10 @@ public enum SMTPClient {
         static func open(_ s: SMTPSettings) async throws(SMTPError) -> Connection {
             let implicit: NIOSSLContext? = s.tls == .tls ? try tlsContext(s) : nil
             let channel: any Channel
+            // The reply handler, bound to its loop as it is made: looked up
+            // later it may be gone already (a server that talks at once and
+            // breaks the rules has the pipeline closed by then).
+            let made = Mutex<NIOLoopBound<SMTPReplyHandler>?>(nil)
             do {
                 channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                     .connectTimeout(.milliseconds(Int64(s.timeoutS * 1000)))
@@ -124,24 +128,18 @@ public enum SMTPClient {
                                     try NIOSSLClientHandler(
                                         context: implicit, serverHostname: serverName(s.host)))
                             }
-                            try ch.pipeline.syncOperations.addHandler(SMTPReplyHandler())
+                            let h = SMTPReplyHandler()
+                            try ch.pipeline.syncOperations.addHandler(h)
+                            made.withLock { $0 = NIOLoopBound(h, eventLoop: ch.eventLoop) }
                         }
                     }
                     .connect(host: s.host, port: s.port).get()
             } catch {
                 throw SMTPError("cannot connect to \(s.endpoint): \(error)")
             }
-            let loop = channel.eventLoop
-            let handler: NIOLoopBound<SMTPReplyHandler>
-            do {
-                handler = try await loop.submit {
-                    NIOLoopBound(
-                        try channel.pipeline.syncOperations.handler(type: SMTPReplyHandler.self),
-                        eventLoop: loop)
-                }.get()
-            } catch {
+            guard let handler = made.withLock({ $0 }) else {
                 channel.close(promise: nil)
-                throw SMTPError("\(s.endpoint): \(error)")
+                throw SMTPError("\(s.endpoint): the connection was set up without its handler")
             }
             let c = Connection(channel: channel, handler: handler, settings: s)
             if implicit != nil { c.secure.withLock { $0 = true } }

@@ -6,7 +6,7 @@ import FleetStorage
 enum PGMailSQL {
     static let columns = """
         id, rule, message_id, alert_ids, created_ms, send_after_ms, next_ms, attempts, status,
-        last_error, done_ms
+        last_error, done_ms, report, period_from, period_to
         """
 
     static func mail(_ r: PGRow) throws -> MailRecord {
@@ -17,7 +17,7 @@ enum PGMailSQL {
             alertIds: MailRecord.alertIds(try r[3]), createdMs: try r[4], sendAfterMs: try r[5],
             nextMs: try r[6], attempts: Int(attempts),
             status: MailRecord.Status(rawValue: status) ?? .pending, lastError: try r[9],
-            doneMs: try r[10])
+            doneMs: try r[10], report: try r[11], periodFromMs: try r[12], periodToMs: try r[13])
     }
 
     /// The newest mails first, of `statuses` (all when empty).
@@ -87,12 +87,16 @@ extension PostgresStore {
                     .of(ids.map(String.init).joined(separator: ","), id))
             }
             for m in plan.new {
+                // A report's period is queued once (the unique index).
                 _ = try s.run(
                     """
                     INSERT INTO mail_outbox (rule, message_id, alert_ids, created_ms,
-                      send_after_ms, next_ms) VALUES ($1,$2,$3,$4,$5,$6)
+                      send_after_ms, next_ms, report, period_from, period_to)
+                    VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT DO NOTHING
                     """,
-                    .of(m.rule, m.messageId, m.alertIdsText, m.createdMs, m.sendAfterMs, m.nextMs))
+                    .of(
+                        m.rule, m.messageId, m.alertIdsText, m.createdMs, m.sendAfterMs, m.nextMs,
+                        m.report, m.periodFromMs, m.periodToMs))
             }
             return true
         }

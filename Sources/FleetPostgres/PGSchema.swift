@@ -236,9 +236,14 @@ enum PGSchema {
                 attempts BIGINT NOT NULL DEFAULT 0,
                 status TEXT NOT NULL DEFAULT 'pending',
                 last_error TEXT,
-                done_ms BIGINT
+                done_ms BIGINT,
+                report TEXT,
+                period_from BIGINT,
+                period_to BIGINT
             );
             CREATE INDEX mail_outbox_pending ON mail_outbox(next_ms) WHERE status = 'pending';
+            CREATE UNIQUE INDEX mail_outbox_report ON mail_outbox(report, period_from)
+                WHERE report IS NOT NULL;
             """
         ),
     ]

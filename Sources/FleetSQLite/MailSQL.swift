@@ -18,21 +18,27 @@ enum MailSQL {
           attempts INTEGER NOT NULL DEFAULT 0,
           status TEXT NOT NULL DEFAULT 'pending',
           last_error TEXT,
-          done_ms INTEGER
+          done_ms INTEGER,
+          report TEXT,
+          period_from INTEGER,
+          period_to INTEGER
         );
         CREATE INDEX mail_outbox_pending ON mail_outbox(next_ms) WHERE status = 'pending';
+        CREATE UNIQUE INDEX mail_outbox_report ON mail_outbox(report, period_from)
+          WHERE report IS NOT NULL;
         """
 
     static let columns = """
         id, rule, message_id, alert_ids, created_ms, send_after_ms, next_ms, attempts, status,
-        last_error, done_ms
+        last_error, done_ms, report, period_from, period_to
         """
 
     static func mail(_ r: Row) -> MailRecord {
         MailRecord(
             id: r[0], rule: r[1], messageId: r[2], alertIds: MailRecord.alertIds(r[3]),
             createdMs: r[4], sendAfterMs: r[5], nextMs: r[6], attempts: r[7],
-            status: MailRecord.Status(rawValue: r[8]) ?? .pending, lastError: r[9], doneMs: r[10])
+            status: MailRecord.Status(rawValue: r[8]) ?? .pending, lastError: r[9], doneMs: r[10],
+            report: r[11], periodFromMs: r[12], periodToMs: r[13])
     }
 
     /// The newest mails first, of `statuses` (all when empty).
@@ -105,13 +111,16 @@ extension SQLiteStore {
                     arguments: [joined, id])
             }
             for m in plan.new {
+                // A report's period is queued once (the unique index).
                 try db.execute(
                     sql: """
-                        INSERT INTO mail_outbox (rule, message_id, alert_ids, created_ms,
-                          send_after_ms, next_ms) VALUES (?,?,?,?,?,?)
+                        INSERT OR IGNORE INTO mail_outbox (rule, message_id, alert_ids, created_ms,
+                          send_after_ms, next_ms, report, period_from, period_to)
+                        VALUES (?,?,?,?,?,?,?,?,?)
                         """,
                     arguments: [
                         m.rule, m.messageId, m.alertIdsText, m.createdMs, m.sendAfterMs, m.nextMs,
+                        m.report, m.periodFromMs, m.periodToMs,
                     ])
             }
             return true

@@ -114,6 +114,8 @@ struct ReceivedMail {
     var headers: [String: String]
     var text: String
     var html: String
+    /// The first attachment: its file name and decoded text.
+    var attachment: (name: String, text: String)?
 
     init?(_ o: [String: Any]) {
         guard let data = o["data"] as? String else { return nil }
@@ -152,6 +154,22 @@ struct ReceivedMail {
         }
         text = part("text/plain")
         html = part("text/html")
+        if let k = lines.firstIndex(where: { $0.hasPrefix("Content-Disposition: attachment") }),
+            let q = lines[k].range(of: "filename=\"")
+        {
+            let name = String(lines[k][q.upperBound...].prefix { $0 != "\"" })
+            var i = k
+            while i < lines.count, !lines[i].isEmpty { i += 1 }
+            var b64 = ""
+            i += 1
+            while i < lines.count, !lines[i].hasPrefix("--"), !lines[i].isEmpty {
+                b64 += lines[i]
+                i += 1
+            }
+            attachment = (
+                name, Data(base64Encoded: b64).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            )
+        }
     }
 
     /// The alert ids the text lists (`[alert N]`).
@@ -267,6 +285,86 @@ struct ReceivedMail {
             }, "\(rows)")
         let log = (try? String(contentsOfFile: d.stderrPath, encoding: .utf8)) ?? ""
         #expect(!log.contains(server.password))
+    }
+
+    /// Scheduled reports: one mailed now with fleetctl; after downtime the
+    /// daemon mails each missed period once, and a restart mails none again.
+    @Test func scheduledReportsAreMailedOncePerPeriodAcrossRestarts() throws {
+        guard let server = try MailServer.started() else { return }
+        defer { server.stop() }
+        let config = """
+            \(server.config())
+            [[reports]]
+            name = "daily-usage"
+            kind = "usage"
+            every = "day"
+            at = "00:00"
+            time_zone = "Europe/Berlin"
+            to = ["manager@fleet.test"]
+            [[reports]]
+            name = "daily-stops"
+            kind = "stops"
+            every = "day"
+            at = "00:00"
+            to = ["manager@fleet.test"]
+            devices = ["truck-1"]
+            """
+        let tracking = "exit_confirm_fixes = 1\njump_speed_kmh = 0"
+        var d = try DaemonProcess(fences: depotFences, extraConfig: config, tracking: tracking)
+        var step = 0
+        try WebhookEndToEndTests.cross(d.port, 6, step: &step)
+        // On demand: the day of the test fixes (14 November 2023 in Berlin).
+        let fleetctl = try Binaries.path("fleetctl")
+        let run = try runTool(
+            fleetctl,
+            [
+                "reports", "run", "daily-usage", "--config", d.configPath, "--for",
+                "2023-11-14T22:00:00Z",
+            ])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(
+            run.out.contains("report daily-usage for 2023-11-14 sent to manager@fleet.test: 250"),
+            "\(run.out)")
+        let usage = try #require(server.received().last)
+        #expect(usage.headers["subject"] == "[fleetd] Usage report daily-usage: 2023-11-14")
+        #expect(usage.text.contains("3 vehicles:"), "\(usage.text)")
+        #expect(usage.attachment?.name == "daily-usage-2023-11-14.csv")
+        #expect(
+            usage.attachment?.text.contains("truck-0") == true, "\(usage.attachment?.text ?? "")")
+        let bad = try runTool(fleetctl, ["reports", "run", "weekly", "--config", d.configPath])
+        #expect(bad.status != 0)
+        #expect(bad.err.contains("no report \"weekly\""), "\(bad.err)")
+
+        // Nothing due yet: the first period is the one under way.
+        Thread.sleep(forTimeInterval: 1)
+        #expect(server.received().count == 1)
+        #expect(d.stop() == 0)
+        // Three days of downtime: each report's cursor moved back three days.
+        let moved = try runTool(
+            WebhookReceiver.python,
+            [
+                "-c",
+                "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE mail_rules SET cursor = cursor - 3*86400000 WHERE name LIKE 'report:%'\"); c.commit(); print(c.total_changes)",
+                d.database,
+            ])
+        #expect(moved.out.trimmingCharacters(in: .whitespacesAndNewlines) == "2", "\(moved.err)")
+        d = try DaemonProcess(
+            fences: depotFences, extraConfig: config, dir: d.dir, tracking: tracking)
+        func scheduled() -> [ReceivedMail] { Array(server.received().dropFirst()) }
+        #expect(WebhookEndToEndTests.wait(30) { scheduled().count >= 6 })
+        #expect(d.stop() == 0)
+        d = try DaemonProcess(
+            fences: depotFences, extraConfig: config, dir: d.dir, tracking: tracking)
+        defer { _ = d.stop() }
+        Thread.sleep(forTimeInterval: 3)
+        let mails = scheduled()
+        #expect(mails.count == 6, "\(mails.map { $0.headers["subject"] ?? "" })")
+        let subjects = Set(mails.compactMap { $0.headers["subject"] })
+        #expect(subjects.count == 6)
+        #expect(subjects.filter { $0.hasPrefix("[fleetd] Stops report daily-stops: ") }.count == 3)
+        #expect(mails.allSatisfy { $0.attachment?.name.hasSuffix(".csv") == true })
+        let rows = try d.fleetctl("notifications")
+        #expect(rows.filter { $0["report"] as? String == "daily-usage" }.count == 3, "\(rows)")
     }
 
     @Test func checkConfigSaysWhatTheServerOffersAndNamesAWrongPassword() throws {

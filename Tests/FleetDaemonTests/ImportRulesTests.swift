@@ -91,7 +91,7 @@ import Testing
             "FleetAuth": std.union(["Crypto", "HummingbirdBcrypt"]),
             "FleetSystemd": std.union(["CSystemd", "Logging"]),
             // Mail: messages and the SMTP client.
-            "FleetMail": std.union(nio).union(["FleetStorage", "NIOSSL"]),
+            "FleetMail": std.union(nio).union(["FleetConfig", "FleetStorage", "NIOSSL"]),
             "FleetWebhooks": std.union(nio).union([
                 "FleetJSON", "FleetModel", "FleetStorage", "FleetTracking", "Crypto",
                 "AsyncHTTPClient", "NIOSSL",
@@ -104,7 +104,8 @@ import Testing
             "FleetDaemon": std.union(nio).union([
                 "FleetConfig", "FleetGeo", "FleetHTTP", "FleetModel", "FleetProtocols",
                 "FleetStorage",
-                "FleetSystemd", "FleetTracking", "FleetWebhooks", "FleetMail", "CBatchUDP",
+                "FleetSystemd", "FleetTracking", "FleetWebhooks", "FleetMail", "FleetReports",
+                "CBatchUDP",
                 "CoreMetrics",
                 "Logging", "Prometheus", "ServiceLifecycle", "UnixSignals",
             ]),
@@ -118,7 +119,7 @@ import Testing
                 "ArgumentParser", "FleetAuth", "FleetBackends", "FleetConfig", "FleetGeo",
                 "FleetJSON", "FleetModel",
                 "FleetPostgres", "FleetProtocols", "FleetReports", "FleetSQLite", "FleetStorage",
-                "FleetTracking", "FleetWebhooks",
+                "FleetTracking", "FleetWebhooks", "FleetMail",
             ]),
             "fleetbench": std.union(nio).union([
                 "ArgumentParser", "FleetGeo", "FleetModel", "FleetPostgres", "FleetProtocols",

@@ -139,3 +139,48 @@ enum NotificationEntry {
             timeZone: zone)
     }
 }
+
+/// One `[[reports]]` table: a `ReportRule`.
+enum ReportEntry {
+    static func rule(_ s: inout ConfigSection) throws(ConfigError) -> ReportRule {
+        let name = try s.string("name", default: "")
+        guard WebhookRules.validName(name) else {
+            throw s.error(
+                "name", "\"\(name)\" is not a report name (1–64 characters of [A-Za-z0-9_-])")
+        }
+        let kindText = try s.string("kind", default: "usage")
+        guard let kind = ReportRule.Kind(rawValue: kindText) else {
+            throw s.error(
+                "kind", "must be \"usage\" or \"stops\", found \"\(kindText)\" (report \(name))")
+        }
+        let everyText = try s.string("every", default: "day")
+        guard let every = ReportSchedule.Every(rawValue: everyText) else {
+            throw s.error(
+                "every",
+                "must be \"day\", \"week\" or \"month\", found \"\(everyText)\" (report \(name))")
+        }
+        let atText = try s.string("at", default: "06:00")
+        guard let at = QuietHours.minutes(Substring(atText)) else {
+            throw s.error("at", "\"\(atText)\" is not a local time like \"06:00\" (report \(name))")
+        }
+        let zone = try s.string("time_zone", default: "UTC")
+        guard TimeZone(identifier: zone) != nil else {
+            throw s.error(
+                "time_zone",
+                "\"\(zone)\" is not an IANA time zone like \"Europe/Berlin\" (report \(name))")
+        }
+        let to = try s.strings("to")
+        guard !to.isEmpty else {
+            throw s.error("to", "is needed: the addresses to mail (report \(name))")
+        }
+        guard to.count <= 50 else { throw s.error("to", "at most 50 addresses (report \(name))") }
+        for a in to {
+            if let p = MailAddress.problem(a) { throw s.error("to", "\(p) (report \(name))") }
+        }
+        return ReportRule(
+            name: name, kind: kind,
+            schedule: ReportSchedule(every: every, atMinutes: at, timeZone: zone), to: to,
+            devices: try s.strings("devices"),
+            stopMinS: try s.double("stop_min_s", default: 300, range: 0...31_536_000))
+    }
+}

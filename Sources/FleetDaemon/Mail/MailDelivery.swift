@@ -1,6 +1,7 @@
 import FleetHTTP
 import FleetMail
 import FleetModel
+import FleetReports
 import FleetStorage
 import Foundation
 import Logging
@@ -21,6 +22,8 @@ final class MailDelivery: Service, CommitSink, Sendable {
     private let stage: Mutex<CommitStage?> = Mutex(nil)
     private let reader: any StoreReading
     private let rules: [String: MailRule]
+    private let reports: [String: ReportRule]
+    private let consoleURL: String
     private let settings: SMTPSettings
     /// Mails sent at once, at most (`smtp.max_in_flight`).
     private let maxInFlight: Int
@@ -33,10 +36,13 @@ final class MailDelivery: Service, CommitSink, Sendable {
     static let readLimit = 2000
 
     init(
-        rules: [MailRule], settings: SMTPSettings, maxInFlight: Int, reader: any StoreReading,
+        rules: [MailRule], reports: [ReportRule], settings: SMTPSettings, maxInFlight: Int,
+        reader: any StoreReading,
         fenceNames: [String: String], consoleURL: String, logger: Logger
     ) {
         self.rules = Dictionary(uniqueKeysWithValues: rules.map { ($0.name, $0) })
+        self.reports = Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0) })
+        self.consoleURL = consoleURL
         self.settings = settings
         self.maxInFlight = maxInFlight
         self.reader = reader
@@ -80,7 +86,8 @@ final class MailDelivery: Service, CommitSink, Sendable {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { g in
-                g.addTask { await self.planLoop() }
+                if !self.rules.isEmpty { g.addTask { await self.planLoop() } }
+                if !self.reports.isEmpty { g.addTask { await self.reportLoop() } }
                 g.addTask { await self.sendLoop() }
             }
         }
@@ -127,6 +134,58 @@ final class MailDelivery: Service, CommitSink, Sendable {
         let stored = try await perform { store throws(StoreError) in try store.queueMails(plan) }
         if stored, !plan.new.isEmpty || !plan.appended.isEmpty { sendBell.ring() }
         return alerts.count == Self.readLimit
+    }
+
+    /// Queues each scheduled report's periods as their send time comes:
+    /// a report's cursor is the start of its first period not yet queued
+    /// (at first, the period now under way), so each period is queued
+    /// once, also across restarts and downtime (every missed one then).
+    private func reportLoop() async {
+        var failing = false
+        while !Task.isCancelled {
+            do {
+                try await queueReports()
+                if failing { logger.notice("mail: scheduling reports again") }
+                failing = false
+            } catch {
+                if !failing { logger.error("mail: scheduled reports: \(error)") }
+                failing = true
+            }
+            try? await Task.sleep(for: .seconds(15))
+        }
+    }
+
+    private func queueReports() async throws {
+        let now = nowMs()
+        for rule in reports.values.sorted(by: { $0.name < $1.name }) {
+            let current = rule.schedule.period(containing: now)
+            let name = rule.cursorName
+            let cursors = try await perform { store throws(StoreError) in
+                try store.mailCursors(rules: [name], startAt: current.from)
+            }
+            guard var from = cursors[name] else { continue }
+            var plan = MailPlan()
+            while plan.new.count < 100 {
+                let p = rule.schedule.period(containing: from)
+                guard rule.schedule.sendTime(periodEnd: p.to) <= now else { break }
+                plan.new.append(
+                    MailRecord(
+                        id: 0, rule: name,
+                        messageId: MailMessage.newMessageId(domain: messageDomain), alertIds: [],
+                        createdMs: now, sendAfterMs: now, nextMs: now, report: rule.name,
+                        periodFromMs: p.from, periodToMs: p.to))
+                from = p.to
+            }
+            guard let first = cursors[name], from > first else { continue }
+            plan.cursors[name] = (from: first, to: from)
+            let queued = plan
+            if try await perform({ store throws(StoreError) in try store.queueMails(queued) }) {
+                logger.info(
+                    "mail: report \(rule.name): \(queued.new.count) period\(queued.new.count == 1 ? "" : "s") queued"
+                )
+                sendBell.ring()
+            }
+        }
     }
 
     private func sendLoop() async {
@@ -180,6 +239,7 @@ final class MailDelivery: Service, CommitSink, Sendable {
 
     /// One attempt at mail `m`.
     private func attempt(_ m: MailRecord) async -> MailOutcome {
+        if let report = m.report { return await attemptReport(m, report) }
         guard let rule = rules[m.rule] else {
             return .refused(error: "rule \(m.rule) is no longer in the config")
         }
@@ -208,6 +268,34 @@ final class MailDelivery: Service, CommitSink, Sendable {
                 rule: rule, alerts: alerts, from: settings.from, messageId: m.messageId,
                 dateMs: m.createdMs)
         }
+        return await send(message, m)
+    }
+
+    /// One attempt at a scheduled report's mail: the report made now from
+    /// what is stored for its period.
+    private func attemptReport(_ m: MailRecord, _ name: String) async -> MailOutcome {
+        guard let rule = reports[name], let from = m.periodFromMs, let to = m.periodToMs else {
+            return .refused(error: "report \(name) is no longer in the config")
+        }
+        let reader = self.reader
+        let now = nowMs()
+        let made: ScheduledReport
+        do {
+            made = try await Blocking.run { () throws(StoreError) in
+                try ScheduledReport.make(rule, reader, fromMs: from, toMs: to, nowMs: now)
+            }
+        } catch {
+            return .failed(
+                error: "\(error)", retryAtMs: nowMs() + Self.backoffMs(attempts: m.attempts))
+        }
+        let message = ReportMail.message(
+            rule: rule, label: rule.schedule.label(from: from), csv: made.csv,
+            summary: made.summary, from: settings.from, messageId: m.messageId,
+            dateMs: m.createdMs, consoleURL: consoleURL)
+        return await send(message, m)
+    }
+
+    private func send(_ message: MailMessage, _ m: MailRecord) async -> MailOutcome {
         do {
             let d = try await SMTPClient.send(message, with: settings)
             return .sent(

@@ -10,6 +10,7 @@ extension MailRecord: Encodable {
         case created, sendAfter = "send_after", next
         case lastError = "last_error"
         case done
+        case report, periodFrom = "period_from", periodTo = "period_to"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -25,5 +26,10 @@ extension MailRecord: Encodable {
         try c.encode(status.rawValue, forKey: .status)
         try c.encode(lastError, forKey: .lastError)
         try c.encode(doneMs.map { RFC3339.format(millis: $0) }, forKey: .done)
+        if let report {
+            try c.encode(report, forKey: .report)
+            try c.encode(periodFromMs.map { RFC3339.format(millis: $0) }, forKey: .periodFrom)
+            try c.encode(periodToMs.map { RFC3339.format(millis: $0) }, forKey: .periodTo)
+        }
     }
 }

@@ -29,6 +29,11 @@ public struct MailRecord: Sendable, Equatable {
     public var lastError: String?
     /// When it was sent or refused.
     public var doneMs: Int64?
+    /// A scheduled report's mail: the report (`ReportRule.name`) and its
+    /// period `[from, to)`; nil for a mail about alerts.
+    public var report: String?
+    public var periodFromMs: Int64?
+    public var periodToMs: Int64?
 
     /// Alerts one digest mail lists at most; more open another mail.
     public static let maxAlerts = 500
@@ -38,8 +43,12 @@ public struct MailRecord: Sendable, Equatable {
     public init(
         id: Int64, rule: String, messageId: String, alertIds: [Int64], createdMs: Int64,
         sendAfterMs: Int64, nextMs: Int64, attempts: Int = 0, status: Status = .pending,
-        lastError: String? = nil, doneMs: Int64? = nil
+        lastError: String? = nil, doneMs: Int64? = nil, report: String? = nil,
+        periodFromMs: Int64? = nil, periodToMs: Int64? = nil
     ) {
+        self.report = report
+        self.periodFromMs = periodFromMs
+        self.periodToMs = periodToMs
         self.id = id
         self.rule = rule
         self.messageId = messageId

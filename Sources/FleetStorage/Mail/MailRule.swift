@@ -81,7 +81,8 @@ public struct QuietHours: Sendable, Equatable, CustomStringConvertible {
         end = e
     }
 
-    private static func minutes(_ t: Substring) -> Int? {
+    /// `HH:MM` as minutes after midnight; nil when malformed.
+    public static func minutes(_ t: Substring) -> Int? {
         let hm = t.trimmingCharacters(in: .whitespaces).split(
             separator: ":", omittingEmptySubsequences: false)
         guard hm.count == 2, hm[0].count == 2, hm[1].count == 2, let h = Int(hm[0]),
@@ -90,12 +91,12 @@ public struct QuietHours: Sendable, Equatable, CustomStringConvertible {
         return h * 60 + m
     }
 
-    public var description: String {
-        func f(_ m: Int) -> String {
-            let h = m / 60, mm = m % 60
-            return (h < 10 ? "0" : "") + "\(h):" + (mm < 10 ? "0" : "") + "\(mm)"
-        }
-        return f(start) + "-" + f(end)
+    public var description: String { Self.text(start) + "-" + Self.text(end) }
+
+    /// Minutes after midnight as `HH:MM`.
+    public static func text(_ m: Int) -> String {
+        let h = m / 60, mm = m % 60
+        return (h < 10 ? "0" : "") + "\(h):" + (mm < 10 ? "0" : "") + "\(mm)"
     }
 
     /// When the quiet span holding instant `ms` ends (Unix ms), or nil when
