@@ -34,6 +34,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var notifications: [MailRule] = []
     /// `[[reports]]`: reports mailed on a schedule, in file order.
     public var reports: [ReportRule] = []
+    /// `[[maintenance]]`: service plans, in file order.
+    public var maintenance: [MaintenancePlan] = []
 
     public init() {}
 
@@ -58,7 +60,7 @@ public struct DaemonConfig: Sendable, Equatable {
         "storage", "geofences", "listen", "tcp", "udp", "screen", "engine", "log", "nmea",
         "devices",
         "tracking", "alerts", "overspeed", "trip", "http", "webhooks", "postgresql", "cluster",
-        "smtp", "notifications", "reports",
+        "smtp", "notifications", "reports", "maintenance",
     ]
 
     /// `[[webhooks]]`: each table a `WebhookEntry`; names unique.
@@ -144,6 +146,23 @@ public struct DaemonConfig: Sendable, Equatable {
                     message: "report \(rule.name) is defined twice")
             }
             c.reports.append(rule)
+        }
+        for t in try root.tables("maintenance", file: file) {
+            var section = ConfigSection(element: t, "maintenance", file: file)
+            let plan = try MaintenanceEntry.plan(&section)
+            try section.finish()
+            if c.maintenance.contains(where: { $0.name == plan.name }) {
+                throw ConfigError(
+                    file: file, line: t.line(of: "name"), key: "maintenance.name",
+                    message: "maintenance plan \(plan.name) is defined twice")
+            }
+            c.maintenance.append(plan)
+        }
+        c.http.settings.maintenancePlans = c.maintenance
+        if !c.maintenance.isEmpty, c.cluster.enabled {
+            throw ConfigError(
+                file: file, line: nil, key: "maintenance",
+                message: "[[maintenance]] plans are checked by a single node: not with [cluster]")
         }
         if !c.notifications.isEmpty || !c.reports.isEmpty, !c.smtp.enabled {
             throw ConfigError(

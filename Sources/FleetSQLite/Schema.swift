@@ -292,6 +292,9 @@ public enum Schema {
         m.registerMigration("v15: the mail outbox") { db in
             try db.execute(sql: MailSQL.schema)
         }
+        m.registerMigration("v16: maintenance records") { db in
+            try db.execute(sql: MaintenanceSQL.schema)
+        }
         return m
     }
 }

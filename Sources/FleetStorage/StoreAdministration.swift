@@ -20,6 +20,8 @@ public protocol StoreAdministration {
     /// again, with `audit`. The batches re-queued; nil when there is no
     /// such subscription.
     func retryWebhook(_ name: String, audit: AuditRecord) throws(StoreError) -> Int?
+    /// Stores a service done, with its audit entry (`maintenance.done`).
+    func addMaintenance(_ record: MaintenanceRecord, audit: AuditRecord) throws(StoreError)
     /// Registers `ident` (or updates it; values left nil keep what was there).
     func addDevice(_ ident: String, name: String?, plate: String?, vin: String?)
         throws(StoreError)

@@ -50,6 +50,10 @@ public protocol StoreChanges: AnyObject {
     /// is not known.
     func addShare(_ share: ShareRecord, audit: AuditRecord) throws(StoreError) -> ShareRecord?
 
+    /// Stores services done (`maintenance_done`), with `audit` when a
+    /// person recorded them (nil: the plans' own start records).
+    func addMaintenance(_ records: [MaintenanceRecord], audit: AuditRecord?) throws(StoreError)
+
     /// Revokes link `id` of `device` at `atMs` (Unix ms) unless it already
     /// is, and records `audit`. False when the device has no such link.
     func revokeShare(device: String, id: Int64, atMs: Int64, audit: AuditRecord)

@@ -97,6 +97,10 @@ public protocol StoreReading: Sendable {
     /// Every subscription with how its deliveries stand at `nowMs`, by name.
     func webhookStatuses() throws(StoreError) -> [WebhookStatus]
 
+    /// Services done, newest first: `device`'s or every device's; with
+    /// `latestOnly`, each plan's latest for each device.
+    func maintenance(device: String?, latestOnly: Bool) throws(StoreError) -> [MaintenanceRecord]
+
     /// The mail outbox, newest first: up to `limit` mails of `statuses`
     /// (every status when empty).
     func mails(statuses: [MailRecord.Status], limit: Int) throws(StoreError) -> [MailRecord]

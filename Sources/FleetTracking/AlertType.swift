@@ -19,4 +19,7 @@ public enum AlertType: String, Sendable, CaseIterable, Codable {
     /// An alarm the device itself raised (SOS, power cut, crash, harsh
     /// braking, …): `details.alarm` names its kind.
     case deviceAlarm = "device_alarm"
+    /// A maintenance plan (`[[maintenance]]`) came due for the vehicle:
+    /// `details.plan` names it, `details.due_by` what made it due.
+    case maintenanceDue = "maintenance_due"
 }

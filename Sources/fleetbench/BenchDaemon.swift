@@ -41,6 +41,8 @@ final class BenchDaemon {
         let notify = dir.appendingPathComponent("notify").path
         statusPath = dir.appendingPathComponent("bench.db.status.json").path
         database = dir.appendingPathComponent("bench.db").path
+        // A daemon started before in the same folder left its socket file.
+        unlink(notify)
         notifyFD = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)

@@ -18,7 +18,7 @@ struct FleetctlCommand: ParsableCommand {
             DevicesCommand.self, StatusCommand.self, TripsCommand.self, UsersCommand.self,
             TokensCommand.self, AuditCommand.self, ReportCommand.self, MapCommand.self,
             WebhooksCommand.self, BackupCommand.self, ClusterCommand.self, CommandsCommand.self,
-            NotificationsCommand.self, ReportsCommand.self,
+            NotificationsCommand.self, ReportsCommand.self, MaintenanceCommand.self,
         ])
 
     /// Files fleetctl creates (backups, maps, a new database) are at most

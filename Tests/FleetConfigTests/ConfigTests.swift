@@ -124,7 +124,7 @@ import Testing
         ),
         (
             "[smtp]\nhost = \"m\"\nfrom = \"a@b.c\"\n[[notifications]]\nname = \"n\"\nto = [\"a@b.c\"]\ntypes = [\"enter\"]",
-            "f:7: notifications.types: \"enter\" is not an alert type (geofence_enter, geofence_exit, overspeed_start, overspeed_end, trip_start, trip_end, device_silent, device_back, ignition_on, ignition_off, idle_start, idle_end, device_alarm) (rule n)"
+            "f:7: notifications.types: \"enter\" is not an alert type (geofence_enter, geofence_exit, overspeed_start, overspeed_end, trip_start, trip_end, device_silent, device_back, ignition_on, ignition_off, idle_start, idle_end, device_alarm, maintenance_due) (rule n)"
         ),
         (
             "[smtp]\nhost = \"m\"\nfrom = \"a@b.c\"\n[[notifications]]\nname = \"n\"\nto = [\"a@b.c\"]\nquiet_hours = \"22-6\"",

@@ -77,6 +77,9 @@ struct EmptyReader: StoreReading {
     func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] { [] }
     func webhookAlerts(_ batch: WebhookBatch) throws(StoreError) -> [AlertRecord] { [] }
     func webhookStatuses() throws(StoreError) -> [WebhookStatus] { [] }
+    func maintenance(device: String?, latestOnly: Bool) throws(StoreError) -> [MaintenanceRecord] {
+        []
+    }
     func mails(statuses: [MailRecord.Status], limit: Int) throws(StoreError) -> [MailRecord] {
         []
     }

@@ -6,11 +6,15 @@ public struct AlertsConfig: Sendable, Equatable {
     /// its own (`FLEETD_ALERT_*` fields) when fleetd's standard error is
     /// the journal.
     public var journal = true
+    /// How often the maintenance plans (`[[maintenance]]`) are checked, seconds.
+    public var maintenanceCheckS = 60.0
 
     public init() {}
 
     init(_ s: inout ConfigSection) throws(ConfigError) {
         logFile = try s.string("log_file", default: logFile)
         journal = try s.bool("journal", default: journal)
+        maintenanceCheckS = try s.double(
+            "maintenance_check_s", default: maintenanceCheckS, range: 1...86_400)
     }
 }

@@ -1,3 +1,5 @@
+import FleetStorage
+
 /// How the HTTP server behaves (`[http]` in the config).
 public struct HTTPSettings: Sendable, Equatable {
     /// Where the API listens; nil: off.
@@ -37,6 +39,8 @@ public struct HTTPSettings: Sendable, Equatable {
     /// The longest a shared link (`POST /api/v1/devices/{id}/shares`) may
     /// work, seconds.
     public var shareMaxS = 7 * 86_400
+    /// The maintenance plans (`[[maintenance]]`), for the vehicle routes.
+    public var maintenancePlans: [MaintenancePlan] = []
     /// Session cookies carry `Secure` (for a server behind TLS). Also set
     /// when the request says `X-Forwarded-Proto: https`.
     public var secureCookies = false

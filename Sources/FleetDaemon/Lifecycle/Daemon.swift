@@ -271,6 +271,12 @@ public final class Daemon: Sendable {
             delivery,
         ]
         if let mail { services.append(mail) }
+        if !config.maintenance.isEmpty {
+            services.append(
+                MaintenanceWatch(
+                    plans: config.maintenance, reader: try store.makeReader(), stage: commit,
+                    handoff: handoff, logger: logger, intervalS: config.alerts.maintenanceCheckS))
+        }
         services += [
             ComponentService(
                 "tracking stage", start: tracking.start,

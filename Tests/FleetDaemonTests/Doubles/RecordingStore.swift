@@ -129,6 +129,8 @@ final class RecordingStore: Store, @unchecked Sendable {
 
     func pruneWebhooks(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int { 0 }
 
+    func addMaintenance(_ records: [MaintenanceRecord], audit: AuditRecord?) throws(StoreError) {}
+
     // The mail outbox: empty (no daemon test here has mail rules).
     func mailCursors(rules: [String], startAt: Int64) throws(StoreError) -> [String: Int64] {
         [:]

@@ -473,6 +473,7 @@ async function showDetails(device, force) {
     ];
     $('details-list').replaceChildren(...rows.flatMap(([k, val]) => [el('dt', { text: k }), el('dd', { text: val })]));
     renderCommands(commands);
+    await renderMaintenance(device);
     await renderShares(device);
     $('details').hidden = false;
   } catch (err) {
@@ -515,6 +516,47 @@ $('command-form').addEventListener('submit', async (e) => {
     alert(`Cannot send: ${err.message}`);
   }
 });
+
+// ---- maintenance of the selected vehicle -----------------------------------
+
+/** What is left (or overdue) under a plan, in words. */
+function maintenanceLeft(p) {
+  const parts = [];
+  const say = (v, unit) => (v < 0 ? `${Math.round(-v * 10) / 10} ${unit} overdue` : `${Math.round(v * 10) / 10} ${unit} left`);
+  if (p.km_left != null) parts.push(say(p.km_left, 'km'));
+  if (p.engine_h_left != null) parts.push(say(p.engine_h_left, 'h'));
+  if (p.days_left != null) parts.push(say(p.days_left, 'days'));
+  return parts.join(', ');
+}
+
+/** The selected vehicle's plans (due first) and, for operators, a "Done" for each. */
+async function renderMaintenance(device) {
+  const m = await api(`/api/v1/devices/${q(device)}/maintenance`).catch(() => ({ plans: [] }));
+  const plans = (m.plans || []).slice().sort((a, b) => (b.due ? 1 : 0) - (a.due ? 1 : 0));
+  $('details-maintenance').hidden = plans.length === 0;
+  const operator = state.role && state.role !== 'viewer';
+  $('maintenance-list').replaceChildren(...plans.map((p) => {
+    const row = el('li', {},
+      el('span', { class: `status ${p.due ? 's-due' : 's-ok'}`, text: p.due ? 'due' : 'ok' }),
+      el('span', { text: ` ${p.plan}: ${maintenanceLeft(p)}` }),
+      el('span', { class: 'meta', text: ` · since ${local(p.last_done)} (${p.last_by})` }));
+    if (operator) {
+      const done = el('button', { class: 'link', text: 'Done', title: 'record this service as done now' });
+      done.addEventListener('click', async () => {
+        try {
+          await api(`/api/v1/devices/${q(device)}/maintenance`, {
+            method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ plan: p.plan }),
+          });
+          await renderMaintenance(device);
+        } catch (err) {
+          alert(`Cannot record: ${err.message}`);
+        }
+      });
+      row.append(' ', done);
+    }
+    return row;
+  }));
+}
 
 // ---- links that share the selected vehicle ---------------------------------
 
@@ -561,7 +603,7 @@ $('share-form').addEventListener('submit', async (e) => {
 
 // ---- alerts -------------------------------------------------------------
 
-const ALERT_TYPES = ['geofence_enter', 'geofence_exit', 'overspeed_start', 'overspeed_end', 'trip_start', 'trip_end', 'device_silent', 'device_back', 'ignition_on', 'ignition_off', 'idle_start', 'idle_end', 'device_alarm'];
+const ALERT_TYPES = ['geofence_enter', 'geofence_exit', 'overspeed_start', 'overspeed_end', 'trip_start', 'trip_end', 'device_silent', 'device_back', 'ignition_on', 'ignition_off', 'idle_start', 'idle_end', 'device_alarm', 'maintenance_due'];
 
 async function loadAlerts() {
   const since = iso(Date.now() - 86400 * 1000);
