@@ -25,6 +25,7 @@ import Testing
         let fencesFile = Binaries.packageRoot.appendingPathComponent("config/geofences.geojson")
         let d = try DaemonProcess(
             fences: try String(contentsOf: fencesFile, encoding: .utf8),
+            extraConfig: "[[maintenance]]\nname = \"service\"\nevery_km = 15000\nevery_days = 365",
             trip: "", http: "127.0.0.1:0", listenExtra: "teltonika_tcp = \"127.0.0.1:0\"")
         let ctl = try Binaries.path("fleetctl")
         for (user, role) in [("manager", "admin"), ("watcher", "viewer")] {
@@ -61,7 +62,7 @@ import Testing
         #expect(run.out.contains("ok: a viewer: no acknowledging, no upload"))
         for shot in [
             "console-login", "console-fleet", "console-live", "console-history",
-            "console-report", "console-fences", "console-command",
+            "console-report", "console-fences", "console-command", "console-maintenance",
         ] {
             #expect(
                 FileManager.default.fileExists(

@@ -404,6 +404,15 @@ def main():
         d.save_screenshot(os.path.join(out, "console-command.png"))
         print("ok:", step)
 
+        step = "maintenance in the vehicle's panel: the plan listed, a service recorded with Done"
+        wait_for("the maintenance list", lambda: d.find_element(By.ID, "details-maintenance").is_displayed() and "service" in d.find_element(By.ID, "maintenance-list").text)
+        listed = d.find_element(By.ID, "maintenance-list").text
+        check("ok" in listed and "km left" in listed and "days left" in listed, f"the plan's line: {listed!r}")
+        d.find_element(By.CSS_SELECTOR, "#maintenance-list button").click()
+        wait_for("the service recorded", lambda: "user:manager" in d.find_element(By.ID, "maintenance-list").text)
+        d.save_screenshot(os.path.join(out, "console-maintenance.png"))
+        print("ok:", step)
+
         step = "share the vehicle: a link made in its panel, opened without a login, then revoked"
         wait_for("the share form", lambda: d.find_element(By.ID, "share-form").is_displayed())
         Select(d.find_element(By.ID, "share-for")).select_by_value("3600")
