@@ -80,6 +80,27 @@ public struct DaemonConfig: Sendable, Equatable {
         return entries
     }
 
+    /// `[[key]]`: each table decoded by `decode`, its keys all known, the
+    /// names unique (a second one is an error naming `what`).
+    static func named<T>(
+        _ root: TOMLTable, _ key: String, file: String, what: String, name: (T) -> String,
+        _ decode: (inout ConfigSection) throws(ConfigError) -> T
+    ) throws(ConfigError) -> [T] {
+        var out: [T] = []
+        for t in try root.tables(key, file: file) {
+            var section = ConfigSection(element: t, key, file: file)
+            let entry = try decode(&section)
+            try section.finish()
+            if out.contains(where: { name($0) == name(entry) }) {
+                throw ConfigError(
+                    file: file, line: t.line(of: "name"), key: "\(key).name",
+                    message: "\(what) \(name(entry)) is defined twice")
+            }
+            out.append(entry)
+        }
+        return out
+    }
+
     /// Reads config text; `file` labels errors.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
         let root = try TOMLParser.parse(text, file: file)
@@ -125,39 +146,14 @@ public struct DaemonConfig: Sendable, Equatable {
         c.http = try read("http", HTTPConfig.init)
         c.webhooks = try webhooks(root, file: file)
         c.smtp = try read("smtp", SMTPConfig.init)
-        for t in try root.tables("notifications", file: file) {
-            var section = ConfigSection(element: t, "notifications", file: file)
-            let rule = try NotificationEntry.rule(&section)
-            try section.finish()
-            if c.notifications.contains(where: { $0.name == rule.name }) {
-                throw ConfigError(
-                    file: file, line: t.line(of: "name"), key: "notifications.name",
-                    message: "notification rule \(rule.name) is defined twice")
-            }
-            c.notifications.append(rule)
-        }
-        for t in try root.tables("reports", file: file) {
-            var section = ConfigSection(element: t, "reports", file: file)
-            let rule = try ReportEntry.rule(&section)
-            try section.finish()
-            if c.reports.contains(where: { $0.name == rule.name }) {
-                throw ConfigError(
-                    file: file, line: t.line(of: "name"), key: "reports.name",
-                    message: "report \(rule.name) is defined twice")
-            }
-            c.reports.append(rule)
-        }
-        for t in try root.tables("maintenance", file: file) {
-            var section = ConfigSection(element: t, "maintenance", file: file)
-            let plan = try MaintenanceEntry.plan(&section)
-            try section.finish()
-            if c.maintenance.contains(where: { $0.name == plan.name }) {
-                throw ConfigError(
-                    file: file, line: t.line(of: "name"), key: "maintenance.name",
-                    message: "maintenance plan \(plan.name) is defined twice")
-            }
-            c.maintenance.append(plan)
-        }
+        c.notifications = try named(
+            root, "notifications", file: file, what: "notification rule", name: \.name,
+            NotificationEntry.rule)
+        c.reports = try named(
+            root, "reports", file: file, what: "report", name: \.name, ReportEntry.rule)
+        c.maintenance = try named(
+            root, "maintenance", file: file, what: "maintenance plan", name: \.name,
+            MaintenanceEntry.plan)
         c.http.settings.maintenancePlans = c.maintenance
         if !c.maintenance.isEmpty, c.cluster.enabled {
             throw ConfigError(

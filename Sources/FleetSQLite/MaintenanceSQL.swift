@@ -39,7 +39,7 @@ enum MaintenanceSQL {
             conditions.append(
                 """
                 m.id = (SELECT l.id FROM maintenance l WHERE l.device = m.device AND l.plan = m.plan
-                  ORDER BY l.done_ms DESC, l.id DESC LIMIT 1)
+                  ORDER BY (l.done_by = 'plan'), l.done_ms DESC, l.id DESC LIMIT 1)
                 """)
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")

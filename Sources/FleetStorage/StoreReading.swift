@@ -98,7 +98,8 @@ public protocol StoreReading: Sendable {
     func webhookStatuses() throws(StoreError) -> [WebhookStatus]
 
     /// Services done, newest first: `device`'s or every device's; with
-    /// `latestOnly`, each plan's latest for each device.
+    /// `latestOnly`, each plan's latest for each device (one a person
+    /// recorded before the plan's own start record, whatever their dates).
     func maintenance(device: String?, latestOnly: Bool) throws(StoreError) -> [MaintenanceRecord]
 
     /// The mail outbox, newest first: up to `limit` mails of `statuses`

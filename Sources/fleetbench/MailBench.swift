@@ -57,21 +57,7 @@ struct MailBench: ParsableCommand {
             Thread.sleep(forTimeInterval: 1.5)
             first.stop()
         }
-        let store = try SQLiteStore(path: dir.appendingPathComponent("bench.db").path)
-        var written = 0
-        while written < alerts {
-            var b = WriteBatch()
-            for i in written..<min(written + 2000, alerts) {
-                b.alerts.append(
-                    Alert(
-                        type: i % 2 == 0 ? .geofenceEnter : .geofenceExit,
-                        device: "dev-\(i % 1000)",
-                        time: 1_700_000_000_000 + Int64(i) * 100, fence: "fence-\(i % 100)",
-                        lat: 48.1, lon: 11.5))
-            }
-            written += b.alerts.count
-            try store.commit(b, committedMs: WallClock.system.nowMs())
-        }
+        let store = try WebhookBench.backlog(alerts, in: dir)
         store.stopUpkeep()
         let daemon = try BenchDaemon(fleetd: fleetd, dir: dir, fences: "", extraConfig: config)
         defer { daemon.stop() }

@@ -47,22 +47,8 @@ struct WebhookBench: ParsableCommand {
             "fleetbench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        // The backlog: alerts of 1 000 devices and 100 fences, as a commit stage writes them.
-        let store = try SQLiteStore(path: dir.appendingPathComponent("bench.db").path)
-        var written = 0
-        while written < alerts {
-            var b = WriteBatch()
-            for i in written..<min(written + 2000, alerts) {
-                b.alerts.append(
-                    Alert(
-                        type: i % 2 == 0 ? .geofenceEnter : .geofenceExit,
-                        device: "dev-\(i % 1000)",
-                        time: 1_700_000_000_000 + Int64(i) * 100, fence: "fence-\(i % 100)",
-                        lat: 48.1, lon: 11.5))
-            }
-            written += b.alerts.count
-            try store.commit(b, committedMs: WallClock.system.nowMs())
-        }
+        let store = try Self.backlog(alerts, in: dir)
+        store.stopUpkeep()
         let r = try BenchReceiver(python: python, script: receiver, secret: secret)
         defer { r.stop() }
         let daemon = try BenchDaemon(
@@ -77,5 +63,26 @@ struct WebhookBench: ParsableCommand {
             throw BenchFailure("\(r.alerts()) of \(alerts) alerts delivered in 300 s")
         }
         return Double(alerts) / took
+    }
+
+    /// A backlog of `count` alerts of 1 000 devices and 100 fences in
+    /// `dir/bench.db`, as a commit stage writes them; the store that wrote them.
+    static func backlog(_ count: Int, in dir: URL) throws -> SQLiteStore {
+        let store = try SQLiteStore(path: dir.appendingPathComponent("bench.db").path)
+        var written = 0
+        while written < count {
+            var b = WriteBatch()
+            for i in written..<min(written + 2000, count) {
+                b.alerts.append(
+                    Alert(
+                        type: i % 2 == 0 ? .geofenceEnter : .geofenceExit,
+                        device: "dev-\(i % 1000)",
+                        time: 1_700_000_000_000 + Int64(i) * 100, fence: "fence-\(i % 100)",
+                        lat: 48.1, lon: 11.5))
+            }
+            written += b.alerts.count
+            try store.commit(b, committedMs: WallClock.system.nowMs())
+        }
+        return store
     }
 }

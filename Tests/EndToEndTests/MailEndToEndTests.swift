@@ -139,9 +139,9 @@ struct ReceivedMail {
                     in: .whitespaces)
             }
         }
-        func part(_ type: String) -> String {
-            guard let start = lines.firstIndex(where: { $0.hasPrefix("Content-Type: \(type)") })
-            else { return "" }
+        /// The decoded body of the part whose header line starts with `header`.
+        func part(_ header: String) -> String? {
+            guard let start = lines.firstIndex(where: { $0.hasPrefix(header) }) else { return nil }
             var i = start
             while i < lines.count, !lines[i].isEmpty { i += 1 }
             var b64 = ""
@@ -152,23 +152,13 @@ struct ReceivedMail {
             }
             return Data(base64Encoded: b64).map { String(decoding: $0, as: UTF8.self) } ?? ""
         }
-        text = part("text/plain")
-        html = part("text/html")
-        if let k = lines.firstIndex(where: { $0.hasPrefix("Content-Disposition: attachment") }),
-            let q = lines[k].range(of: "filename=\"")
+        text = part("Content-Type: text/plain") ?? ""
+        html = part("Content-Type: text/html") ?? ""
+        let disposition = "Content-Disposition: attachment; filename=\""
+        if let k = lines.firstIndex(where: { $0.hasPrefix(disposition) }),
+            let body = part(disposition)
         {
-            let name = String(lines[k][q.upperBound...].prefix { $0 != "\"" })
-            var i = k
-            while i < lines.count, !lines[i].isEmpty { i += 1 }
-            var b64 = ""
-            i += 1
-            while i < lines.count, !lines[i].hasPrefix("--"), !lines[i].isEmpty {
-                b64 += lines[i]
-                i += 1
-            }
-            attachment = (
-                name, Data(base64Encoded: b64).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            )
+            attachment = (String(lines[k].dropFirst(disposition.count).prefix { $0 != "\"" }), body)
         }
     }
 

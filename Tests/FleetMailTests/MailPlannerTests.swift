@@ -85,6 +85,11 @@ import Testing
             now: ms("2026-11-27T22:00:00Z"))
         #expect(p.new.map(\.alertIds) == [[1, 2]])
         #expect(p.new.first?.sendAfterMs == ms("2026-11-28T05:30:00Z"))
+        // Outside its quiet hours the same rule mails each alert at once.
+        let noon = plan(
+            [rule], cursors: ["q": 0], alerts: [alert(1), alert(2)], readTo: 2,
+            now: ms("2026-11-28T11:00:00Z"))
+        #expect(noon.new.map(\.alertIds) == [[1], [2]])
         #expect(QuietHours("25:00-06:00") == nil)
         #expect(QuietHours("06:00-06:00") == nil)
         #expect(QuietHours("6:00-07:00") == nil)

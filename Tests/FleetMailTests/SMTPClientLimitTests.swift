@@ -42,22 +42,22 @@ import Testing
     }
 
     @Test func aServerThatNeverAnswersIsGivenUpAtTheTimeout() async throws {
-        let port = try Self.server(sending: [], holdS: 5)
-        let start = Date()
-        await #expect(throws: SMTPError.self) { _ = try await SMTPClient.probe(settings(port)) }
-        let again = try Self.server(sending: [], holdS: 5)
+        // The server holds the connection far longer than the timeout: only
+        // the client's timer can end the wait (how long it takes is for
+        // `make bench`, not a test: the pool may be busy with other suites).
+        let port = try Self.server(sending: [], holdS: 120)
         do {
-            _ = try await SMTPClient.probe(settings(again))
+            _ = try await SMTPClient.probe(settings(port))
+            Issue.record("a silent server was waited for to the end")
         } catch {
             #expect(error.message.contains("no reply within 1.0 s (smtp.timeout_s)"), "\(error)")
             #expect(!error.permanent)
         }
-        #expect(Date().timeIntervalSince(start) < 4)
     }
 
     @Test func anEndlessLineIsCutOff() async throws {
         let port = try Self.server(
-            sending: Array(repeating: UInt8(ascii: "2"), count: 100_000), holdS: 3)
+            sending: Array(repeating: UInt8(ascii: "2"), count: 100_000), holdS: 120)
         do {
             _ = try await SMTPClient.probe(settings(port, timeoutS: 5))
             Issue.record("an endless line was taken")
@@ -68,7 +68,7 @@ import Testing
 
     @Test func anEndlessReplyIsCutOff() async throws {
         let lines = String(repeating: "220-more\r\n", count: 500)
-        let port = try Self.server(sending: Array(lines.utf8), holdS: 3)
+        let port = try Self.server(sending: Array(lines.utf8), holdS: 120)
         do {
             _ = try await SMTPClient.probe(settings(port, timeoutS: 5))
             Issue.record("an endless reply was taken")
@@ -78,7 +78,7 @@ import Testing
     }
 
     @Test func somethingThatIsNotSMTPIsNamed() async throws {
-        let port = try Self.server(sending: Array("HTTP/1.1 400 Bad Request\r\n".utf8), holdS: 3)
+        let port = try Self.server(sending: Array("HTTP/1.1 400 Bad Request\r\n".utf8), holdS: 120)
         do {
             _ = try await SMTPClient.probe(settings(port, timeoutS: 5))
             Issue.record("an HTTP answer was taken")

@@ -46,5 +46,17 @@ import Testing
         #expect(
             try r.audit(afterId: 0, limit: 10).filter { $0.action == "maintenance.done" }.count == 2
         )
+        // A service a person recorded counts over a later plan start.
+        try w.addMaintenance(
+            [MaintenanceRecord(plan: "oil", device: "t3", doneMs: 9000, odometerM: 0, by: "plan")],
+            audit: nil)
+        try db.admin().addMaintenance(
+            MaintenanceRecord(plan: "oil", device: "t3", doneMs: 2000, odometerM: 0, by: "local:x"),
+            audit: AuditRecord(
+                timeMs: 9500, actor: "local:x", action: "maintenance.done", target: "t3",
+                detail: "oil"))
+        #expect(try r.maintenance(device: "t3", latestOnly: true).map(\.by) == ["local:x"])
+        #expect(
+            try r.maintenance(device: "t3", latestOnly: false).map(\.by) == ["plan", "local:x"])
     }
 }

@@ -1,8 +1,8 @@
 /// Forms mails from new alerts: pure, values in and a `MailPlan` out.
 ///
 /// Each rule looks at the alerts after its own cursor. A rule that does
-/// not gather (no digest, no quiet hours) makes one mail per matching
-/// alert, due at once; one that gathers adds the alert to its mail still
+/// not gather now (no digest, and no quiet hours under way) makes one mail
+/// per matching alert, due at once; one that gathers adds the alert to its mail still
 /// gathering (never tried, not yet due, fewer than `MailRecord.maxAlerts`)
 /// or opens one due at `MailRule.sendAfter`. Every rule's cursor moves to
 /// `readTo`, the last alert id read, matched or not.
@@ -17,8 +17,11 @@ public enum MailPlanner {
             plan.cursors[rule.name] = (from: cursor, to: readTo)
             var open = gathering[rule.name]
             var openNew: Int?  // index in plan.new of this rule's new gathering mail
+            // Gathering now: a digest, or quiet hours under way.
+            let dueAt = rule.sendAfter(nowMs: nowMs)
+            let gathers = dueAt > nowMs
             for a in alerts where a.id > cursor && a.id <= readTo && rule.matches(a) {
-                if !rule.gathers {
+                if !gathers {
                     plan.new.append(
                         MailRecord(
                             id: 0, rule: rule.name, messageId: newMessageId(), alertIds: [a.id],
@@ -36,8 +39,7 @@ public enum MailPlanner {
                     plan.new.append(
                         MailRecord(
                             id: 0, rule: rule.name, messageId: newMessageId(), alertIds: [a.id],
-                            createdMs: nowMs, sendAfterMs: rule.sendAfter(nowMs: nowMs),
-                            nextMs: nowMs))
+                            createdMs: nowMs, sendAfterMs: dueAt, nextMs: nowMs))
                     openNew = plan.new.count - 1
                 }
             }
