@@ -151,6 +151,17 @@ echo "== mail: alerts mailed per second =="
 "$bin/fleetbench" mail --fleetd "$bin/fleetd" --server Tests/EndToEndTests/Mail/smtp_server.py \
   --python "$py" --alerts 5000 --runs 3 \
   || echo "bench: the mail step failed (make setup-test installs aiosmtpd)" >&2
+# The end-to-end ingest steps again with a mail rule of every alert
+# (digests of 60 s, so at most 500 alerts a mail), against none: ingest
+# should not move; the last line says how far the mail kept up.
+for digest in -1 60; do
+  echo "-- mail digest ${digest} s (-1: no mail rule)"
+  "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
+    --proto teltonika --records 1 --warmup-rate 20000 \
+    --rate 40000 --rate 50000 --rate 55000 --rate 60000 --rate 65000 --rate 70000 --rate 75000 \
+    --rate 80000 --mail-digest-s "$digest" --python "$py" \
+    | grep -E "^highest|^at half|^mail" || echo "bench: ingest with mail digest $digest failed" >&2
+done
 
 echo
 echo "== metrics: ingest while Prometheus scrapes GET /metrics every second, against none =="

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetProtocols
+import FleetSQLite
 import FleetSimCore
 import Foundation
 
@@ -76,6 +77,15 @@ struct IngestBench: ParsableCommand {
     )
     var scrapeMs = 0
 
+    @Option(
+        help:
+            "A mail rule of every alert with this digest, seconds, to the mail tests' server started for the run (-1: none)."
+    )
+    var mailDigestS = -1
+
+    @Option(help: "The mail server script (with --mail-digest-s; python3 with aiosmtpd).")
+    var mailServer = "Tests/EndToEndTests/Mail/smtp_server.py"
+
     func run() throws {
         // NMEA is never acknowledged, so it has no acknowledgement latency to measure.
         let acknowledged = LoadOptions.protocols.filter { $0 != .nmea }
@@ -95,9 +105,14 @@ struct IngestBench: ParsableCommand {
             webhooks > 0
             ? try BenchReceiver(python: python, script: receiver, secret: secret) : nil
         defer { hooks?.stop() }
+        let mail =
+            mailDigestS >= 0
+            ? try BenchMailServer(python: python, script: mailServer, dir: dir) : nil
+        defer { mail?.stop() }
         let daemon = try BenchDaemon(
             fleetd: fleetd, dir: dir, fences: fences, settings: settings,
-            extraConfig: hooks?.config(count: webhooks, secret: secret) ?? "")
+            extraConfig: (hooks?.config(count: webhooks, secret: secret) ?? "") + "\n"
+                + (mail?.config(digestS: mailDigestS) ?? ""))
         defer { daemon.stop() }
         guard let port = daemon.ports[proto] else {
             throw ValidationError("fleetd reported no \(proto) port")
@@ -163,6 +178,14 @@ struct IngestBench: ParsableCommand {
         if let hooks {
             say(
                 "webhooks: \(webhooks) subscriptions; \(hooks.alerts()) alerts delivered to the receiver"
+            )
+        }
+        if mail != nil, let reader = try? SQLiteReader(path: daemon.database) {
+            let mails = (try? reader.mails(statuses: [], limit: 10_000_000)) ?? []
+            let sent = mails.filter { $0.status == .sent }
+            let alertCount = (try? reader.lastAlertId()) ?? 0
+            say(
+                "mail: digest \(mailDigestS) s; \(sent.count) mails sent with \(sent.reduce(0) { $0 + $1.alertIds.count }) alerts, \(mails.count - sent.count) not yet, of \(alertCount) alerts raised"
             )
         }
     }
