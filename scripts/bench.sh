@@ -159,7 +159,7 @@ for digest in -1 60; do
   "$bin/fleetbench" ingest --fleetd "$bin/fleetd" --fences "$fences" "${points[@]}" \
     --proto teltonika --records 1 --warmup-rate 20000 \
     --rate 40000 --rate 50000 --rate 55000 --rate 60000 --rate 65000 --rate 70000 --rate 75000 \
-    --rate 80000 --mail-digest-s "$digest" --python "$py" \
+    --rate 80000 --mail-digest-s="$digest" --python "$py" \
     | grep -E "^highest|^at half|^mail" || echo "bench: ingest with mail digest $digest failed" >&2
 done
 

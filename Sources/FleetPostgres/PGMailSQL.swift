@@ -53,17 +53,23 @@ extension PostgresStore {
         }
     }
 
-    public func gatheringMails(nowMs: Int64) throws(StoreError) -> [String: MailRecord] {
+    public func gatheringMails(rules: [String], nowMs: Int64) throws(StoreError)
+        -> [String: GatheringMail]
+    {
         try link.session("cannot read the mail outbox") { s in
-            var out: [String: MailRecord] = [:]
-            for r in try s.query(
-                """
-                SELECT \(PGMailSQL.columns) FROM mail_outbox
-                WHERE status = 'pending' AND attempts = 0 AND send_after_ms > $1 ORDER BY id
-                """, .of(nowMs))
-            {
-                let m = try PGMailSQL.mail(r)
-                out[m.rule] = m
+            var out: [String: GatheringMail] = [:]
+            for rule in rules {
+                if let r = try s.query(
+                    """
+                    SELECT id, length(alert_ids) - length(replace(alert_ids, ',', '')) + 1
+                    FROM mail_outbox
+                    WHERE rule = $1 AND status = 'pending' AND attempts = 0 AND send_after_ms > $2
+                    ORDER BY id DESC LIMIT 1
+                    """, .of(rule, nowMs)
+                ).first {
+                    let count: Int64 = try r[1]
+                    out[rule] = GatheringMail(id: try r[0], count: Int(count))
+                }
             }
             return out
         }

@@ -244,6 +244,8 @@ enum PGSchema {
             CREATE INDEX mail_outbox_pending ON mail_outbox(next_ms) WHERE status = 'pending';
             CREATE UNIQUE INDEX mail_outbox_report ON mail_outbox(report, period_from)
                 WHERE report IS NOT NULL;
+            CREATE INDEX mail_outbox_gathering ON mail_outbox(rule, id)
+                WHERE status = 'pending' AND attempts = 0;
             """
         ),
         (

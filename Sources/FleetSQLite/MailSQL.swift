@@ -26,6 +26,16 @@ enum MailSQL {
         CREATE INDEX mail_outbox_pending ON mail_outbox(next_ms) WHERE status = 'pending';
         CREATE UNIQUE INDEX mail_outbox_report ON mail_outbox(report, period_from)
           WHERE report IS NOT NULL;
+        CREATE INDEX mail_outbox_gathering ON mail_outbox(rule, id)
+          WHERE status = 'pending' AND attempts = 0;
+        """
+
+    /// A rule's newest mail still gathering: its id and alert count
+    /// (through `mail_outbox_gathering`, without reading the ids).
+    static let gathering = """
+        SELECT id, length(alert_ids) - length(replace(alert_ids, ',', '')) + 1 FROM mail_outbox
+        WHERE rule = ? AND status = 'pending' AND attempts = 0 AND send_after_ms > ?
+        ORDER BY id DESC LIMIT 1
         """
 
     static let columns = """
@@ -72,18 +82,17 @@ extension SQLiteStore {
         }
     }
 
-    public func gatheringMails(nowMs: Int64) throws(StoreError) -> [String: MailRecord] {
+    public func gatheringMails(rules: [String], nowMs: Int64) throws(StoreError)
+        -> [String: GatheringMail]
+    {
         try queue.write(path: path, "cannot read the mail outbox") { db in
-            var out: [String: MailRecord] = [:]
-            for r in try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(MailSQL.columns) FROM mail_outbox
-                    WHERE status = 'pending' AND attempts = 0 AND send_after_ms > ? ORDER BY id
-                    """, arguments: [nowMs])
-            {
-                let m = MailSQL.mail(r)
-                out[m.rule] = m
+            var out: [String: GatheringMail] = [:]
+            for rule in rules {
+                if let r = try Row.fetchOne(
+                    db, sql: MailSQL.gathering, arguments: [rule, nowMs])
+                {
+                    out[rule] = GatheringMail(id: r[0], count: r[1])
+                }
             }
             return out
         }

@@ -14,7 +14,7 @@ import Testing
 
     var counter = 0
     func plan(
-        _ rules: [MailRule], cursors: [String: Int64], gathering: [String: MailRecord] = [:],
+        _ rules: [MailRule], cursors: [String: Int64], gathering: [String: GatheringMail] = [:],
         alerts: [AlertRecord], readTo: Int64, now: Int64 = 1000
     ) -> MailPlan {
         var n = 0
@@ -45,14 +45,13 @@ import Testing
         let first = plan([digest], cursors: ["d": 0], alerts: [alert(1), alert(2)], readTo: 2)
         #expect(first.new.map(\.alertIds) == [[1, 2]])
         #expect(first.new.first?.sendAfterMs == 61_000)
-        var open = first.new[0]
-        open.id = 9
+        var open = GatheringMail(id: 9, count: first.new[0].alertIds.count)
         let second = plan(
             [digest], cursors: ["d": 2], gathering: ["d": open], alerts: [alert(3)], readTo: 3)
         #expect(second.new.isEmpty)
         #expect(second.appended == [9: [3]])
         // A full digest opens another.
-        open.alertIds = Array(1...Int64(MailRecord.maxAlerts))
+        open.count = MailRecord.maxAlerts
         let third = plan(
             [digest], cursors: ["d": 600], gathering: ["d": open], alerts: [alert(601)], readTo: 601
         )

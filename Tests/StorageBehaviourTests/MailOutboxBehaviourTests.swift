@@ -48,9 +48,10 @@ import Testing
         ]
         #expect(try w.queueMails(plan))
         // Still gathering: the digest, not yet due and never tried.
-        let gathering = try w.gatheringMails(nowMs: 5000)
+        let gathering = try w.gatheringMails(rules: ["now", "later"], nowMs: 5000)
         #expect(gathering.keys.sorted() == ["later"])
         let digest = try #require(gathering["later"])
+        #expect(digest.count == 2)
         var more = MailPlan()
         more.cursors = ["later": (from: 3, to: 4)]
         more.appended = [digest.id: [3]]

@@ -33,7 +33,7 @@ final class MailDelivery: Service, CommitSink, Sendable {
     private let sendBell = Wakeup()
     private let messageDomain: String
     /// Alerts read per planning pass.
-    static let readLimit = 2000
+    static let readLimit = 10_000
 
     init(
         rules: [MailRule], reports: [ReportRule], settings: SMTPSettings, maxInFlight: Int,
@@ -95,44 +95,69 @@ final class MailDelivery: Service, CommitSink, Sendable {
 
     private func planLoop() async {
         var failing = false
+        var cursors: [String: Int64]? = nil
         while !Task.isCancelled {
             do {
-                let more = try await planOnce()
+                let more = try await planOnce(&cursors)
                 if failing { logger.notice("mail: planning again") }
                 failing = false
-                if more { continue }
+                if more {
+                    // A backlog: on at once, but never in a tight loop
+                    // beside the commits that share the writer.
+                    try? await Task.sleep(for: Self.backlogPause)
+                    continue
+                }
             } catch {
                 if !failing { logger.error("mail: \(error)") }
                 failing = true
+                cursors = nil
             }
             await planBell.wait(.seconds(1))
         }
     }
 
-    /// One pass: true when there may be more alerts to read at once.
-    private func planOnce() async throws -> Bool {
+    /// The pause between two passes over a backlog of alerts.
+    static let backlogPause = Duration.milliseconds(50)
+
+    /// One pass: reads up to `readLimit` alerts after the lowest cursor
+    /// (through the reader), then forms and stores the mails in ONE writer
+    /// job (the rules' mails still gathering read, `MailPlanner`, the
+    /// cursors moved). `cursors` is kept between passes (this planner is
+    /// the only one moving them on a node); nil after a failure or when
+    /// another node moved one first, so that they are read again. True
+    /// when there may be more alerts to read at once.
+    private func planOnce(_ cursors: inout [String: Int64]?) async throws -> Bool {
         let reader = self.reader
         let last = try await Blocking.run { () throws(StoreError) in try reader.lastAlertId() }
         let names = Array(rules.keys)
-        let cursors = try await perform { store throws(StoreError) in
-            try store.mailCursors(rules: names, startAt: last)
+        if cursors == nil {
+            cursors = try await perform { store throws(StoreError) in
+                try store.mailCursors(rules: names, startAt: last)
+            }
         }
-        guard let from = cursors.values.min(), from < last else { return false }
+        guard let known = cursors, let from = known.values.min(), from < last else { return false }
         let alerts = try await Blocking.run { () throws(StoreError) in
             try reader.alerts(afterId: from, limit: Self.readLimit, filter: AlertFilter())
         }
         let readTo = alerts.count == Self.readLimit ? (alerts.last?.id ?? last) : last
         let now = nowMs()
-        let gathering = try await perform { store throws(StoreError) in
-            try store.gatheringMails(nowMs: now)
-        }
         let domain = messageDomain
-        let plan = MailPlanner.plan(
-            rules: Array(rules.values), cursors: cursors, gathering: gathering, alerts: alerts,
-            readTo: readTo, nowMs: now, newMessageId: { MailMessage.newMessageId(domain: domain) })
-        guard !plan.cursors.isEmpty else { return false }
-        let stored = try await perform { store throws(StoreError) in try store.queueMails(plan) }
-        if stored, !plan.new.isEmpty || !plan.appended.isEmpty { sendBell.ring() }
+        let rules = Array(self.rules.values)
+        let plan = try await perform { store throws(StoreError) -> MailPlan? in
+            let gathering = try store.gatheringMails(rules: names, nowMs: now)
+            let plan = MailPlanner.plan(
+                rules: rules, cursors: known, gathering: gathering, alerts: alerts,
+                readTo: readTo, nowMs: now,
+                newMessageId: { MailMessage.newMessageId(domain: domain) })
+            if plan.cursors.isEmpty { return plan }
+            return try store.queueMails(plan) ? plan : nil
+        }
+        guard let plan else {
+            cursors = nil  // another node moved a cursor first
+            return true
+        }
+        for (rule, c) in plan.cursors { cursors?[rule] = c.to }
+        if !plan.new.isEmpty || !plan.appended.isEmpty { sendBell.ring() }
         return alerts.count == Self.readLimit
     }
 

@@ -8,7 +8,7 @@
 /// `readTo`, the last alert id read, matched or not.
 public enum MailPlanner {
     public static func plan(
-        rules: [MailRule], cursors: [String: Int64], gathering: [String: MailRecord],
+        rules: [MailRule], cursors: [String: Int64], gathering: [String: GatheringMail],
         alerts: [AlertRecord], readTo: Int64, nowMs: Int64, newMessageId: () -> String
     ) -> MailPlan {
         var plan = MailPlan()
@@ -31,7 +31,7 @@ public enum MailPlanner {
                 if let k = openNew, plan.new[k].alertIds.count < MailRecord.maxAlerts {
                     plan.new[k].alertIds.append(a.id)
                 } else if let m = open,
-                    m.alertIds.count + (plan.appended[m.id]?.count ?? 0) < MailRecord.maxAlerts
+                    m.count + (plan.appended[m.id]?.count ?? 0) < MailRecord.maxAlerts
                 {
                     plan.appended[m.id, default: []].append(a.id)
                 } else {

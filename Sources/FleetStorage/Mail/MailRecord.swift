@@ -71,6 +71,18 @@ public struct MailRecord: Sendable, Equatable {
     }
 }
 
+/// A mail still gathering alerts, as the planner needs it.
+public struct GatheringMail: Sendable, Equatable {
+    public var id: Int64
+    /// Alerts it holds.
+    public var count: Int
+
+    public init(id: Int64, count: Int) {
+        self.id = id
+        self.count = count
+    }
+}
+
 /// What one attempt at a mail came to.
 public enum MailOutcome: Sendable, Equatable {
     /// Taken by the server; `refused` lists recipients it would not take.
@@ -108,8 +120,9 @@ public protocol MailOutboxStore: AnyObject {
     /// not stored yet is stored at `startAt` (alerts before it are not mailed).
     func mailCursors(rules: [String], startAt: Int64) throws(StoreError) -> [String: Int64]
 
-    /// Mails of `rule` still gathering alerts: pending, never tried, not due before `nowMs`.
-    func gatheringMails(nowMs: Int64) throws(StoreError) -> [String: MailRecord]
+    /// Each of `rules`' newest mail still gathering alerts (pending, never
+    /// tried, not due before `nowMs`): its id and how many alerts it holds.
+    func gatheringMails(rules: [String], nowMs: Int64) throws(StoreError) -> [String: GatheringMail]
 
     /// Stores `plan` if every cursor is still where it was read (false, and
     /// nothing stored, when another writer moved one).

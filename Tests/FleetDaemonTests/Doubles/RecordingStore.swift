@@ -135,7 +135,9 @@ final class RecordingStore: Store, @unchecked Sendable {
     func mailCursors(rules: [String], startAt: Int64) throws(StoreError) -> [String: Int64] {
         [:]
     }
-    func gatheringMails(nowMs: Int64) throws(StoreError) -> [String: MailRecord] { [:] }
+    func gatheringMails(rules: [String], nowMs: Int64) throws(StoreError)
+        -> [String: GatheringMail]
+    { [:] }
     func queueMails(_ plan: MailPlan) throws(StoreError) -> Bool { true }
     func claimMails(nowMs: Int64, leaseMs: Int64, limit: Int) throws(StoreError) -> [MailRecord] {
         []
