@@ -137,7 +137,7 @@ let package = Package(
         .target(
             name: "FleetMail",
             dependencies: [
-                "FleetConfig", "FleetStorage",
+                "FleetConfig", "FleetReports", "FleetStorage",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,3 +1,4 @@
+import FleetReports
 import FleetStorage
 import Foundation
 
@@ -100,17 +101,9 @@ public struct AlertMail: Sendable {
         case "idle_start": return "idling"
         case "idle_end": return "stopped idling"
         case "device_alarm":
-            return "raised an alarm" + (Self.detail("alarm", a.details).map { ": \($0)" } ?? "")
+            return "raised an alarm" + (a.detailText("alarm").map { ": \($0)" } ?? "")
         default: return a.type
         }
-    }
-
-    /// A string field of the details object, when there is one.
-    static func detail(_ key: String, _ json: String?) -> String? {
-        guard let json, let data = json.data(using: .utf8),
-            let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return o[key] as? String
     }
 
     /// `2026-11-27 14:03:12 +01:00` (the zone's offset then: abbreviations
@@ -123,18 +116,6 @@ public struct AlertMail: Sendable {
         return f.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
     }
 
-    static func html(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
+    /// Text safe in HTML (element text and double-quoted attributes).
+    static func html(_ s: String) -> String { XML.escape(s) }
 }

@@ -36,6 +36,15 @@ public struct AlertRecord: Sendable, Equatable {
 }
 
 extension AlertRecord {
+    /// The text member `key` of `details` (nil when absent, not text, or
+    /// the details are not an object).
+    public func detailText(_ key: String) -> String? {
+        guard let details, let doc = try? JSONReader.parseDocument(Array(details.utf8)),
+            case .string(let text)? = doc[key]
+        else { return nil }
+        return text
+    }
+
     /// The alert as one JSON object (no newline): the `Codable` form, written
     /// by hand because the alert log writes one per committed alert on the
     /// writer thread (tested equal to the `Codable` form).

@@ -121,28 +121,3 @@ struct ReportsRunCommand: ParsableCommand {
         }
     }
 }
-
-/// Runs async work from fleetctl's synchronous commands (on the main
-/// thread, never on the cooperative pool) and waits for its result.
-enum Blocking {
-    static func wait<T: Sendable, E: Error>(_ body: @escaping @Sendable () async throws(E) -> T)
-        -> Result<T, E>
-    {
-        let done = DispatchSemaphore(value: 0)
-        let box = ResultBox<T, E>()
-        Task {
-            do throws(E) {
-                box.result = .success(try await body())
-            } catch {
-                box.result = .failure(error)
-            }
-            done.signal()
-        }
-        done.wait()
-        return box.result!
-    }
-
-    private final class ResultBox<T, E: Error>: @unchecked Sendable {
-        var result: Result<T, E>?
-    }
-}

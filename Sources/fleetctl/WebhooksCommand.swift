@@ -124,19 +124,15 @@ struct WebhooksCommand: ParsableCommand {
                 throw Output.fail("fleetctl: webhook \(name): \(error)")
             }
             let id = WebhookBatch.newMessageId()
-            let outcome = Mutex<WebhookSender.Outcome?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            Task {
+            let outcome = Blocking.wait { () async throws(Never) -> WebhookSender.Outcome? in
                 let sender = WebhookSender()
                 let o = await sender.send(
                     s, secret: secret, messageId: id, body: WebhookPayload.test(webhook: name),
                     nowS: Int64(Date().timeIntervalSince1970))
                 await sender.shutdown()
-                outcome.withLock { $0 = o }
-                done.signal()
+                return o
             }
-            done.wait()
-            switch outcome.withLock({ $0 }) {
+            switch outcome.get() {
             case .answered(let status, _)? where (200..<300).contains(status):
                 print("webhook \(name): \(s.url) answered \(status) to test event \(id)")
             case .answered(let status, _)?:

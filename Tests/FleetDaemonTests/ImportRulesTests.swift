@@ -91,7 +91,9 @@ import Testing
             "FleetAuth": std.union(["Crypto", "HummingbirdBcrypt"]),
             "FleetSystemd": std.union(["CSystemd", "Logging"]),
             // Mail: messages and the SMTP client.
-            "FleetMail": std.union(nio).union(["FleetConfig", "FleetStorage", "NIOSSL"]),
+            "FleetMail": std.union(nio).union([
+                "FleetConfig", "FleetReports", "FleetStorage", "NIOSSL",
+            ]),
             "FleetWebhooks": std.union(nio).union([
                 "FleetJSON", "FleetModel", "FleetStorage", "FleetTracking", "Crypto",
                 "AsyncHTTPClient", "NIOSSL",

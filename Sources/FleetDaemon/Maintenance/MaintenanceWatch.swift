@@ -150,10 +150,5 @@ final class MaintenanceWatch: Service, Sendable {
     }
 
     /// The plan a `maintenance_due` alert names (`details.plan`).
-    static func plan(of a: AlertRecord) -> String? {
-        guard let text = a.details, let data = text.data(using: .utf8),
-            let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return o["plan"] as? String
-    }
+    static func plan(of a: AlertRecord) -> String? { a.detailText("plan") }
 }
