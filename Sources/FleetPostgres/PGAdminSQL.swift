@@ -9,18 +9,23 @@ enum PGAdminSQL {
         func set(_ c: String) -> String {
             "\(c) = " + (d.replace ? "excluded.\(c)" : "coalesce(excluded.\(c), devices.\(c))")
         }
+        // In either mode: nil keeps the group, the empty group takes the vehicle out of it.
+        let group =
+            "grp = CASE WHEN $6::text IS NULL THEN devices.grp WHEN $6::text = '' THEN NULL ELSE $6::text END"
         try s.run(
             """
-            INSERT INTO devices (ident, name, plate, vin, registered, created_ms) VALUES ($1,$2,$3,$4,true,$5)
-            ON CONFLICT (ident) DO UPDATE SET registered = true, \(set("name")), \(set("plate")), \(set("vin"))
-            """, .of(d.ident, d.name, d.plate, d.vin, nowMs))
+            INSERT INTO devices (ident, name, plate, vin, registered, created_ms, grp)
+            VALUES ($1,$2,$3,$4,true,$5,NULLIF($6::text, ''))
+            ON CONFLICT (ident) DO UPDATE SET registered = true, \(set("name")), \(set("plate")),
+              \(set("vin")), \(group)
+            """, .of(d.ident, d.name, d.plate, d.vin, nowMs, d.group))
     }
 
     /// False when `ident` was not registered.
     static func unregister(_ ident: String, _ s: PGSession) throws -> Bool {
         try s.run(
             """
-            UPDATE devices SET registered = false, name = NULL, plate = NULL, vin = NULL
+            UPDATE devices SET registered = false, name = NULL, plate = NULL, vin = NULL, grp = NULL
             WHERE ident = $1 AND registered
             """, .of(ident)) > 0
     }

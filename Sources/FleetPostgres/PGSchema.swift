@@ -263,6 +263,15 @@ enum PGSchema {
             CREATE INDEX maintenance_by_device ON maintenance(device, plan, done_ms);
             """
         ),
+        (
+            9, "groups of vehicles, users limited to groups, drivers",
+            """
+            ALTER TABLE devices ADD COLUMN grp TEXT;
+            CREATE INDEX devices_by_group ON devices(grp, ident) WHERE grp IS NOT NULL;
+            ALTER TABLE users ADD COLUMN groups TEXT NOT NULL DEFAULT '';
+            ALTER TABLE users ADD COLUMN device TEXT;
+            """
+        ),
     ]
 
     /// A migration's statements: its text split after each `;` that ends a

@@ -37,10 +37,22 @@ public final class PostgresAdministration: StoreAdministration {
         try change(
             "cannot add user \(user.name)",
             """
-            INSERT INTO users (name, role, password_hash, created_ms) VALUES ($1,$2,$3,$4)
+            INSERT INTO users (name, role, password_hash, created_ms, groups, device)
+            VALUES ($1,$2,$3,$4,$5,$6)
             ON CONFLICT (name) DO NOTHING
-            """, .of(user.name, user.role.rawValue, user.passwordHash, user.createdMs),
-            action: "user.add", target: user.name, detail: "role \(user.role.rawValue)")
+            """,
+            .of(
+                user.name, user.role.rawValue, user.passwordHash, user.createdMs,
+                user.groups.joined(separator: ","), user.device),
+            action: "user.add", target: user.name, detail: user.summary)
+    }
+
+    public func setUserGroups(_ name: String, groups: [String]) throws(StoreError) -> Bool {
+        try change(
+            "cannot change the groups of \(name)",
+            "UPDATE users SET groups = $1 WHERE name = $2",
+            .of(groups.joined(separator: ","), name), action: "user.groups", target: name,
+            detail: groups.isEmpty ? "every vehicle" : groups.joined(separator: ", "))
     }
 
     public func setPassword(_ name: String, hash: String) throws(StoreError) -> Bool {
@@ -80,14 +92,13 @@ public final class PostgresAdministration: StoreAdministration {
         }
     }
 
-    public func addDevice(_ ident: String, name: String?, plate: String?, vin: String?)
-        throws(StoreError)
-    {
-        let a = audit("device.add", ident, nil)
+    public func addDevice(_ registration: DeviceRegistration) throws(StoreError) {
+        let ident = registration.ident
+        let a = audit(
+            "device.add", ident,
+            registration.group.map { $0.isEmpty ? "no group" : "group \($0)" })
         try link.transaction("cannot add device \(ident)") { s in
-            try PGAdminSQL.register(
-                DeviceRegistration(ident: ident, name: name, plate: plate, vin: vin),
-                nowMs: a.timeMs, s)
+            try PGAdminSQL.register(registration, nowMs: a.timeMs, s)
             try PGAdminSQL.record(a, s)
         }
     }

@@ -56,6 +56,7 @@ public final class PostgresReader: Sendable {
         if let since = filter.sinceMs { conditions.append("a.time_ms >= \(b.add(since))") }
         if let fence = filter.fence { conditions.append("a.fence = \(b.add(fence))") }
         if let until = filter.untilMs { conditions.append("a.time_ms < \(b.add(until))") }
+        if let scoped = Self.scopeCondition(filter.scope, &b) { conditions.append(scoped) }
         let sql = """
             SELECT \(Self.alertColumns)
             FROM alerts a JOIN devices d ON d.id = a.device_id
@@ -183,19 +184,24 @@ public final class PostgresReader: Sendable {
     }
 
     /// Devices after `after` with their newest accepted position.
-    public func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] {
-        try read("cannot read vehicles") { s in
+    public func vehicles(after: String, limit: Int, scope: DeviceScope) throws(StoreError)
+        -> [VehicleRecord]
+    {
+        var b = PostgresBindingsBuilder()
+        _ = (b.add(after), b.add(limit))
+        let scoped = Self.scopeCondition(scope, &b) ?? "true"
+        return try read("cannot read vehicles") { s in
             try s.query(
                 """
-                SELECT d.name, s.silent, s.odometer_m, s.state, \(Self.positionColumns)
+                SELECT d.name, s.silent, s.odometer_m, s.state, \(Self.positionColumns), d.grp
                 FROM devices d
                 JOIN LATERAL (
                   SELECT * FROM positions q WHERE q.device_id = d.id AND q.disposition = 0
                   ORDER BY q.time_ms DESC LIMIT 1) p ON true
                 LEFT JOIN device_state s ON s.device_id = d.id
-                WHERE d.ident > $1
+                WHERE d.ident > $1 AND \(scoped)
                 ORDER BY d.ident LIMIT $2
-                """, .of(after, limit)
+                """, b.bindings
             ).map {
                 let p = try Self.position($0, at: 4)
                 var v = VehicleRecord(
@@ -206,6 +212,7 @@ public final class PostgresReader: Sendable {
                 {
                     (v.ignition, v.driver) = (s.ignition, s.driver)
                 }
+                v.group = try $0[$0.cells.count - 1]
                 return v
             }
         }
@@ -215,7 +222,11 @@ public final class PostgresReader: Sendable {
     public func trips(filter: TripFilter = TripFilter(), limit: Int = 1_000_000) throws(StoreError)
         -> [TripRecord]
     {
-        try read("cannot read trips") { s in
+        var b = PostgresBindingsBuilder()
+        _ = (b.add(filter.device), b.add(filter.fromMs), b.add(filter.toMs), b.add(limit))
+        _ = (b.add(filter.afterStartMs), b.add(filter.afterId ?? 0))
+        let scoped = Self.scopeCondition(filter.scope, &b) ?? "true"
+        return try read("cannot read trips") { s in
             try s.query(
                 """
                 SELECT t.id, d.ident, d.name, t.start_ms, t.end_ms, t.start_lat, t.start_lon,
@@ -226,12 +237,9 @@ public final class PostgresReader: Sendable {
                 FROM trips t JOIN devices d ON d.id = t.device_id
                 WHERE ($1::text IS NULL OR d.ident = $1) AND ($2::bigint IS NULL OR t.end_ms >= $2)
                   AND ($3::bigint IS NULL OR t.start_ms < $3)
-                  AND ($5::bigint IS NULL OR (t.start_ms, t.id) > ($5, $6))
+                  AND ($5::bigint IS NULL OR (t.start_ms, t.id) > ($5, $6)) AND \(scoped)
                 ORDER BY t.start_ms, t.id LIMIT $4
-                """,
-                .of(
-                    filter.device, filter.fromMs, filter.toMs, limit, filter.afterStartMs,
-                    filter.afterId ?? 0)
+                """, b.bindings
             ).map {
                 TripRecord(
                     id: try $0[0], device: try $0[1], vehicle: try $0[2], startTime: try $0[3],
@@ -268,8 +276,50 @@ public final class PostgresReader: Sendable {
     }
 
     /// Devices whose ident sorts after `after`, by ident, at most `limit`.
-    public func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] {
-        try devices(where: "WHERE d.ident > $1", [after], limit: limit)
+    public func devices(after: String, limit: Int, scope: DeviceScope) throws(StoreError)
+        -> [DeviceRecord]
+    {
+        switch scope {
+        case .all: return try devices(where: "WHERE d.ident > $1", [after], limit: limit)
+        case .device(let id):
+            return try devices(
+                where: "WHERE d.ident > $1 AND d.ident = $2", [after, id], limit: limit)
+        case .groups(let groups):
+            var b = PostgresBindingsBuilder()
+            _ = (b.add(after), b.add(groups))
+            return try devices(where: "WHERE d.ident > $1 AND d.grp = ANY($2)", b, limit: limit)
+        }
+    }
+
+    /// A device's group (nil: none, or no such device).
+    public func deviceGroup(_ ident: String) throws(StoreError) -> String? {
+        try read("cannot read the group of \(ident)") { s in
+            try s.query("SELECT grp FROM devices WHERE ident = $1", .of(ident)).first.flatMap {
+                try $0[0] as String?
+            }
+        }
+    }
+
+    /// Each grouped device's group.
+    public func deviceGroups() throws(StoreError) -> [String: String] {
+        try read("cannot read device groups") { s in
+            var out: [String: String] = [:]
+            for r in try s.query("SELECT ident, grp FROM devices WHERE grp IS NOT NULL") {
+                out[try r[0]] = try r[1] as String
+            }
+            return out
+        }
+    }
+
+    /// The SQL condition on `d` (the devices table) that keeps `scope`'s
+    /// devices, its values added to `b`; nil for `.all`.
+    static func scopeCondition(_ scope: DeviceScope, _ b: inout PostgresBindingsBuilder) -> String?
+    {
+        switch scope {
+        case .all: nil
+        case .device(let id): "d.ident = \(b.add(id))"
+        case .groups(let groups): "d.grp = ANY(\(b.add(groups))::text[])"
+        }
     }
 
     /// One device, or nil when it was never registered nor seen.
@@ -282,13 +332,19 @@ public final class PostgresReader: Sendable {
     {
         var b = PostgresBindingsBuilder()
         for a in arguments { _ = b.add(a) }
-        return try read("cannot read devices") { s in
+        return try devices(where: condition, b, limit: limit)
+    }
+
+    private func devices(where condition: String, _ b: PostgresBindingsBuilder, limit: Int?)
+        throws(StoreError) -> [DeviceRecord]
+    {
+        try read("cannot read devices") { s in
             try s.query(
                 """
                 SELECT d.ident, d.name, d.plate, d.vin, d.registered,
                   (SELECT count(*) FROM positions p WHERE p.device_id = d.id),
                   (SELECT max(time_ms) FROM positions p WHERE p.device_id = d.id),
-                  s.odometer_m, s.silent
+                  s.odometer_m, s.silent, d.grp
                 FROM devices d LEFT JOIN device_state s ON s.device_id = d.id
                 \(condition)
                 ORDER BY d.ident \(limit.map { "LIMIT \($0)" } ?? "")
@@ -297,7 +353,8 @@ public final class PostgresReader: Sendable {
                 DeviceRecord(
                     ident: try $0[0], name: try $0[1], plate: try $0[2], vin: try $0[3],
                     registered: try $0[4], positions: Int(try $0[5] as Int64),
-                    lastFix: try $0[6], odometerM: try $0[7] ?? 0, silent: try $0[8] ?? false)
+                    lastFix: try $0[6], odometerM: try $0[7] ?? 0, silent: try $0[8] ?? false,
+                    group: try $0[9])
             }
         }
     }
@@ -370,7 +427,7 @@ public final class PostgresReader: Sendable {
     public func user(named name: String) throws(StoreError) -> UserRecord? {
         try read("cannot read users") { s in
             try s.query(
-                "SELECT name, role, password_hash, created_ms FROM users WHERE name = $1",
+                "SELECT \(Self.userColumns) FROM users WHERE name = $1",
                 .of(name)
             ).first.flatMap(Self.user)
         }
@@ -379,14 +436,19 @@ public final class PostgresReader: Sendable {
     /// Every user, by name.
     public func users() throws(StoreError) -> [UserRecord] {
         try read("cannot read users") { s in
-            try s.query("SELECT name, role, password_hash, created_ms FROM users ORDER BY name")
+            try s.query("SELECT \(Self.userColumns) FROM users ORDER BY name")
                 .compactMap(Self.user)
         }
     }
 
+    private static let userColumns = "name, role, password_hash, created_ms, groups, device"
+
     private static func user(_ r: PGRow) throws -> UserRecord? {
         guard let role = Role(rawValue: try r[1]) else { return nil }
-        return UserRecord(name: try r[0], role: role, passwordHash: try r[2], createdMs: try r[3])
+        let groups = (try r[4] as String).split(separator: ",").map(String.init)
+        return UserRecord(
+            name: try r[0], role: role, passwordHash: try r[2], createdMs: try r[3],
+            groups: groups, device: try r[5])
     }
 
     /// The token whose secret hashes to `secretHash`, or nil.

@@ -10,19 +10,31 @@ enum AdminSQL {
         func set(_ c: String) -> String {
             "\(c) = " + (d.replace ? "excluded.\(c)" : "coalesce(excluded.\(c), \(c))")
         }
+        // In either mode: nil keeps the group, the empty group takes the vehicle out of it.
+        let group = "grp = CASE WHEN ?6 IS NULL THEN grp WHEN ?6 = '' THEN NULL ELSE ?6 END"
         try db.execute(
             sql: """
-                INSERT INTO devices (ident, name, plate, vin, registered, created_ms) VALUES (?,?,?,?,1,?)
-                ON CONFLICT(ident) DO UPDATE SET registered = 1, \(set("name")), \(set("plate")), \(set("vin"))
+                INSERT INTO devices (ident, name, plate, vin, registered, created_ms, grp)
+                VALUES (?1,?2,?3,?4,1,?5,NULLIF(?6, ''))
+                ON CONFLICT(ident) DO UPDATE SET registered = 1, \(set("name")), \(set("plate")),
+                  \(set("vin")), \(group)
                 """,
-            arguments: [d.ident, d.name, d.plate, d.vin, nowMs])
+            arguments: [d.ident, d.name, d.plate, d.vin, nowMs, d.group])
+    }
+
+    /// Sets a user's groups; false when there is no such user.
+    static func setGroups(_ name: String, _ groups: [String], _ db: Database) throws -> Bool {
+        try db.execute(
+            sql: "UPDATE users SET groups = ? WHERE name = ?",
+            arguments: [groups.joined(separator: ","), name])
+        return db.changesCount > 0
     }
 
     /// False when `ident` was not registered.
     static func unregister(_ ident: String, _ db: Database) throws -> Bool {
         try db.execute(
             sql: """
-                UPDATE devices SET registered = 0, name = NULL, plate = NULL, vin = NULL
+                UPDATE devices SET registered = 0, name = NULL, plate = NULL, vin = NULL, grp = NULL
                 WHERE ident = ? AND registered = 1
                 """,
             arguments: [ident])

@@ -29,11 +29,27 @@ public final class Credentials: StoreAdministration {
         try queue.write(path: path, "cannot add user \(user.name)") { db in
             try db.execute(
                 sql: """
-                    INSERT OR IGNORE INTO users (name, role, password_hash, created_ms) VALUES (?,?,?,?)
+                    INSERT OR IGNORE INTO users (name, role, password_hash, created_ms, groups, device)
+                    VALUES (?,?,?,?,?,?)
                     """,
-                arguments: [user.name, user.role.rawValue, user.passwordHash, user.createdMs])
+                arguments: [
+                    user.name, user.role.rawValue, user.passwordHash, user.createdMs,
+                    user.groups.joined(separator: ","), user.device,
+                ])
             guard db.changesCount > 0 else { return false }
-            try audit(db, "user.add", user.name, "role \(user.role.rawValue)")
+            try audit(db, "user.add", user.name, user.summary)
+            return true
+        }
+    }
+
+    /// Sets the groups a user is limited to (empty: none); false when there
+    /// is no such user.
+    public func setUserGroups(_ name: String, groups: [String]) throws(StoreError) -> Bool {
+        try queue.write(path: path, "cannot change the groups of \(name)") { db in
+            guard try AdminSQL.setGroups(name, groups, db) else { return false }
+            try audit(
+                db, "user.groups", name,
+                groups.isEmpty ? "every vehicle" : groups.joined(separator: ", "))
             return true
         }
     }
@@ -83,10 +99,8 @@ public final class Credentials: StoreAdministration {
         }
     }
 
-    public func addDevice(_ ident: String, name: String?, plate: String?, vin: String?)
-        throws(StoreError)
-    {
-        try Registry(queue: queue, path: path).add(ident, name: name, plate: plate, vin: vin)
+    public func addDevice(_ registration: DeviceRegistration) throws(StoreError) {
+        try Registry(queue: queue, path: path).add(registration)
     }
 
     public func removeDevice(_ ident: String) throws(StoreError) -> Bool {

@@ -31,13 +31,23 @@ public final class Registry {
         _ ident: String, name: String?, plate: String?, vin: String?,
         actor: String = Credentials.localActor
     ) throws(StoreError) {
+        try add(DeviceRegistration(ident: ident, name: name, plate: plate, vin: vin), actor: actor)
+    }
+
+    /// Registers (or updates) a device as `registration` says, recorded in
+    /// the audit log as `actor`'s.
+    public func add(_ registration: DeviceRegistration, actor: String = Credentials.localActor)
+        throws(StoreError)
+    {
         let now = WallClock.system.nowMs()
+        let ident = registration.ident
         try queue.write(path: path, "cannot add device \(ident)") { db in
-            try AdminSQL.register(
-                DeviceRegistration(ident: ident, name: name, plate: plate, vin: vin), nowMs: now, db
-            )
+            try AdminSQL.register(registration, nowMs: now, db)
             try AdminSQL.record(
-                AuditRecord(timeMs: now, actor: actor, action: "device.add", target: ident), db)
+                AuditRecord(
+                    timeMs: now, actor: actor, action: "device.add", target: ident,
+                    detail: registration.group.map { $0.isEmpty ? "no group" : "group \($0)" }),
+                db)
         }
     }
 

@@ -17,6 +17,8 @@ public final class SQLiteReader: Sendable {
     let hasWebhooks: Bool
     /// The database has the v14 `shares` table.
     private let hasShares: Bool
+    /// The database has the v17 groups (`devices.grp`, `users.groups`).
+    private let hasGroups: Bool
 
     /// Opens an existing database read-only. Throws `StoreError` when the file
     /// is missing or is not a fleetd database.
@@ -32,11 +34,13 @@ public final class SQLiteReader: Sendable {
             config.readonly = true
             config.busyMode = .timeout(5)
             queue = try DatabaseQueue(path: path, configuration: config)
-            let (ok, people, hooks, shares) = try queue.read { db in
+            let (ok, people, hooks, shares, groups) = try queue.read { db in
                 (
                     try db.tableExists("alerts") && db.tableExists("positions"),
                     try db.tableExists("users"), try db.tableExists("webhooks"),
-                    try db.tableExists("shares")
+                    try db.tableExists("shares"),
+                    try db.tableExists("devices")
+                        && db.columns(in: "devices").contains { $0.name == "grp" }
                 )
             }
             guard ok else {
@@ -45,6 +49,7 @@ public final class SQLiteReader: Sendable {
             self.people = people
             self.hasWebhooks = hooks
             self.hasShares = shares
+            self.hasGroups = groups
         } catch let e as StoreError {
             throw e
         } catch {
@@ -84,6 +89,10 @@ public final class SQLiteReader: Sendable {
         if let until = filter.untilMs {
             conditions.append("a.time_ms < ?")
             arguments.append(until)
+        }
+        if let (condition, values) = scopeCondition(filter.scope, from: arguments.count + 1) {
+            conditions.append(condition)
+            arguments += values.map { $0 }
         }
         arguments.append(limit)
         let sql = """
@@ -233,8 +242,12 @@ public final class SQLiteReader: Sendable {
 
     /// Devices after `after` with their newest accepted position (found
     /// through the `(device_id, time_ms)` index, newest first).
-    public func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] {
-        try read("cannot read vehicles") { db in
+    public func vehicles(after: String, limit: Int, scope: DeviceScope) throws(StoreError)
+        -> [VehicleRecord]
+    {
+        let (condition, values) = scopeCondition(scope, from: 3) ?? ("1", [])
+        let group = hasGroups ? "d.grp" : "NULL"
+        return try read("cannot read vehicles") { db in
             let columns = Set(try db.columns(in: "device_state").map(\.name))
             let hasOdometer = people || columns.contains("odometer_m")
             let state = columns.contains("state") ? "s.state" : "NULL"
@@ -242,15 +255,17 @@ public final class SQLiteReader: Sendable {
                 db,
                 sql: """
                     SELECT d.name, \(hasOdometer ? "s.silent, s.odometer_m" : "0, 0"), \(state),
-                           \(positionColumns)
+                           \(positionColumns), \(group)
                     FROM devices d
                     JOIN positions p ON p.device_id = d.id AND p.time_ms = (
                       SELECT q.time_ms FROM positions q WHERE q.device_id = d.id AND q.disposition = 0
                       ORDER BY q.time_ms DESC LIMIT 1)
                     LEFT JOIN device_state s ON s.device_id = d.id
-                    WHERE d.ident > ?1
+                    WHERE d.ident > ?1 AND \(condition)
                     ORDER BY d.ident LIMIT ?2
-                    """, arguments: [after, limit]
+                    """,
+                arguments: StatementArguments(
+                    [after, limit] as [any DatabaseValueConvertible] + values.map { $0 })
             ).map {
                 let p = Self.position($0, at: 4)
                 var v = VehicleRecord(
@@ -261,6 +276,7 @@ public final class SQLiteReader: Sendable {
                 {
                     (v.ignition, v.driver) = (s.ignition, s.driver)
                 }
+                v.group = $0[$0.count - 1]
                 return v
             }
         }
@@ -282,6 +298,7 @@ public final class SQLiteReader: Sendable {
             let detour = columns.contains("late_detour_m") ? "t.late_detour_m" : "0.0"
             // Nor, before v13, drivers.
             let driver = columns.contains("driver") ? "t.driver" : "NULL"
+            let (scoped, values) = scopeCondition(filter.scope, from: 7) ?? ("1", [])
             return try Row.fetchAll(
                 db,
                 sql: """
@@ -292,13 +309,14 @@ public final class SQLiteReader: Sendable {
                     FROM trips t JOIN devices d ON d.id = t.device_id
                     WHERE (?1 IS NULL OR d.ident = ?1) AND (?2 IS NULL OR t.end_ms >= ?2)
                       AND (?3 IS NULL OR t.start_ms < ?3)
-                      AND (?5 IS NULL OR (t.start_ms, t.id) > (?5, ?6))
+                      AND (?5 IS NULL OR (t.start_ms, t.id) > (?5, ?6)) AND \(scoped)
                     ORDER BY t.start_ms, t.id LIMIT ?4
                     """,
-                arguments: [
-                    filter.device, filter.fromMs, filter.toMs, limit, filter.afterStartMs,
-                    filter.afterId ?? 0,
-                ]
+                arguments: StatementArguments(
+                    [
+                        filter.device, filter.fromMs, filter.toMs, limit, filter.afterStartMs,
+                        filter.afterId ?? 0,
+                    ] as [(any DatabaseValueConvertible)?] + values.map { $0 })
             ).map {
                 TripRecord(
                     id: $0[0], device: $0[1], vehicle: $0[2], startTime: $0[3], endTime: $0[4],
@@ -338,14 +356,53 @@ public final class SQLiteReader: Sendable {
         try devices(where: "", [], limit: nil)
     }
 
-    /// Devices whose ident sorts after `after`, by ident, at most `limit`.
-    public func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] {
-        try devices(where: "WHERE d.ident > ?", [after], limit: limit)
+    /// Devices of `scope` whose ident sorts after `after`, by ident, at most `limit`.
+    public func devices(after: String, limit: Int, scope: DeviceScope) throws(StoreError)
+        -> [DeviceRecord]
+    {
+        let (condition, values) = scopeCondition(scope, from: 2) ?? ("1", [])
+        return try devices(
+            where: "WHERE d.ident > ?1 AND \(condition)", [after] + values, limit: limit)
+    }
+
+    /// A device's group (nil: none, or no such device).
+    public func deviceGroup(_ ident: String) throws(StoreError) -> String? {
+        guard hasGroups else { return nil }
+        return try read("cannot read the group of \(ident)") { db in
+            try String.fetchOne(
+                db, sql: "SELECT grp FROM devices WHERE ident = ?", arguments: [ident])
+        }
+    }
+
+    /// Each grouped device's group.
+    public func deviceGroups() throws(StoreError) -> [String: String] {
+        guard hasGroups else { return [:] }
+        return try read("cannot read device groups") { db in
+            var out: [String: String] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT ident, grp FROM devices WHERE grp IS NOT NULL")
+            while let r = try rows.next() { out[r[0]] = r[1] }
+            return out
+        }
+    }
+
+    /// The SQL condition on `d` (the devices table) that keeps `scope`'s
+    /// devices, with its arguments numbered from `?from`; nil for `.all`.
+    /// A database without groups has no device in any group.
+    private func scopeCondition(_ scope: DeviceScope, from: Int) -> (String, [String])? {
+        switch scope {
+        case .all: return nil
+        case .device(let id): return ("d.ident = ?\(from)", [id])
+        case .groups(let groups):
+            guard hasGroups else { return ("0", []) }
+            let marks = groups.indices.map { "?\(from + $0)" }.joined(separator: ",")
+            return ("d.grp IN (\(marks))", groups)
+        }
     }
 
     /// One device, or nil when it was never registered nor seen.
     public func device(_ ident: String) throws(StoreError) -> DeviceRecord? {
-        try devices(where: "WHERE d.ident = ?", [ident], limit: 1).first
+        try devices(where: "WHERE d.ident = ?1", [ident], limit: 1).first
     }
 
     /// The devices `condition` selects, through the ident's index (`?1 IS
@@ -365,6 +422,7 @@ public final class SQLiteReader: Sendable {
                 db,
                 sql: """
                     SELECT d.ident, d.name, d.plate, d.vin, \(hasRegistry ? "d.registered" : "0"),
+                      \(hasGroups ? "d.grp" : "NULL"),
                       (SELECT count(*) FROM positions p WHERE p.device_id = d.id),
                       (SELECT max(time_ms) FROM positions p WHERE p.device_id = d.id),
                       \(hasOdometer ? "s.odometer_m" : "NULL"), \(hasOdometer ? "s.silent" : "0")
@@ -375,7 +433,8 @@ public final class SQLiteReader: Sendable {
             ).map {
                 DeviceRecord(
                     ident: $0[0], name: $0[1], plate: $0[2], vin: $0[3], registered: $0[4],
-                    positions: $0[5], lastFix: $0[6], odometerM: $0[7] ?? 0, silent: $0[8] ?? false)
+                    positions: $0[6], lastFix: $0[7], odometerM: $0[8] ?? 0, silent: $0[9] ?? false,
+                    group: $0[5])
             }
         }
     }
@@ -461,8 +520,7 @@ public final class SQLiteReader: Sendable {
         guard people else { return nil }
         return try read("cannot read users") { db in
             try Row.fetchOne(
-                db, sql: "SELECT name, role, password_hash, created_ms FROM users WHERE name = ?",
-                arguments: [name]
+                db, sql: "SELECT \(userColumns) FROM users WHERE name = ?", arguments: [name]
             ).flatMap(Self.user)
         }
     }
@@ -472,14 +530,21 @@ public final class SQLiteReader: Sendable {
         guard people else { return [] }
         return try read("cannot read users") { db in
             try Row.fetchAll(
-                db, sql: "SELECT name, role, password_hash, created_ms FROM users ORDER BY name"
+                db, sql: "SELECT \(userColumns) FROM users ORDER BY name"
             ).compactMap(Self.user)
         }
     }
 
+    private var userColumns: String {
+        "name, role, password_hash, created_ms, " + (hasGroups ? "groups, device" : "'', NULL")
+    }
+
     private static func user(_ r: Row) -> UserRecord? {
         guard let role = Role(rawValue: r[1]) else { return nil }
-        return UserRecord(name: r[0], role: role, passwordHash: r[2], createdMs: r[3])
+        let groups = (r[4] as String).split(separator: ",").map(String.init)
+        return UserRecord(
+            name: r[0], role: role, passwordHash: r[2], createdMs: r[3], groups: groups,
+            device: r[5])
     }
 
     /// The token whose secret hashes to `secretHash`, or nil.

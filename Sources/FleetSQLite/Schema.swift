@@ -295,6 +295,15 @@ public enum Schema {
         m.registerMigration("v16: maintenance records") { db in
             try db.execute(sql: MaintenanceSQL.schema)
         }
+        m.registerMigration("v17: groups of vehicles, users limited to groups, drivers") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE devices ADD COLUMN grp TEXT;
+                    CREATE INDEX devices_by_group ON devices(grp, ident) WHERE grp IS NOT NULL;
+                    ALTER TABLE users ADD COLUMN groups TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE users ADD COLUMN device TEXT;
+                    """)
+        }
         return m
     }
 }

@@ -14,6 +14,8 @@ public struct AlertFilter: Sendable, Equatable {
     /// included, byte order): a report reads a fleet's alerts a slice of
     /// devices at a time.
     public var devices: ClosedRange<String>?
+    /// Only the devices of this scope (a user limited to groups, a driver).
+    public var scope: DeviceScope = .all
 
     public init(
         device: String? = nil, type: String? = nil, sinceMs: Int64? = nil, fence: String? = nil,

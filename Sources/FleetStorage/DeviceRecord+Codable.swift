@@ -1,11 +1,11 @@
 /// A device's JSON, the contract `fleetctl devices --json` and the API
 /// share (add fields, never rename): `device`, `name`, `plate`, `vin`,
 /// `registered`, `positions`, `odometer_m` (0.1 m), `silent`, `last_fix`
-/// (RFC 3339 UTC or null).
+/// (RFC 3339 UTC or null); `group` (added later; null when in none).
 extension DeviceRecord: Codable {
     enum CodingKeys: String, CodingKey {
         case ident = "device", name, plate, vin, registered, positions
-        case odometerM = "odometer_m", silent, lastFix = "last_fix"
+        case odometerM = "odometer_m", silent, lastFix = "last_fix", group
     }
 
     public init(from decoder: any Decoder) throws {
@@ -20,6 +20,7 @@ extension DeviceRecord: Codable {
             lastFix: try c.decodeNil(forKey: .lastFix) ? nil : try RecordCoding.millis(c, .lastFix),
             odometerM: try c.decode(Double.self, forKey: .odometerM),
             silent: try c.decode(Bool.self, forKey: .silent))
+        group = try c.decodeIfPresent(String.self, forKey: .group)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -33,5 +34,6 @@ extension DeviceRecord: Codable {
         try c.encode(RecordCoding.tenth(odometerM), forKey: .odometerM)
         try c.encode(silent, forKey: .silent)
         try c.encode(lastFix.map(RecordCoding.time), forKey: .lastFix)
+        try c.encode(group, forKey: .group)
     }
 }

@@ -13,11 +13,15 @@ public struct DeviceRecord: Sendable, Equatable {
     public var odometerM: Double = 0
     /// `device_silent` raised and no fix since.
     public var silent: Bool = false
+    /// The group the vehicle belongs to (`GroupName`), or nil.
+    public var group: String?
 
     public init(
         ident: String, name: String?, plate: String?, vin: String?, registered: Bool,
-        positions: Int, lastFix: Int64?, odometerM: Double = 0, silent: Bool = false
+        positions: Int, lastFix: Int64?, odometerM: Double = 0, silent: Bool = false,
+        group: String? = nil
     ) {
+        self.group = group
         self.ident = ident
         self.name = name
         self.plate = plate

@@ -4,14 +4,18 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var name: String?
     public var plate: String?
     public var vin: String?
+    /// The vehicle's group (`GroupName`), in either mode: nil keeps it, the
+    /// empty string takes the vehicle out of its group.
+    public var group: String?
     /// True: name, plate and vin become exactly these (nil clears), as an
     /// API `PUT` says; false: nil keeps what was there (`fleetctl devices add`).
     public var replace: Bool
 
     public init(
         ident: String, name: String? = nil, plate: String? = nil, vin: String? = nil,
-        replace: Bool = false
+        group: String? = nil, replace: Bool = false
     ) {
+        self.group = group
         self.replace = replace
         self.ident = ident
         self.name = name

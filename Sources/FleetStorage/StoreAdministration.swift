@@ -22,9 +22,12 @@ public protocol StoreAdministration {
     func retryWebhook(_ name: String, audit: AuditRecord) throws(StoreError) -> Int?
     /// Stores a service done, with its audit entry (`maintenance.done`).
     func addMaintenance(_ record: MaintenanceRecord, audit: AuditRecord) throws(StoreError)
-    /// Registers `ident` (or updates it; values left nil keep what was there).
-    func addDevice(_ ident: String, name: String?, plate: String?, vin: String?)
-        throws(StoreError)
+    /// Registers a device (or updates it; values left nil keep what was
+    /// there, an empty group takes it out of its group).
+    func addDevice(_ registration: DeviceRegistration) throws(StoreError)
+    /// Sets the groups a user is limited to (empty: none); false when there
+    /// is no such user.
+    func setUserGroups(_ name: String, groups: [String]) throws(StoreError) -> Bool
     /// Unregisters `ident` (its positions, alerts and state stay); false
     /// when it was not registered.
     func removeDevice(_ ident: String) throws(StoreError) -> Bool
@@ -32,6 +35,15 @@ public protocol StoreAdministration {
     /// device is connected), audited as `command.queue`; nil when the
     /// device is not known.
     func queueCommand(_ command: CommandRecord) throws(StoreError) -> CommandRecord?
+}
+
+extension StoreAdministration {
+    /// Registers `ident` (or updates it; values left nil keep what was there).
+    public func addDevice(_ ident: String, name: String?, plate: String?, vin: String?)
+        throws(StoreError)
+    {
+        try addDevice(DeviceRegistration(ident: ident, name: name, plate: plate, vin: vin))
+    }
 }
 
 extension AuditRecord {

@@ -42,9 +42,18 @@ public protocol StoreReading: Sendable {
     /// Every device known, registered or seen in traffic.
     func devices() throws(StoreError) -> [DeviceRecord]
 
-    /// The devices whose id sorts after `after`, by id, at most `limit`
-    /// (a page of the list).
-    func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord]
+    /// The devices of `scope` whose id sorts after `after`, by id, at most
+    /// `limit` (a page of the list).
+    func devices(after: String, limit: Int, scope: DeviceScope) throws(StoreError)
+        -> [DeviceRecord]
+
+    /// A device's group; nil when it is in none or does not exist. One
+    /// indexed row: what a request naming a device is checked by.
+    func deviceGroup(_ ident: String) throws(StoreError) -> String?
+
+    /// Each grouped device's group (devices in no group left out): what
+    /// the event stream filters a user limited to groups by.
+    func deviceGroups() throws(StoreError) -> [String: String]
 
     /// The ids of registered devices.
     func registeredDevices() throws(StoreError) -> Set<String>
@@ -85,10 +94,11 @@ public protocol StoreReading: Sendable {
     /// inside none are left out.
     func fencesInside(device: String?, beforeMs: Int64?) throws(StoreError) -> [String: [String]]
 
-    /// The devices whose id sorts after `after` and that have an accepted
-    /// position, with their newest one, by id, at most `limit` (a page of
-    /// the live map).
-    func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord]
+    /// The devices of `scope` whose id sorts after `after` and that have an
+    /// accepted position, with their newest one, by id, at most `limit` (a
+    /// page of the live map).
+    func vehicles(after: String, limit: Int, scope: DeviceScope) throws(StoreError)
+        -> [VehicleRecord]
 
     /// The alerts of `batch` (owed to its subscription, ids
     /// `firstAlert…lastAlert`), in id order, as `alerts` gives them.
@@ -113,6 +123,16 @@ public protocol StoreReading: Sendable {
 }
 
 extension StoreReading {
+    /// Every device's page (`devices(after:limit:scope:)` of `.all`).
+    public func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] {
+        try devices(after: after, limit: limit, scope: .all)
+    }
+
+    /// Every vehicle's page (`vehicles(after:limit:scope:)` of `.all`).
+    public func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] {
+        try vehicles(after: after, limit: limit, scope: .all)
+    }
+
     /// A device's stored positions in fix-time order, at most `limit`.
     public func positions(device: String, limit: Int) throws(StoreError) -> [PositionRecord] {
         try positions(device: device, fromMs: nil, toMs: nil, limit: limit)

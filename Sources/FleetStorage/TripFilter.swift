@@ -10,6 +10,8 @@ public struct TripFilter: Sendable, Equatable {
     /// the cursor of a paged list.
     public var afterStartMs: Int64?
     public var afterId: Int64?
+    /// Only the devices of this scope (a user limited to groups, a driver).
+    public var scope: DeviceScope = .all
 
     public init(device: String? = nil, fromMs: Int64? = nil, toMs: Int64? = nil) {
         self.device = device

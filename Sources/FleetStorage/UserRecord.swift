@@ -7,12 +7,51 @@ public struct UserRecord: Sendable, Equatable {
     public var passwordHash: String
     /// Unix ms.
     public var createdMs: Int64
+    /// The groups whose vehicles the user sees (sorted; empty: every
+    /// vehicle). Only viewers and operators are limited to groups.
+    public var groups: [String] = []
+    /// A driver's vehicle (drivers only).
+    public var device: String?
 
-    public init(name: String, role: Role, passwordHash: String, createdMs: Int64) {
+    public init(
+        name: String, role: Role, passwordHash: String, createdMs: Int64, groups: [String] = [],
+        device: String? = nil
+    ) {
         self.name = name
         self.role = role
         self.passwordHash = passwordHash
         self.createdMs = createdMs
+        self.groups = Array(Set(groups)).sorted()
+        self.device = device
+    }
+
+    /// Its role, groups and vehicle, as the audit log records a new user.
+    public var summary: String {
+        "role \(role.rawValue)"
+            + (groups.isEmpty ? "" : "; groups " + groups.joined(separator: ", "))
+            + (device.map { "; vehicle \($0)" } ?? "")
+    }
+
+    /// The devices the user sees.
+    public var scope: DeviceScope {
+        if role == .driver { return .device(device ?? "") }
+        return role == .admin ? .all : .of(groups: groups)
+    }
+
+    /// Why this user cannot be stored (for errors), or nil: a driver names
+    /// its vehicle, nobody else does; only viewers and operators are limited
+    /// to groups; each group is a valid name; at most 100 groups.
+    public var problem: String? {
+        if role == .driver, device == nil {
+            return "a driver needs the vehicle they drive (--device)"
+        }
+        if role != .driver, device != nil { return "only a driver has a vehicle (--device)" }
+        if !groups.isEmpty, role == .admin || role == .driver {
+            return
+                "an \(role.rawValue) is not limited to groups: --group is for viewers and operators"
+        }
+        if groups.count > 100 { return "at most 100 groups per user" }
+        return groups.lazy.compactMap(GroupName.problem).first
     }
 
     /// What a user or token name may be.
@@ -26,15 +65,19 @@ public struct UserRecord: Sendable, Equatable {
     }
 }
 
-/// A user's JSON (`fleetctl users list --json`): `name`, `role`, `created`
-/// (RFC 3339 UTC). The hash is never written.
+/// A user's JSON (`fleetctl users list --json`, add fields, never
+/// rename): `name`, `role`, `created` (RFC 3339 UTC), `groups` (empty: every
+/// vehicle), `device` (a driver's vehicle, else null). The hash is never
+/// written.
 extension UserRecord: Encodable {
-    enum CodingKeys: String, CodingKey { case name, role, created }
+    enum CodingKeys: String, CodingKey { case name, role, created, groups, device }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(name, forKey: .name)
         try c.encode(role, forKey: .role)
         try c.encode(RecordCoding.time(createdMs), forKey: .created)
+        try c.encode(groups, forKey: .groups)
+        try c.encode(device, forKey: .device)
     }
 }

@@ -12,6 +12,8 @@ public struct VehicleRecord: Sendable, Equatable {
     /// (Teltonika iButton), as of the last checkpoint; nil when unknown.
     public var ignition: Bool?
     public var driver: String?
+    /// The vehicle's group, or nil.
+    public var group: String?
 
     public init(
         device: String, name: String?, silent: Bool, odometerM: Double, position: PositionRecord
@@ -27,10 +29,11 @@ public struct VehicleRecord: Sendable, Equatable {
 /// A vehicle's JSON (`GET /api/v1/positions/latest`; add fields, never
 /// rename): `device`, `name`, `silent`, `odometer_m` (0.1 m) and
 /// `position` (a position object as `/positions` gives it); `ignition` and
-/// `driver` (added later; null when unknown).
+/// `driver` (added later; null when unknown); `group` (added later; null
+/// when in none).
 extension VehicleRecord: Codable {
     enum CodingKeys: String, CodingKey {
-        case device, name, silent, odometerM = "odometer_m", position, ignition, driver
+        case device, name, silent, odometerM = "odometer_m", position, ignition, driver, group
     }
 
     public init(from decoder: any Decoder) throws {
@@ -43,6 +46,7 @@ extension VehicleRecord: Codable {
             position: try c.decode(PositionRecord.self, forKey: .position))
         ignition = try c.decodeIfPresent(Bool.self, forKey: .ignition)
         driver = try c.decodeIfPresent(String.self, forKey: .driver)
+        group = try c.decodeIfPresent(String.self, forKey: .group)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -54,5 +58,6 @@ extension VehicleRecord: Codable {
         try c.encode(position, forKey: .position)
         try c.encode(ignition, forKey: .ignition)
         try c.encode(driver, forKey: .driver)
+        try c.encode(group, forKey: .group)
     }
 }

@@ -32,15 +32,15 @@ struct DevicesListCommand: ParsableCommand {
         let rows = devices.map { d in
             [
                 d.ident, d.name ?? "-", d.plate ?? "-", d.vin ?? "-", d.registered ? "yes" : "no",
-                String(d.positions), Output.fixed(d.odometerM / 1000, 3),
+                d.group ?? "-", String(d.positions), Output.fixed(d.odometerM / 1000, 3),
                 d.lastFix.map { RFC3339.format(millis: $0) } ?? "-",
             ]
         }
         let header = [
-            "DEVICE", "NAME", "PLATE", "VIN", "REGISTERED", "POSITIONS", "ODOMETER KM",
+            "DEVICE", "NAME", "PLATE", "VIN", "REGISTERED", "GROUP", "POSITIONS", "ODOMETER KM",
             "LAST FIX (UTC)",
         ]
-        for line in Output.table(header, rows, minimum: [18, 18, 12, 18, 11, 10, 12, 24]) {
+        for line in Output.table(header, rows, minimum: [18, 18, 12, 18, 11, 12, 10, 12, 24]) {
             print(line)
         }
     }
@@ -58,18 +58,27 @@ struct DevicesAddCommand: ParsableCommand {
     @Option(help: "The vehicle's name.") var name: String?
     @Option(help: "Its number plate.") var plate: String?
     @Option(help: "Its VIN.") var vin: String?
+    @Option(
+        help:
+            "The group it belongs to (1–64 characters of letters, digits, space, '.', '_', '-'); '' takes it out of its group."
+    )
+    var group: String?
 
     func validate() throws {
         guard JSONFixDecoder.isValidDevice(id) else {
             throw ValidationError(
                 "\"\(id)\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
         }
+        if let group, !group.isEmpty, let why = GroupName.problem(group) {
+            throw ValidationError("--group: \(why)")
+        }
     }
 
     func run() throws {
         let admin = try database.administration()
         do {
-            try admin.addDevice(id, name: name, plate: plate, vin: vin)
+            try admin.addDevice(
+                DeviceRegistration(ident: id, name: name, plate: plate, vin: vin, group: group))
         } catch {
             throw Output.fail("fleetctl: \(error)")
         }

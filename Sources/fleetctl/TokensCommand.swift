@@ -56,6 +56,10 @@ struct TokensAddCommand: ParsableCommand {
             throw ValidationError(
                 "\"\(name)\" is not a token name (1–64 characters of [A-Za-z0-9._@-])")
         }
+        guard role != .driver else {
+            throw ValidationError(
+                "a token cannot be a driver: drivers are users (users add --role driver)")
+        }
     }
 
     func run() throws {

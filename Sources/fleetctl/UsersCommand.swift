@@ -1,18 +1,19 @@
 import ArgumentParser
 import FleetAuth
 import FleetModel
+import FleetProtocols
 import FleetSQLite
 import FleetStorage
 import Foundation
 
-/// `fleetctl users [list|add|remove|passwd]`: the people who log in to the API and console.
+/// `fleetctl users [list|add|remove|passwd|groups]`: the people who log in to the API and console.
 struct UsersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "List, add or remove the people who log in to the API and the console.",
         subcommands: [
             UsersListCommand.self, UsersAddCommand.self, UsersRemoveCommand.self,
-            UsersPasswdCommand.self,
+            UsersPasswdCommand.self, UsersGroupsCommand.self,
         ],
         defaultSubcommand: UsersListCommand.self)
 }
@@ -21,7 +22,7 @@ extension Role: ExpressibleByArgument {}
 
 struct UsersListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "Every user: name, role, when added.")
+        commandName: "list", abstract: "Every user: name, role, what they see, when added.")
 
     @OptionGroup var database: DatabaseOptions
     @Flag(name: .long, help: "One JSON object per line.") var json = false
@@ -32,9 +33,24 @@ struct UsersListCommand: ParsableCommand {
             for u in users { print(RecordCoding.line(u)) }
             return
         }
-        let rows = users.map { [$0.name, $0.role.rawValue, RFC3339.format(millis: $0.createdMs)] }
-        for line in Output.table(["USER", "ROLE", "ADDED (UTC)"], rows, minimum: [16, 8, 24]) {
+        let rows = users.map {
+            [$0.name, $0.role.rawValue, Self.sees($0), RFC3339.format(millis: $0.createdMs)]
+        }
+        for line in Output.table(
+            ["USER", "ROLE", "SEES", "ADDED (UTC)"], rows, minimum: [16, 8, 16, 24])
+        {
             print(line)
+        }
+    }
+}
+
+extension UsersListCommand {
+    /// What a user sees, for the table: every vehicle, its groups, or a driver's vehicle.
+    static func sees(_ u: UserRecord) -> String {
+        switch u.scope {
+        case .all: "every vehicle"
+        case .groups(let g): "groups " + g.joined(separator: ", ")
+        case .device(let d): "vehicle \(d)"
         }
     }
 }
@@ -48,8 +64,18 @@ struct UsersAddCommand: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @Argument(help: "The user's name: 1–64 characters of [A-Za-z0-9._@-].") var name: String
-    @Option(help: "viewer (reads), operator (also edits devices, acknowledges alerts) or admin.")
+    @Option(
+        help:
+            "driver (sees one vehicle and its trips), viewer (reads), operator (also edits devices, acknowledges alerts) or admin."
+    )
     var role: Role
+    @Option(
+        name: .customLong("group"),
+        help:
+            "Limit a viewer or operator to this group's vehicles (repeatable); without it, every vehicle."
+    )
+    var groups: [String] = []
+    @Option(help: "A driver's vehicle (its device id).") var device: String?
     @Flag(help: "Read the password from standard input (one line) instead of asking.")
     var passwordStdin = false
 
@@ -58,18 +84,52 @@ struct UsersAddCommand: ParsableCommand {
             throw ValidationError(
                 "\"\(name)\" is not a user name (1–64 characters of [A-Za-z0-9._@-])")
         }
+        if let device, !JSONFixDecoder.isValidDevice(device) {
+            throw ValidationError(
+                "--device: \"\(device)\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
+        }
+        let probe = UserRecord(
+            name: name, role: role, passwordHash: "", createdMs: 0, groups: groups, device: device)
+        if let why = probe.problem { throw ValidationError(why) }
     }
 
     func run() throws {
         let password = try PasswordPrompt.read(stdin: passwordStdin)
         let user = UserRecord(
             name: name, role: role, passwordHash: PasswordHash.make(password),
-            createdMs: WallClock.system.nowMs())
+            createdMs: WallClock.system.nowMs(), groups: groups, device: device)
         let admin = try database.administration()
         try Output.change("user \(name) exists (use users passwd)") { () throws(StoreError) in
             try admin.addUser(user)
         }
-        print("added user \(name) (\(role.rawValue))")
+        print("added user \(name) (\(role.rawValue); sees \(UsersListCommand.sees(user)))")
+    }
+}
+
+struct UsersGroupsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "groups",
+        abstract:
+            "Limit a viewer or operator to some groups' vehicles, or (with no group) let them see every vehicle; their sessions end."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @Argument(help: "The user's name.") var name: String
+    @Argument(help: "The groups (none: every vehicle).") var groups: [String] = []
+
+    func run() throws {
+        let reader = try database.reader(waitForIt: false)
+        guard var user = try reader.user(named: name) else {
+            throw Output.fail("fleetctl: no user \(name)")
+        }
+        user.groups = Array(Set(groups)).sorted()
+        if let why = user.problem { throw Output.fail("fleetctl: \(why)") }
+        let admin = try database.administration()
+        let sorted = user.groups
+        try Output.change("no user \(name)") { () throws(StoreError) in
+            try admin.setUserGroups(name, groups: sorted)
+        }
+        print("\(name) now sees \(UsersListCommand.sees(user))")
     }
 }
 

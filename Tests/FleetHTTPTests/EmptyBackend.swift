@@ -57,7 +57,11 @@ struct EmptyReader: StoreReading {
     func trips(filter: TripFilter, limit: Int) throws(StoreError) -> [TripRecord] { [] }
     func counts() throws(StoreError) -> (positions: Int, alerts: Int, devices: Int) { (0, 0, 0) }
     func devices() throws(StoreError) -> [DeviceRecord] { [] }
-    func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] { [] }
+    func devices(after: String, limit: Int, scope: DeviceScope) throws(StoreError)
+        -> [DeviceRecord]
+    { [] }
+    func deviceGroup(_ ident: String) throws(StoreError) -> String? { nil }
+    func deviceGroups() throws(StoreError) -> [String: String] { [:] }
     func registeredDevices() throws(StoreError) -> Set<String> { [] }
     func deviceIdents() throws(StoreError) -> Set<String> { [] }
     func shares(device: String) throws(StoreError) -> [ShareRecord] { [] }
@@ -74,7 +78,9 @@ struct EmptyReader: StoreReading {
     func fencesInside(device: String?, beforeMs: Int64?) throws(StoreError) -> [String: [String]] {
         [:]
     }
-    func vehicles(after: String, limit: Int) throws(StoreError) -> [VehicleRecord] { [] }
+    func vehicles(after: String, limit: Int, scope: DeviceScope) throws(StoreError)
+        -> [VehicleRecord]
+    { [] }
     func webhookAlerts(_ batch: WebhookBatch) throws(StoreError) -> [AlertRecord] { [] }
     func webhookStatuses() throws(StoreError) -> [WebhookStatus] { [] }
     func maintenance(device: String?, latestOnly: Bool) throws(StoreError) -> [MaintenanceRecord] {

@@ -41,7 +41,10 @@ final class Authenticator: Sendable {
                 throw APIError.unauthorized("the bearer token is not valid (revoked or mistyped)")
             }
             used.withLock { $0[token.name] = WallClock.system.nowMs() }
-            return Identity(kind: .token, name: token.name, role: token.role)
+            // Tokens are never drivers (`fleetctl tokens add` refuses); one that is sees nothing.
+            return Identity(
+                kind: .token, name: token.name, role: token.role,
+                scope: token.role == .driver ? .device("") : .all)
         }
         if let cookie {
             guard let (name, stamp) = sessions.session(of: cookie) else {
@@ -56,7 +59,7 @@ final class Authenticator: Sendable {
                 throw APIError.unauthorized(
                     "the session has ended: the user's password or role changed; log in again")
             }
-            return Identity(kind: .user, name: name, role: facts.role)
+            return Identity(kind: .user, name: name, role: facts.role, scope: facts.scope)
         }
         return nil
     }
@@ -108,18 +111,31 @@ final class Authenticator: Sendable {
         return token
     }
 
-    /// What a session is checked against: the user's role, and a stamp of
-    /// the credentials (`stamp`) that changes with the password or the role.
+    /// What a session is checked against: the user's role and scope, and a
+    /// stamp of the credentials (`stamp`) that changes with the password,
+    /// the role, the groups or a driver's vehicle.
     struct UserFacts: Sendable {
         var role: Role
         var stamp: String
+        var scope: DeviceScope
+
+        init(_ record: UserRecord) {
+            role = record.role
+            stamp = Authenticator.stamp(record)
+            scope = record.scope
+        }
     }
 
-    /// The stamp of a user's credentials: a digest of the password hash and
-    /// the role, so that a session ends when either changes (the hash never
-    /// leaves the store's record).
+    /// The stamp of a user's credentials: a digest of the password hash,
+    /// the role, the groups and a driver's vehicle, so that a session (and
+    /// its event streams) ends when any changes (the hash never leaves the
+    /// store's record).
     static func stamp(_ record: UserRecord) -> String {
-        TokenSecret.hash(record.passwordHash + "\u{0}" + record.role.rawValue)
+        TokenSecret.hash(
+            [
+                record.passwordHash, record.role.rawValue, record.groups.joined(separator: ","),
+                record.device ?? "",
+            ].joined(separator: "\u{0}"))
     }
 
     /// A user's facts (nil: no such user): from the cache (`cacheS`) unless
@@ -133,7 +149,7 @@ final class Authenticator: Sendable {
         let reader = backend.reader
         let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user)
         }
-        let facts = record.map { UserFacts(role: $0.role, stamp: Self.stamp($0)) }
+        let facts = record.map(UserFacts.init)
         users.withLock { u in
             if u.count > 10_000 { u.removeAll() }
             u[user] = (facts, now)
@@ -164,7 +180,7 @@ final class Authenticator: Sendable {
             throw e
         }
         guard ok, let record else { return nil }
-        let facts = UserFacts(role: record.role, stamp: Self.stamp(record))
+        let facts = UserFacts(record)
         users.withLock { $0[user] = (facts, Date()) }
         return facts
     }

@@ -47,6 +47,8 @@ public final class EventHub: Sendable {
         var wantPositions = 0
         /// Subscribers that take positions as batches.
         var wantBatches = 0
+        /// Subscribers limited to groups (what `groups` is kept fresh for).
+        var grouped = 0
         /// Commits not yet fanned out.
         var pending: [(alerts: [AlertRecord], positions: [PositionRow])] = []
         /// Command status changes not yet fanned out.
@@ -54,6 +56,8 @@ public final class EventHub: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Devices' groups, for streams of users limited to groups.
+    let groups = GroupDirectory()
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
     let maxStreams: Int
@@ -78,6 +82,9 @@ public final class EventHub: Sendable {
 
     /// Streams open now.
     public var streams: Int { state.withLock { $0.subscribers.count } }
+
+    /// Streams open for users limited to groups.
+    var groupedStreams: Int { state.withLock { $0.grouped } }
 
     /// A committed batch: its alerts as stored and its positions. Quick and
     /// non-blocking (called on the writer thread).
@@ -130,6 +137,7 @@ public final class EventHub: Sendable {
             s.subscribers[s.nextId] = sub
             if filter.positions { s.wantPositions += 1 }
             if filter.batchesPositions { s.wantBatches += 1 }
+            if case .groups = filter.scope { s.grouped += 1 }
             return .success(s.nextId)
         }
         switch id {
@@ -149,6 +157,7 @@ public final class EventHub: Sendable {
                 s.perOwner[sub.owner] = left > 0 ? left : nil
                 if sub.filter.positions { s.wantPositions -= 1 }
                 if sub.filter.batchesPositions { s.wantBatches -= 1 }
+                if case .groups = sub.filter.scope { s.grouped -= 1 }
             }
         }
     }

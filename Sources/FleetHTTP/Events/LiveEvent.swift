@@ -1,3 +1,4 @@
+import FleetStorage
 import NIOCore
 
 /// One event for the live stream, formatted once for every client.
@@ -74,14 +75,27 @@ struct EventFilter: Sendable {
     var fence: String?
     var positions = true
     var batch = false
+    /// The devices the client sees (`Identity.scope`), by `groups`' record of them.
+    var scope: DeviceScope = .all
+    var groups: GroupDirectory?
+    /// Alert events at all (drivers see positions only).
+    var alerts = true
 
-    /// Takes every alert (no `device`, `type` or `fence`).
-    var takesAllAlerts: Bool { device == nil && type == nil && fence == nil }
+    /// Takes every alert (no `device`, `type` or `fence`, no scope).
+    var takesAllAlerts: Bool {
+        device == nil && type == nil && fence == nil && scope.isAll && alerts
+    }
 
     /// Gets a round's positions as one `positions` event.
     var batchesPositions: Bool { positions && batch && takesAllAlerts }
 
     func admits(_ e: LiveEvent) -> Bool {
+        if e.kind != .ping, !scope.isAll {
+            guard e.kind != .positions, groups?.admits(scope, device: e.device) ?? false else {
+                return false
+            }
+            if e.kind == .alert, !alerts { return false }
+        }
         switch e.kind {
         case .ping: return true
         case .positions: return batchesPositions

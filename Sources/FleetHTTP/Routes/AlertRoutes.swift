@@ -2,7 +2,8 @@ import FleetStorage
 import Hummingbird
 
 /// `GET /api/v1/alerts` (oldest first after `since`, an alert id or a
-/// time) and `POST /api/v1/alerts/{id}/ack` (operator).
+/// time) and `POST /api/v1/alerts/{id}/ack` (operator): only the alerts of
+/// vehicles the caller sees.
 enum AlertRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [
@@ -12,6 +13,7 @@ enum AlertRoutes {
             ) { r in
                 let limit = try r.int("limit", default: 1000, range: 1...10_000)
                 var filter = try filter(r)
+                filter.scope = r.caller.scope
                 var after: Int64 = 0
                 if let since = r.query["since"] {
                     if let id = Int64(since), id >= 0, id < 1_000_000_000_000 {
@@ -34,6 +36,12 @@ enum AlertRoutes {
                 guard let id = Int64(r.path["id"]!), id > 0 else {
                     throw APIError.badParameter(
                         "id", "\"\(r.path["id"]!.prefix(40))\" is not an alert id")
+                }
+                if !r.caller.scope.isAll {
+                    let alert = try await d.read { try $0.alert(id: id) }
+                    guard let alert, try await d.sees(r, alert.device) else {
+                        throw APIError.notFound("no alert \(id)")
+                    }
                 }
                 let who = r.caller.actor
                 let at = DeviceRoutes.now()

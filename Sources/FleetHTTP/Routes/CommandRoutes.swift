@@ -19,6 +19,8 @@ enum CommandRoutes {
                 r in
                 let id = try r.device(r.path["id"]!, name: "id")
                 let limit = try r.int("limit", default: 100, range: 1...1000)
+                // A device the caller does not see has no commands, as one that does not exist.
+                guard try await d.sees(r, id) else { return Replies.page([], next: nil) }
                 let page = try await d.read {
                     try $0.commands(device: id, statuses: [], limit: limit)
                 }
@@ -26,6 +28,7 @@ enum CommandRoutes {
             },
             Route(.post, "/api/v1/devices/{id}/commands", role: .operator) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
+                try await d.admit(r, id)
                 let body = try await r.jsonBody(limit: 4096, timeoutS: d.settings.bodyTimeoutS)
                 let command = try request(body)
                 switch try await d.backend.queueCommand(

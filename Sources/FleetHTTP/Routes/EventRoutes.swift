@@ -9,7 +9,9 @@ import NIOCore
 /// newest committed position, at most once a second; `positions=off`
 /// skips them; `positions=batch`, for a client of the whole fleet, sends
 /// each round's positions as one `positions` event, a JSON array);
-/// filters `device`, `type`, `fence`. With `Last-Event-ID`
+/// filters `device`, `type`, `fence`. A caller limited to groups gets the
+/// events of its groups' vehicles only (positions one event each, never
+/// batched); a driver its vehicle's positions only. With `Last-Event-ID`
 /// (or `last_event_id=`) the alerts missed since that id come first, from
 /// the database, then the live ones, none twice. Accepts the session
 /// cookie (browsers' EventSource cannot send Authorization) or a token.
@@ -26,13 +28,22 @@ extension EventRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [
             Route(
-                .get, "/api/v1/events", role: .viewer,
+                .get, "/api/v1/events", role: .driver,
                 parameters: ["device", "type", "fence", "positions", "last_event_id"]
             ) { r in
                 var filter = EventFilter()
                 if let device = r.query["device"] { filter.device = try r.device(device) }
                 filter.type = try r.alertType()
                 filter.fence = r.query["fence"]
+                filter.scope = r.caller.scope
+                filter.alerts = r.caller.role != .driver
+                if !filter.scope.isAll {
+                    filter.groups = d.hub.groups
+                    if case .groups = filter.scope, d.hub.groups.stale {
+                        let all = try await d.read { try $0.deviceGroups() }
+                        d.hub.groups.load(all)
+                    }
+                }
                 switch r.query["positions"] {
                 case nil, "on"?: filter.positions = true
                 case "off"?: filter.positions = false
@@ -70,8 +81,11 @@ extension EventRoutes {
                 h[.contentType] = "text/event-stream"
                 h[.cacheControl] = "no-store"
                 h[HTTPField.Name("X-Accel-Buffering")!] = "no"
-                let alertFilter = AlertFilter(
+                var catchUpFilter = AlertFilter(
                     device: filter.device, type: filter.type, fence: filter.fence)
+                catchUpFilter.scope = filter.scope
+                let alertFilter = catchUpFilter
+                let catchUp = filter.alerts
                 let stream = events
                 let resume = after
                 let (bearer, cookie) = (APIRouter.bearer(r.request), APIRouter.cookie(r.request))
@@ -80,7 +94,7 @@ extension EventRoutes {
                     body: ResponseBody { writer in
                         try await writer.write(ByteBuffer(string: "retry: 2000\n: connected\n\n"))
                         var last = resume ?? 0
-                        if let resume {
+                        if let resume, catchUp {
                             var from = resume
                             while true {
                                 let start = from

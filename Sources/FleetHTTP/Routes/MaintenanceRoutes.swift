@@ -21,6 +21,7 @@ enum MaintenanceRoutes {
         [
             Route(.get, "/api/v1/devices/{id}/maintenance", role: .viewer) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
+                try await d.admit(r, id)
                 let plans = d.settings.maintenancePlans
                 let now = DeviceRoutes.now()
                 let view = try await d.read { reader in
@@ -36,6 +37,7 @@ enum MaintenanceRoutes {
             },
             Route(.post, "/api/v1/devices/{id}/maintenance", role: .operator) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
+                try await d.admit(r, id)
                 let body = try await r.jsonBody(limit: 4096, timeoutS: d.settings.bodyTimeoutS)
                 let now = DeviceRoutes.now()
                 let asked = try done(

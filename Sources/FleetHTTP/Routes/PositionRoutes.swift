@@ -13,7 +13,7 @@ enum PositionRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         let params: Set<String> = ["from", "to", "limit"]
         return [
-            Route(.get, "/api/v1/devices/{id}/positions", role: .viewer, parameters: params) { r in
+            Route(.get, "/api/v1/devices/{id}/positions", role: .driver, parameters: params) { r in
                 let (id, positions, limit) = try await read(r, d)
                 let accept = r.header(.accept)?.lowercased() ?? ""
                 if accept.contains("application/geo+json") {
@@ -33,7 +33,7 @@ enum PositionRoutes {
                 }
                 return Replies.page(positions.map(\.jsonLine), next: next)
             },
-            Route(.get, "/api/v1/devices/{id}/track.gpx", role: .viewer, parameters: params) { r in
+            Route(.get, "/api/v1/devices/{id}/track.gpx", role: .driver, parameters: params) { r in
                 let (id, positions, _) = try await read(r, d)
                 return Replies.body(PositionFormats.gpx(id, positions), type: "application/gpx+xml")
             },
@@ -50,6 +50,7 @@ enum PositionRoutes {
         if let from, let to, to <= from {
             throw APIError.badParameter("to", "must be after from")
         }
+        try await d.admit(r, id)
         // One read (one hop off the event loop): the device, then its positions.
         let positions = try await d.read { r -> [PositionRecord]? in
             guard try r.device(id) != nil else { return nil }

@@ -11,7 +11,8 @@ import Hummingbird
 /// report of zeros; `to` not after `from` is a 400.
 /// `GET /api/v1/reports/stops?from=&to=&device=&min_s=&format=`: the stops
 /// report (`StopsReport`), stops of at least `min_s` seconds (300 by
-/// default) starting in `[from, to)`, as JSON or CSV likewise.
+/// default) starting in `[from, to)`, as JSON or CSV likewise. Both cover
+/// only the vehicles the caller sees.
 enum ReportRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [
@@ -22,10 +23,12 @@ enum ReportRoutes {
                 let (from, to, csv) = try period(r)
                 let device = try r.query["device"].map { v throws(APIError) in try r.device(v) }
                 let now = DeviceRoutes.now()
-                let report = try await d.read { reader in
+                let seen = try await d.visibleDevices(r)
+                var report = try await d.read { reader in
                     try UsageInputs.report(
                         reader, fromMs: from, toMs: to, device: device, nowMs: now)
                 }
+                if let seen { report = report.restricted(to: seen) }
                 guard csv else { return Replies.json(report.jsonLine) }
                 var h = HTTPFields()
                 h[.contentDisposition] =
@@ -48,10 +51,12 @@ enum ReportRoutes {
                         return n
                     } ?? 300
                 let now = DeviceRoutes.now()
-                let report = try await d.read { reader in
+                let seen = try await d.visibleDevices(r)
+                var report = try await d.read { reader in
                     try StopsInputs.report(
                         reader, fromMs: from, toMs: to, device: device, minS: minS, nowMs: now)
                 }
+                if let seen { report.stops.removeAll { !seen.contains($0.device) } }
                 guard csv else { return Replies.json(report.jsonLine) }
                 var h = HTTPFields()
                 h[.contentDisposition] =

@@ -18,6 +18,39 @@ struct RouteDeps: Sendable {
             peer: r.context.peer, headers: r.request.headers, trusted: settings.trustedProxies)
     }
 
+    /// Whether the caller sees device `id` (`Identity.scope`): always for
+    /// callers without a limit; else by the device's group, read from the
+    /// store (one indexed row). A route answers a device the caller does
+    /// not see exactly as it answers one that does not exist.
+    func sees(_ r: APIRequest, _ id: String) async throws -> Bool {
+        switch r.caller.scope {
+        case .all: return true
+        case .device(let d): return d == id
+        case .groups(let groups):
+            guard let g = try await read({ try $0.deviceGroup(id) }) else { return false }
+            return groups.contains(g)
+        }
+    }
+
+    /// Throws 404 with `otherwise` (what the route answers for a device
+    /// that does not exist; by default `no device ID`) unless the caller sees `id`.
+    func admit(_ r: APIRequest, _ id: String, otherwise: String? = nil) async throws {
+        guard try await sees(r, id) else {
+            throw APIError.notFound(otherwise ?? "no device \(id)")
+        }
+    }
+
+    /// The devices the caller sees, read from the store; nil for every one.
+    func visibleDevices(_ r: APIRequest) async throws -> Set<String>? {
+        switch r.caller.scope {
+        case .all: return nil
+        case .device(let d): return [d]
+        case .groups(let groups):
+            let all = try await read { try $0.deviceGroups() }
+            return Set(all.lazy.filter { groups.contains($0.value) }.map(\.key))
+        }
+    }
+
     /// A store read, off the event loops.
     func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReading) throws -> T) async throws
         -> T

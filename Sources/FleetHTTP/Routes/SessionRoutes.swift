@@ -10,10 +10,8 @@ enum SessionRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [
             Route(.post, "/api/v1/session", role: nil) { r in try await login(r, d) },
-            Route(.get, "/api/v1/session", role: .viewer) { r in
-                Replies.json(
-                    "{\"user\":\(JSONValue.quote(r.caller.name)),\"kind\":\"\(r.caller.kind.rawValue)\",\"role\":\"\(r.caller.role.rawValue)\"}"
-                )
+            Route(.get, "/api/v1/session", role: .driver) { r in
+                Replies.json(who(r.caller.name, r.caller.kind, r.caller.role, r.caller.scope))
             },
             Route(.delete, "/api/v1/session", role: nil) { r in
                 if let id = APIRouter.cookie(r.request), let user = d.auth.sessions.close(id) {
@@ -91,9 +89,26 @@ enum SessionRoutes {
         let id = d.auth.sessions.open(user: user, stamp: facts.stamp)
         var h = HTTPFields()
         h[.setCookie] = cookie(id, r, d, maxAge: d.settings.sessionIdleS)
-        return Replies.json(
-            "{\"user\":\(JSONValue.quote(user)),\"kind\":\"user\",\"role\":\"\(facts.role.rawValue)\"}",
-            headers: h)
+        return Replies.json(who(user, .user, facts.role, facts.scope), headers: h)
+    }
+
+    /// Who is logged in: `user`, `kind`, `role`, `groups` (the groups a
+    /// user is limited to; empty: every vehicle) and `device` (a driver's
+    /// vehicle, else null).
+    static func who(_ name: String, _ kind: Identity.Kind, _ role: Role, _ scope: DeviceScope)
+        -> String
+    {
+        var groups: [String] = []
+        var device: String?
+        switch scope {
+        case .all: break
+        case .groups(let g): groups = g
+        case .device(let v): device = v
+        }
+        return
+            "{\"user\":\(JSONValue.quote(name)),\"kind\":\"\(kind.rawValue)\",\"role\":\"\(role.rawValue)\""
+            + ",\"groups\":[" + groups.map(JSONValue.quote).joined(separator: ",") + "]"
+            + ",\"device\":" + (device.map(JSONValue.quote) ?? "null") + "}"
     }
 
     /// An audit entry for a login, a failed login or a logout: who, the

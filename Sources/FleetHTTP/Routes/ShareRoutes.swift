@@ -30,6 +30,7 @@ enum ShareRoutes {
         [
             Route(.post, "/api/v1/devices/{id}/shares", role: .operator) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
+                try await d.admit(r, id)
                 let body = try await r.jsonBody(limit: 4096, timeoutS: d.settings.bodyTimeoutS)
                 let seconds = try expiresIn(body, max: d.settings.shareMaxS)
                 let token = TokenSecret.make(prefix: tokenPrefix)
@@ -52,12 +53,15 @@ enum ShareRoutes {
             },
             Route(.get, "/api/v1/devices/{id}/shares", role: .operator) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
+                // A device the caller does not see has no links, as one that does not exist.
+                guard try await d.sees(r, id) else { return Replies.page([], next: nil) }
                 let shares = try await d.read { try $0.shares(device: id) }
                 return Replies.page(shares.map(RecordCoding.line), next: nil)
             },
             Route(.delete, "/api/v1/devices/{id}/shares/{share}", role: .operator) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
                 let named = r.path["share"]!
+                try await d.admit(r, id, otherwise: "device \(id) has no such link")
                 var shareId = Int64(named)
                 if shareId == nil, isWellFormed(named) {
                     shareId = try await d.read { try $0.share(tokenHash: TokenSecret.hash(named)) }?

@@ -5,17 +5,18 @@ import Hummingbird
 /// overlapping the window, by start time then id, paged by the cursor
 /// `after` (`START_MS.ID` of the last trip of the page before, as `next`
 /// gives it); the last page ends with the trips under way (`"open": true`,
-/// `id` null), by start time.
+/// `id` null), by start time. Only the trips of vehicles the caller sees.
 enum TripRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [
             Route(
-                .get, "/api/v1/trips", role: .viewer,
+                .get, "/api/v1/trips", role: .driver,
                 parameters: ["device", "from", "to", "limit", "after"]
             ) {
                 r in
                 let limit = try r.int("limit", default: 1000, range: 1...10_000)
                 var f = TripFilter()
+                f.scope = r.caller.scope
                 if let device = r.query["device"] { f.device = try r.device(device) }
                 f.fromMs = try r.time("from")
                 f.toMs = try r.time("to")
@@ -44,6 +45,10 @@ enum TripRoutes {
                     next = Replies.link("/api/v1/trips", q)
                 } else {
                     var open = d.backend.tripsUnderWay(filter)
+                    if !filter.scope.isAll, !open.isEmpty {
+                        let seen = try await d.visibleDevices(r) ?? []
+                        open.removeAll { !seen.contains($0.device) }
+                    }
                     if !open.isEmpty {
                         // Names of just these devices (each by its index), not the whole list.
                         let ids = Set(open.map(\.device))
