@@ -47,6 +47,25 @@ public final class PostgresAdministration: StoreAdministration {
             action: "user.add", target: user.name, detail: user.summary)
     }
 
+    public func setGroup(_ group: String?, devices: [String]) throws(StoreError) -> Int {
+        let a = audit("devices.group", group ?? "(none)", nil)
+        return try link.transaction("cannot set the group of \(devices.count) devices") { s in
+            var changed = 0
+            // In slices: one statement per 10 000 ids.
+            var start = 0
+            while start < devices.count {
+                let slice = Array(devices[start..<min(start + 10_000, devices.count)])
+                changed += try s.run(
+                    "UPDATE devices SET grp = $1 WHERE ident = ANY($2::text[])", .of(group, slice))
+                start += 10_000
+            }
+            var entry = a
+            entry.detail = "\(changed) devices" + (devices.first.map { ", first \($0)" } ?? "")
+            try PGAdminSQL.record(entry, s)
+            return changed
+        }
+    }
+
     public func setUserGroups(_ name: String, groups: [String]) throws(StoreError) -> Bool {
         try change(
             "cannot change the groups of \(name)",

@@ -54,6 +54,22 @@ public final class Credentials: StoreAdministration {
         }
     }
 
+    /// Puts the known devices among `devices` in `group` (nil: none), in one transaction.
+    public func setGroup(_ group: String?, devices: [String]) throws(StoreError) -> Int {
+        try queue.write(path: path, "cannot set the group of \(devices.count) devices") { db in
+            let update = try db.makeStatement(sql: "UPDATE devices SET grp = ? WHERE ident = ?")
+            var changed = 0
+            for id in devices {
+                try update.execute(arguments: [group, id])
+                changed += db.changesCount
+            }
+            try audit(
+                db, "devices.group", group ?? "(none)",
+                "\(changed) devices" + (devices.first.map { ", first \($0)" } ?? ""))
+            return changed
+        }
+    }
+
     /// Sets a user's password hash; false when there is no such user.
     public func setPassword(_ name: String, hash: String) throws(StoreError) -> Bool {
         try queue.write(path: path, "cannot change the password of \(name)") { db in

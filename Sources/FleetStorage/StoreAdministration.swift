@@ -28,6 +28,10 @@ public protocol StoreAdministration {
     /// Sets the groups a user is limited to (empty: none); false when there
     /// is no such user.
     func setUserGroups(_ name: String, groups: [String]) throws(StoreError) -> Bool
+    /// Puts the known devices among `devices` (registered or only seen) in
+    /// `group` (nil: in none), in one transaction audited once
+    /// (`devices.group`). The devices changed; ids not known are skipped.
+    func setGroup(_ group: String?, devices: [String]) throws(StoreError) -> Int
     /// Unregisters `ident` (its positions, alerts and state stay); false
     /// when it was not registered.
     func removeDevice(_ ident: String) throws(StoreError) -> Bool

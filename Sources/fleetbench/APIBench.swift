@@ -52,6 +52,12 @@ struct APIBench: ParsableCommand {
     @Option(help: "Fence ids of the fences file: 0..<N.")
     var fenceIds = 10_000
 
+    @Option(
+        help:
+            "Put the devices in N groups (fleetctl devices group) and send the API clients' requests as a viewer limited to half of them, for that half's devices (0: a token that sees every device)."
+    )
+    var groups = 0
+
     func run() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
             "fleetbench-\(UUID().uuidString.prefix(8))")
@@ -67,6 +73,41 @@ struct APIBench: ParsableCommand {
         let generator = try BenchDaemon.warmTeltonikaLoad(
             port: udp, devices: devices, seconds: seconds, points: points, clock: clock)
         say("warm-up: \(devices) devices, one fix each")
+        let base = 350_000_000_000_000
+        // The API clients' credentials and devices: every device, or those of half the groups.
+        var apiToken = token
+        var apiDevices = devices
+        var apiIdent: @Sendable (Int) -> String = { String(base + $0) }
+        if groups > 0 {
+            let half = max(groups / 2, 1)
+            for g in 0..<groups {
+                let file = dir.appendingPathComponent("group-\(g).txt")
+                try stride(from: g, to: devices, by: groups).map { String(base + $0) }
+                    .joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+                _ = try BenchDaemon.fleetctl(
+                    fleetd,
+                    ["devices", "group", "g\(g)", "--ids-from", file.path, "--db", daemon.database])
+            }
+            _ = try BenchDaemon.fleetctl(
+                fleetd,
+                [
+                    "users", "add", "grouped", "--role", "viewer", "--password-stdin", "--db",
+                    daemon.database,
+                ] + (0..<half).flatMap { ["--group", "g\($0)"] },
+                stdin: "password-grouped\n")
+            guard
+                let cookie = LoopbackHTTP.login(
+                    port: http, user: "grouped", password: "password-grouped")
+            else { throw ValidationError("the grouped user could not log in") }
+            apiToken = cookie
+            let groupCount = groups
+            apiDevices = (0..<devices).filter { $0 % groupCount < half }.count
+            // The k-th device of the user's groups.
+            apiIdent = { k in String(base + (k / half) * groupCount + k % half) }
+            say(
+                "groups: \(devices) devices in \(groups) groups; the API clients see \(half) of them (\(apiDevices) devices)"
+            )
+        }
 
         // The baseline: ingest alone.
         daemon.waitIdle()
@@ -77,7 +118,6 @@ struct APIBench: ParsableCommand {
         // Ingest with the API and the streams.
         daemon.waitIdle()
         let latest = LatestAlert()
-        let base = 350_000_000_000_000
         let index: @Sendable (Substring) -> Int? = { ident in Int(ident).map { $0 - base } }
         let all = min(firehose, streams)
         let wide = StreamClients(
@@ -94,8 +134,8 @@ struct APIBench: ParsableCommand {
         let open = wide.waitConnected(timeoutS: 30) + narrow.waitConnected(timeoutS: 30)
         say("event streams open: \(open) of \(streams)")
         let apiClients = APIClients(
-            port: http, token: token, clients: clients, intervalS: interval, devices: devices,
-            ident: { String(base + $0) }, latest: latest)
+            port: http, token: apiToken, clients: clients, intervalS: interval,
+            devices: apiDevices, ident: apiIdent, latest: latest)
         nonisolated(unsafe) var api = APIClients.Report()
         let apiDone = DispatchSemaphore(value: 0)
         Thread {

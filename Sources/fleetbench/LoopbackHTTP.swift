@@ -59,13 +59,36 @@ enum LoopbackHTTP {
         return n
     }
 
-    /// A GET request with a bearer token.
+    /// A GET request with a bearer token, or a session cookie when
+    /// `token` is one (`fleetd_session=…`).
     static func get(_ path: String, token: String, accept: String = "application/json")
         -> [UInt8]
     {
-        Array(
-            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nAccept: \(accept)\r\n\r\n"
+        let credential =
+            token.hasPrefix("fleetd_session=")
+            ? "Cookie: \(token)" : "Authorization: Bearer \(token)"
+        return Array(
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(credential)\r\nAccept: \(accept)\r\n\r\n"
                 .utf8)
+    }
+
+    /// Logs `user` in on `port` (`POST /api/v1/session`): its session
+    /// cookie (`fleetd_session=…`), or nil when the login failed.
+    static func login(port: Int, user: String, password: String) -> String? {
+        let fd = connect(port: port)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        let body = #"{"user":"\#(user)","password":"\#(password)"}"#
+        let request =
+            "POST /api/v1/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        guard send(fd, Array(request.utf8)) else { return nil }
+        var buffer: [UInt8] = []
+        while headEnd(buffer) == nil {
+            guard let n = read(fd, into: &buffer), n > 0 else { return nil }
+        }
+        let (status, headers) = parseHead(buffer[..<headEnd(buffer)!])
+        guard status == 200, let cookie = headers["set-cookie"] else { return nil }
+        return String(cookie.prefix { $0 != ";" })
     }
 
     /// The end of the head (index after the blank line) in `buffer`, if complete.

@@ -3,13 +3,17 @@ import FleetModel
 import FleetProtocols
 import FleetSQLite
 import FleetStorage
+import Foundation
 
 /// `fleetctl devices [list|add|remove]`: the device registry.
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List, add or remove devices (the vehicle each tracker is fitted to).",
-        subcommands: [DevicesListCommand.self, DevicesAddCommand.self, DevicesRemoveCommand.self],
+        subcommands: [
+            DevicesListCommand.self, DevicesAddCommand.self, DevicesRemoveCommand.self,
+            DevicesGroupCommand.self,
+        ],
         defaultSubcommand: DevicesListCommand.self)
 }
 
@@ -102,5 +106,65 @@ struct DevicesRemoveCommand: ParsableCommand {
             try admin.removeDevice(id)
         }
         print("unregistered \(id)")
+    }
+}
+
+struct DevicesGroupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "group",
+        abstract:
+            "Put devices in a group ('' takes them out of theirs), in one transaction: the ids given, or one per line of a file."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: "The group (1–64 characters of letters, digits, space, '.', '_', '-'), or ''.")
+    var group: String
+
+    @Argument(help: "Device ids.") var ids: [String] = []
+
+    @Option(help: "A file of device ids, one per line ('-': standard input).")
+    var idsFrom: String?
+
+    func validate() throws {
+        if !group.isEmpty, let why = GroupName.problem(group) { throw ValidationError(why) }
+        guard !ids.isEmpty || idsFrom != nil else {
+            throw ValidationError("name the devices, or pass --ids-from FILE")
+        }
+    }
+
+    func run() throws {
+        var all = ids
+        if let idsFrom {
+            let text: String
+            if idsFrom == "-" {
+                text = String(
+                    decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            } else {
+                guard let data = FileManager.default.contents(atPath: idsFrom) else {
+                    throw Output.fail("fleetctl: cannot read \(idsFrom)")
+                }
+                text = String(decoding: data, as: UTF8.self)
+            }
+            all += text.split(whereSeparator: \.isNewline).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }.filter { !$0.isEmpty }
+        }
+        if let bad = all.enumerated().first(where: { !JSONFixDecoder.isValidDevice($0.element) }) {
+            throw Output.fail(
+                "fleetctl: \"\(bad.element.prefix(64))\" (id \(bad.offset + 1)) is not a device id (1–64 characters of [A-Za-z0-9._:-])"
+            )
+        }
+        let admin = try database.administration()
+        let changed: Int
+        do {
+            changed = try admin.setGroup(group.isEmpty ? nil : group, devices: all)
+        } catch {
+            throw Output.fail("fleetctl: \(error)")
+        }
+        let skipped = all.count - changed
+        print(
+            (group.isEmpty ? "\(changed) devices in no group" : "\(changed) devices in \(group)")
+                + (skipped > 0 ? " (\(skipped) ids not known or given twice, skipped)" : ""))
     }
 }

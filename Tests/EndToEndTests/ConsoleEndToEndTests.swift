@@ -28,10 +28,11 @@ import Testing
             extraConfig: "[[maintenance]]\nname = \"service\"\nevery_km = 15000\nevery_days = 365",
             trip: "", http: "127.0.0.1:0", listenExtra: "teltonika_tcp = \"127.0.0.1:0\"")
         let ctl = try Binaries.path("fleetctl")
-        for (user, role) in [("manager", "admin"), ("watcher", "viewer")] {
+        for (user, role) in [("manager", "admin"), ("watcher", "viewer"), ("westie", "viewer")] {
             let r = try runTool(
                 ctl,
-                ["users", "add", user, "--role", role, "--password-stdin", "--db", d.database],
+                ["users", "add", user, "--role", role, "--password-stdin", "--db", d.database]
+                    + (user == "westie" ? ["--group", "West"] : []),
                 stdin: "password-\(user)\n")
             #expect(r.status == 0, "users add: \(r.err)")
         }
@@ -55,14 +56,17 @@ import Testing
                 "--url", "http://127.0.0.1:\(d.ports["http"] ?? 0)/", "--udp", "\(d.port)",
                 "--teltonika-tcp", "\(d.ports["teltonika_tcp"] ?? 0)",
                 "--fences", fencesFile.path, "--user", "manager", "--password", "password-manager",
-                "--viewer", "watcher", "--viewer-password", "password-watcher", "--out", out.path,
+                "--viewer", "watcher", "--viewer-password", "password-watcher",
+                "--group-user", "westie", "--group-password", "password-westie", "--out", out.path,
             ], timeout: 300)
         print(run.out)
         #expect(run.status == 0, "the console check failed:\n\(run.out)\n\(run.err.suffix(3000))")
         #expect(run.out.contains("ok: a viewer: no acknowledging, no upload"))
+        #expect(run.out.contains("ok: a user limited to the group West"))
         for shot in [
             "console-login", "console-fleet", "console-live", "console-history",
             "console-report", "console-fences", "console-command", "console-maintenance",
+            "console-group", "console-group-user",
         ] {
             #expect(
                 FileManager.default.fileExists(

@@ -84,7 +84,7 @@ import Testing
         #expect(
             try keys(line) == [
                 "device", "name", "plate", "vin", "registered", "positions", "odometer_m", "silent",
-                "last_fix",
+                "last_fix", "group",
             ])
         #expect(try RecordCoding.read(DeviceRecord.self, from: Array(line.utf8)) == d)
     }

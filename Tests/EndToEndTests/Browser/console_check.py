@@ -140,7 +140,8 @@ def map_box(d):
 
 def main():
     ap = argparse.ArgumentParser()
-    for name in ["url", "udp", "teltonika-tcp", "fences", "user", "password", "viewer", "viewer-password", "out"]:
+    for name in ["url", "udp", "teltonika-tcp", "fences", "user", "password", "viewer", "viewer-password",
+                 "group-user", "group-password", "out"]:
         ap.add_argument("--" + name, required=True)
     a = ap.parse_args()
     out = a.out
@@ -450,6 +451,20 @@ def main():
         tel.close()
         print("ok:", step, f"({marker} marker pixels)")
 
+        step = "a group: set in the vehicle's panel, then the group filter shows that vehicle alone"
+        field = d.find_element(By.ID, "group-name")
+        check(field.is_displayed(), "an admin is not offered the group field")
+        field.clear()
+        field.send_keys("West")
+        d.find_element(By.CSS_SELECTOR, "#group-form button").click()
+        wait_for("the group in the panel", lambda: "Group\nWest" in d.find_element(By.ID, "details-list").text)
+        wait_for("the group filter", lambda: d.find_element(By.ID, "group-filter").is_displayed())
+        Select(d.find_element(By.ID, "group-filter")).select_by_value("West")
+        shown = d.execute_script("return [...window.fleetdVehicles.values()].filter((v) => v.group === 'West').map((v) => v.device)")
+        check(shown == [imei.decode()], f"the vehicles of West: {shown!r}")
+        d.save_screenshot(os.path.join(out, "console-group.png"))
+        print("ok:", step)
+
         # 401 (the login page), 422 (the bad fence upload) and the revoked
         # link's 404 are the answers those steps ask for.
         severe = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "401" not in e["message"] and "422" not in e["message"]
@@ -473,6 +488,30 @@ def main():
         check(not d.find_element(By.ID, "fence-form").is_displayed(), "a viewer is offered the fence upload")
         print("ok:", step)
     except Exception as e:
+        print(f"FAILED: {step}: {e}")
+        d.quit()
+        return 1
+    d.quit()
+
+    step = "a user limited to the group West: that vehicle alone, on the map, in the list and the alerts"
+    d = browser(downloads)
+    try:
+        log_in(d, a.url, a.group_user, a.group_password)
+        wait_for("the page ready", lambda: d.execute_script("return document.body.dataset.ready === 'true'"), timeout=30)
+        who = d.find_element(By.ID, "who").text
+        check("West" in who, f"the header does not say the group: {who!r}")
+        devices = d.execute_script("return [...window.fleetdVehicles.keys()]")
+        check(len(devices) == 1 and devices[0].isdigit(), f"the vehicles a West user sees: {devices!r}")
+        alerts = d.find_element(By.ID, "alerts").text
+        check("t01" not in alerts and "t02" not in alerts and "t03" not in alerts, f"another group's alerts: {alerts!r}")
+        time.sleep(0.5)
+        d.save_screenshot(os.path.join(out, "console-group-user.png"))
+        # The 401 is the page's first question, before the login.
+        severe = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "401" not in e["message"]]
+        check(not severe, f"errors in the browser's console: {severe}")
+        print("ok:", step)
+    except Exception as e:
+        d.save_screenshot(os.path.join(out, "console-failed.png"))
         print(f"FAILED: {step}: {e}")
         d.quit()
         return 1

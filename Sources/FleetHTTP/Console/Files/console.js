@@ -27,6 +27,8 @@ const stats = (window.fleetdStats = {
 const state = {
   user: null,
   role: 'viewer',
+  groupFilter: '',
+  detail: null,
   map: null,
   vehicles: new Map(), // device -> {device, name, lat, lon, course, speed, time, silent}
   pending: new Map(),  // device -> position, applied at the next frame
@@ -75,6 +77,10 @@ async function pages(path, maxPages = 50) {
 }
 
 const iso = (ms) => new Date(ms).toISOString();
+/** Operators and admins edit; viewers and drivers only read. */
+const isOperator = () => state.role === 'operator' || state.role === 'admin';
+/** A vehicle hidden by the group filter. */
+const filtered = (v) => state.groupFilter !== '' && (v.group || '') !== state.groupFilter;
 const local = (t) => new Date(t).toLocaleString();
 const q = encodeURIComponent;
 
@@ -250,7 +256,7 @@ const VehicleLayer = L.Layer.extend({
     const now = Date.now();
     const hits = [];
     let inView = 0;
-    for (const v of state.vehicles.values()) if (bounds.contains([v.lat, v.lon])) inView++;
+    for (const v of state.vehicles.values()) if (!filtered(v) && bounds.contains([v.lat, v.lon])) inView++;
     const labels = inView <= 300 || map.getZoom() >= 14;
     // Fence names where they can be read (zoomed in), under the vehicles.
     if (map.getZoom() >= 10) {
@@ -271,7 +277,7 @@ const VehicleLayer = L.Layer.extend({
     ctx.font = '12px system-ui, sans-serif';
     ctx.lineWidth = 1;
     for (const v of state.vehicles.values()) {
-      if (!bounds.contains([v.lat, v.lon])) continue;
+      if (filtered(v) || !bounds.contains([v.lat, v.lon])) continue;
       const p = map.latLngToContainerPoint([v.lat, v.lon]);
       hits.push([p.x, p.y, v.device]);
       const colour = COLOURS[vehicleState(v, now)];
@@ -345,7 +351,7 @@ function requestFrame() {
     state.vehicleLayer.draw();
     const now = Date.now();
     for (const p of watched) stats.drawnAt[p.device] = { time: p.time, at: now };
-    $('vehicle-count').textContent = `${state.vehicles.size} vehicles`;
+    updateCount();
   });
 }
 
@@ -396,19 +402,46 @@ async function loadVehicles() {
     const p = item.position;
     const known = state.vehicles.get(item.device);
     // A position the stream brought meanwhile is newer: keep it, take the name.
-    if (known && known.time >= Date.parse(p.time)) { known.name = item.name; continue; }
+    if (known && known.time >= Date.parse(p.time)) { known.name = item.name; known.group = item.group; continue; }
     state.vehicles.set(item.device, {
       device: item.device, name: item.name, silent: item.silent, lat: p.lat, lon: p.lon,
       course: p.course, speed: p.speed_kmh == null ? 0 : p.speed_kmh, time: Date.parse(p.time),
-      odometer: item.odometer_m,
+      odometer: item.odometer_m, group: item.group,
     });
   }
+  refreshGroups();
   const list = $('device-list');
   list.replaceChildren(...[...state.vehicles.values()].map((v) => el('option', { value: v.device, label: v.name || v.device })));
 }
 
+/** How many vehicles: all of them, or those the group filter shows of all. */
+function updateCount() {
+  const all = state.vehicles.size;
+  const shown = state.groupFilter ? [...state.vehicles.values()].filter((v) => !filtered(v)).length : all;
+  const noun = (n) => `${n} vehicle${n === 1 ? '' : 's'}`;
+  $('vehicle-count').textContent = shown === all ? noun(all) : `${shown} of ${noun(all)}`;
+}
+
+/** The group filter's and the group field's choices: the groups the vehicles are in. */
+function refreshGroups() {
+  const groups = [...new Set([...state.vehicles.values()].map((v) => v.group).filter(Boolean))].sort();
+  const select = $('group-filter');
+  select.replaceChildren(el('option', { value: '', text: 'every group' }), ...groups.map((g) => el('option', { value: g, text: g })));
+  if (!groups.includes(state.groupFilter)) state.groupFilter = '';
+  select.value = state.groupFilter;
+  // A choice only where there is one to make (two groups, or one and vehicles in none).
+  select.hidden = groups.length === 0 || (groups.length === 1 && [...state.vehicles.values()].every((v) => v.group));
+  $('group-list').replaceChildren(...groups.map((g) => el('option', { value: g })));
+}
+
+$('group-filter').addEventListener('change', () => {
+  state.groupFilter = $('group-filter').value;
+  state.vehicleLayer.draw();
+  updateCount();
+});
+
 function fitAll() {
-  const points = [...state.vehicles.values()].map((v) => [v.lat, v.lon]);
+  const points = [...state.vehicles.values()].filter((v) => !filtered(v)).map((v) => [v.lat, v.lon]);
   if (points.length) {
     state.map.fitBounds(L.latLngBounds(points).pad(0.15), { maxZoom: 15 });
   } else if (state.fencesLayer && state.fencesLayer.getLayers().length) {
@@ -459,6 +492,8 @@ async function showDetails(device, force) {
     const v = state.vehicles.get(device) || {};
     const p = d.last_position || {};
     const open = trips.find((t) => t.open);
+    state.detail = d;
+    if (state.vehicles.has(device)) state.vehicles.get(device).group = d.group;
     $('details-name').textContent = d.name ? `${d.name} (${device})` : device;
     const rows = [
       ['State', vehicleState(v, Date.now())],
@@ -470,8 +505,11 @@ async function showDetails(device, force) {
       ['Fences', d.fences && d.fences.length ? d.fences.join(', ') : 'none'],
       ['Open trip', open ? `since ${local(open.start_time)}, ${(open.distance_m / 1000).toFixed(1)} km` : 'none'],
       ['Plate', d.plate || '–'],
+      ['Group', d.group || 'none'],
     ];
     $('details-list').replaceChildren(...rows.flatMap(([k, val]) => [el('dt', { text: k }), el('dd', { text: val })]));
+    $('group-form').hidden = !isOperator();
+    if (document.activeElement !== $('group-name')) $('group-name').value = d.group || '';
     renderCommands(commands);
     await renderMaintenance(device);
     await renderShares(device);
@@ -487,6 +525,25 @@ async function showDetails(device, force) {
 
 $('details-close').addEventListener('click', () => select(null));
 
+// The selected vehicle's group (operators): its name, plate and VIN sent as they are.
+$('group-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const device = state.selected, d = state.detail;
+  if (!device || !d) return;
+  const group = $('group-name').value.trim();
+  try {
+    await api(`/api/v1/devices/${q(device)}`, {
+      method: 'PUT', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: d.name, plate: d.plate, vin: d.vin, group: group || null }),
+    });
+    $('group-name').blur();
+    await showDetails(device, true);
+    refreshGroups();
+  } catch (err) {
+    alert(`Cannot set the group: ${err.message}`);
+  }
+});
+
 // ---- commands to the selected device --------------------------------------
 
 /** The selected device's newest commands, and the form for operators. */
@@ -496,7 +553,7 @@ function renderCommands(commands) {
       el('div', {}, el('code', { text: c.text }), el('span', { class: `status s-${c.status}`, text: c.status }),
         el('span', { class: 'meta', text: ` · ${local(c.answered || c.sent || c.queued)} · ${c.by}` })),
       c.response ? el('div', { class: 'answer', text: c.response }) : '')));
-  const operator = state.role && state.role !== 'viewer';
+  const operator = isOperator();
   $('command-form').hidden = !operator;
   $('details-commands').hidden = commands.length === 0 && !operator;
 }
@@ -534,7 +591,7 @@ async function renderMaintenance(device) {
   const m = await api(`/api/v1/devices/${q(device)}/maintenance`).catch(() => ({ plans: [] }));
   const plans = (m.plans || []).slice().sort((a, b) => (b.due ? 1 : 0) - (a.due ? 1 : 0));
   $('details-maintenance').hidden = plans.length === 0;
-  const operator = state.role && state.role !== 'viewer';
+  const operator = isOperator();
   $('maintenance-list').replaceChildren(...plans.map((p) => {
     const row = el('li', {},
       el('span', { class: `status ${p.due ? 's-due' : 's-ok'}`, text: p.due ? 'due' : 'ok' }),
@@ -562,7 +619,7 @@ async function renderMaintenance(device) {
 
 /** The selected vehicle's links still working, and the form (operators only). */
 async function renderShares(device) {
-  const operator = state.role && state.role !== 'viewer';
+  const operator = isOperator();
   $('details-shares').hidden = !operator;
   if (!operator) return;
   const all = await api(`/api/v1/devices/${q(device)}/shares`).then((p) => p.items).catch(() => []);
@@ -625,7 +682,7 @@ function alertItem(a, fresh) {
     el('div', { class: 'meta', text: local(a.time) + (a.speed_kmh ? ` · ${Math.round(a.speed_kmh)} km/h` : '') }));
   if (a.acked_by) {
     li.append(el('div', { class: 'acked', text: `acknowledged by ${a.acked_by}, ${local(a.acked_at)}` }));
-  } else if (state.role !== 'viewer') {
+  } else if (isOperator()) {
     li.append(el('button', { class: 'link ack', text: 'Acknowledge', onclick: () => acknowledge(a.id) }));
   }
   li.addEventListener('click', (e) => {
@@ -933,7 +990,12 @@ for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', (
 async function start(who) {
   state.user = who.user;
   state.role = who.role;
-  $('who').textContent = `${who.user} (${who.role})`;
+  const sees = who.device ? ` · ${who.device}` : who.groups && who.groups.length ? ` · ${who.groups.join(', ')}` : '';
+  $('who').textContent = `${who.user} (${who.role}${sees})`;
+  // A driver sees its vehicle, its track and its trips: no alerts, reports or fences.
+  const driver = who.role === 'driver';
+  for (const t of ['reports', 'fences']) document.querySelector(`.tab[data-tab="${t}"]`).hidden = driver;
+  $('alerts-box').hidden = driver;
   $('login').hidden = true;
   $('app').hidden = false;
   $('fence-form').hidden = who.role !== 'admin';
@@ -958,8 +1020,8 @@ async function start(who) {
   updateCsvLink();
   // Subscribed first, so nothing committed while the lists load is missed.
   connect();
-  await Promise.all([loadFences().catch((e) => console.error(e)), loadVehicles().catch((e) => console.error(e))]);
-  await loadAlerts().catch((e) => console.error(e));
+  await Promise.all([driver ? null : loadFences().catch((e) => console.error(e)), loadVehicles().catch((e) => console.error(e))]);
+  if (!driver) await loadAlerts().catch((e) => console.error(e));
   fitAll();
   requestFrame();
   document.body.dataset.ready = 'true';
