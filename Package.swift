@@ -43,8 +43,11 @@ let package = Package(
         // The values every layer shares: `Fix`, `RFC3339` time, reject
         // reasons, and the one `WallClock` the edges read.
         .target(name: "FleetModel", swiftSettings: strict),
-        // Pure geometry: coordinates, haversine, fences, GeoJSON, the spatial index.
-        .target(name: "FleetGeo", dependencies: ["CPrefetch", "FleetJSON"], swiftSettings: strict),
+        // Pure geometry: coordinates, haversine, fences, GeoJSON, the spatial index
+        // (and the groups a fence is limited to, named as `FleetModel` names them).
+        .target(
+            name: "FleetGeo", dependencies: ["CPrefetch", "FleetJSON", "FleetModel"],
+            swiftSettings: strict),
         // The CPU's prefetch hint, which Swift does not expose.
         .target(name: "CPrefetch"),
         // Pure decoders: bytes in, fixes and device replies out.

@@ -1,4 +1,5 @@
 import FleetJSON
+import FleetModel
 import Foundation
 
 /// One geofence: a shape, its identity, and the settings the tracker reads.
@@ -16,13 +17,19 @@ public final class Fence: Sendable {
     public let dwellS: Double?
     /// Every property as the file gave it, interpreted or not.
     public let properties: JSONValue
+    /// `properties.groups`: the groups of vehicles the fence is for (its
+    /// alerts are raised for their vehicles only, and only users of those
+    /// groups, or without a limit, see it); nil: every vehicle.
+    public let groups: Set<String>?
     /// Box around the shape, widened for circles and corridors by their size.
     public let bounds: BoundingBox
 
     public init(
         id: String, name: String, shape: FenceShape, speedLimitKmh: Double? = nil,
-        marginM: Double? = nil, dwellS: Double? = nil, properties: JSONValue = .object([])
+        marginM: Double? = nil, dwellS: Double? = nil, properties: JSONValue = .object([]),
+        groups: Set<String>? = nil
     ) {
+        self.groups = groups
         self.id = id
         self.name = name
         self.shape = shape

@@ -1,4 +1,5 @@
 import FleetJSON
+import FleetModel
 
 /// Reads fences from a GeoJSON FeatureCollection (RFC 7946).
 ///
@@ -94,6 +95,7 @@ struct FeatureParser {
         let speed = number(properties, "speed_limit_kmh", min: 0)
         let margin = number(properties, "margin_m", min: 0)
         let dwell = number(properties, "dwell_s", min: 0)
+        let groups = groupList(properties)
         guard let geometry = feature["geometry"], case .object = geometry else {
             problem("\"geometry\" must be an object")
             return nil
@@ -154,7 +156,30 @@ struct FeatureParser {
         if case .string(let n) = properties["name"] { name = n }
         return Fence(
             id: id, name: name, shape: shape, speedLimitKmh: speed, marginM: margin, dwellS: dwell,
-            properties: properties == .null ? .object([]) : properties)
+            properties: properties == .null ? .object([]) : properties, groups: groups)
+    }
+
+    /// `properties.groups`: absent or null for every vehicle, else an array
+    /// of 1–100 group names (`GroupName`).
+    mutating func groupList(_ properties: JSONValue) -> Set<String>? {
+        guard let value = properties["groups"], value != .null else { return nil }
+        guard case .array(let items) = value, (1...100).contains(items.count) else {
+            problem("\"groups\" must be an array of 1 to 100 group names, or null")
+            return nil
+        }
+        var out: Set<String> = []
+        for (i, item) in items.enumerated() {
+            guard case .string(let s) = item else {
+                problem("\"groups\" item \(i) must be a string, found \(item.kindName)")
+                continue
+            }
+            if let why = GroupName.problem(s) {
+                problem("\"groups\" item \(i): \(why)")
+            } else {
+                out.insert(s)
+            }
+        }
+        return out
     }
 
     static func identity(_ feature: JSONValue, _ properties: JSONValue) -> String? {

@@ -80,19 +80,6 @@ public final class APIServer: Service, Sendable {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await hub.run() }
             group.addTask {
-                // The devices' groups, for streams of users limited to groups, while any is open.
-                let reader = backend.reader
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(GroupDirectory.refreshS))
-                    guard hub.groupedStreams > 0, hub.groups.stale else { continue }
-                    if let all = try? await Blocking.run({ () throws(StoreError) in
-                        try reader.deviceGroups()
-                    }) {
-                        hub.groups.load(all)
-                    }
-                }
-            }
-            group.addTask {
                 // Token use, written every minute (and once at the end).
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(60))

@@ -1,3 +1,5 @@
+import FleetModel
+
 /// A person who logs in to the API and the console.
 public struct UserRecord: Sendable, Equatable {
     /// 1–64 characters of `[A-Za-z0-9._@-]`.

@@ -63,7 +63,15 @@ struct APIBench: ParsableCommand {
             "fleetbench-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let daemon = try BenchDaemon(fleetd: fleetd, dir: dir, fences: fences)
+        // 500 API clients and 500 streams from one address, with one token:
+        // configured as a deployment with that many dashboards would be
+        // (the defaults allow 256 connections an address, 50 streams a user).
+        let daemon = try BenchDaemon(
+            fleetd: fleetd, dir: dir, fences: fences,
+            settings: [
+                "http.max_connections_per_address=\(clients + streams + 64)",
+                "http.max_streams_per_user=\(streams + 10)",
+            ])
         defer { daemon.stop() }
         guard let udp = daemon.ports["teltonika"], let http = daemon.ports["http"] else {
             throw ValidationError("fleetd reported no teltonika or http port")

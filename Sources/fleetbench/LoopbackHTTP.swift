@@ -83,8 +83,14 @@ enum LoopbackHTTP {
             "POST /api/v1/session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         guard send(fd, Array(request.utf8)) else { return nil }
         var buffer: [UInt8] = []
+        // The password's bcrypt takes a quarter of a second or so: up to 10 s.
+        let deadline = Date().addingTimeInterval(10)
         while headEnd(buffer) == nil {
-            guard let n = read(fd, into: &buffer), n > 0 else { return nil }
+            switch read(fd, into: &buffer) {
+            case nil where Date() < deadline: usleep(1000)
+            case let n? where n > 0: continue
+            default: return nil
+            }
         }
         let (status, headers) = parseHead(buffer[..<headEnd(buffer)!])
         guard status == 200, let cookie = headers["set-cookie"] else { return nil }

@@ -229,4 +229,67 @@ import Testing
         #expect(audit.contains("user.groups") && audit.contains("device.put"))
         #expect(a.d.stop() == 0)
     }
+
+    /// A fence limited to a group raises its alerts for that group's
+    /// vehicles only, and only that group's users (and those without a
+    /// limit) see it; a fence for every vehicle is everyone's.
+    @Test func aFenceLimitedToAGroupAlertsForItsVehiclesAndIsSeenByItsPeople() async throws {
+        let fences = """
+            {"type":"FeatureCollection","features":[
+             {"type":"Feature","id":"depot","properties":{"name":"Depot"},
+              "geometry":{"type":"Polygon","coordinates":[[[11.0,48.0],[11.1,48.0],[11.1,48.1],[11.0,48.1],[11.0,48.0]]]}},
+             {"type":"Feature","id":"north-yard","properties":{"name":"North yard","groups":["North"]},
+              "geometry":{"type":"Polygon","coordinates":[[[11.0,48.02],[11.1,48.02],[11.1,48.08],[11.0,48.08],[11.0,48.02]]]}}
+            ]}
+            """
+        let a = try APIEndToEndTests.APIDaemon(fences: fences)
+        let admin = a.auth("admin") + [("Content-Type", "application/json")]
+        // One vehicle's group set by the API (at once), the other's by fleetctl before the first fix.
+        let ctl = try Binaries.path("fleetctl")
+        #expect(
+            try runTool(
+                ctl, ["devices", "add", "van-s1", "--group", "South", "--db", a.d.database]
+            )
+            .status == 0)
+        let put = try await a.http.send(
+            .PUT, "/api/v1/devices/van-n1", headers: admin, body: #"{"group":"North"}"#)
+        #expect(put.status == 200, "\(put.body)")
+        try addUser(a, "nora", ["--role", "viewer", "--group", "North"])
+        try addUser(a, "sam", ["--role", "viewer", "--group", "South"])
+        // fleetctl's change reaches the running daemon within DeviceGroups.refreshS.
+        try await Task.sleep(for: .seconds(11))
+        let client = try UDPClient(host: "127.0.0.1", port: a.d.port)
+        var seq = 1
+        for (k, device) in ["van-n1", "van-s1"].enumerated() {
+            for (j, lat) in [47.95, 48.05, 48.15].enumerated() {
+                let t = t0 + Int64(k) * 100_000 + Int64(j) * 10_000
+                #expect(
+                    exchange(client, [fixLine(seq, t, lat: lat, lon: 11.05, device: device)]) != nil
+                )
+                seq += 1
+            }
+        }
+        let alerts = try await a.http.get("/api/v1/alerts?type=geofence_enter", a.auth("admin"))
+        let entered = Set(
+            alerts.items.map { "\($0["device"] as? String ?? "") \($0["fence"] as? String ?? "")" })
+        #expect(entered == ["van-n1 depot", "van-n1 north-yard", "van-s1 depot"], "\(alerts.body)")
+        // Each group's people see the fences for everyone and their own.
+        func fenceIds(_ who: [(String, String)]) async throws -> [String] {
+            let r = try await a.http.get("/api/v1/fences", who)
+            let features = r.json["features"] as? [[String: Any]] ?? []
+            return features.compactMap { $0["id"] as? String }
+        }
+        #expect(try await fenceIds(try await login(a, "nora")) == ["depot", "north-yard"])
+        #expect(try await fenceIds(try await login(a, "sam")) == ["depot"])
+        #expect(try await fenceIds(a.auth("viewer")) == ["depot", "north-yard"])
+        // A group that is no group name is refused with the fence named.
+        let bad = try await a.http.send(
+            .PUT, "/api/v1/fences",
+            headers: a.auth("admin") + [("Content-Type", "application/geo+json")],
+            body: fences.replacingOccurrences(of: #"["North"]"#, with: #"["North", " x"]"#))
+        #expect(
+            bad.status == 422 && bad.body.contains("north-yard") && bad.body.contains("groups"),
+            "\(bad.body)")
+        #expect(a.d.stop() == 0)
+    }
 }

@@ -66,7 +66,7 @@ import Testing
         return [
             "FleetJSON": std,
             "FleetModel": std,
-            "FleetGeo": std.union(["FleetJSON", "CPrefetch"]),
+            "FleetGeo": std.union(["FleetJSON", "CPrefetch", "FleetModel"]),
             "FleetProtocols": std.union(["FleetJSON", "FleetModel"]),
             "FleetTracking": std.union(["FleetJSON", "FleetModel", "FleetGeo"]),
             // Positions name Teltonika's IO elements (`TeltonikaIO`).

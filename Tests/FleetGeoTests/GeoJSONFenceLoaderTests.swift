@@ -86,4 +86,28 @@ import Testing
         #expect(
             problems("[]") == ["top level must be an object with \"type\": \"FeatureCollection\""])
     }
+
+    /// `properties.groups`: absent or null for every vehicle; else 1–100
+    /// group names, each problem named with its feature.
+    @Test func readsTheGroupsAFenceIsLimitedTo() throws {
+        func feature(_ id: String, _ groups: String) -> String {
+            #"{"type":"Feature","id":"\#(id)","properties":{"groups":\#(groups)},"geometry":{"type":"Point","coordinates":[11,48]}}"#
+                .replacingOccurrences(of: #""groups":"#, with: #""radius_m":50,"groups":"#)
+        }
+        let ok = try load(
+            #"{"type":"FeatureCollection","features":["#
+                + [feature("a", "null"), feature("b", #"["North","East side"]"#)].joined(
+                    separator: ",")
+                + "]}")
+        #expect(ok.map(\.groups) == [nil, ["North", "East side"]])
+        let bad = problems(
+            #"{"type":"FeatureCollection","features":["#
+                + [
+                    feature("c", "[]"), feature("d", #"["ok"," no"]"#), feature("e", #""North""#),
+                    feature("f", "[3]"),
+                ].joined(separator: ",") + "]}")
+        #expect(bad.count == 4, "\(bad)")
+        #expect(bad.allSatisfy { $0.contains("groups") }, "\(bad)")
+        #expect(bad[1].contains("\"d\"") && bad[1].contains("item 1"), "\(bad)")
+    }
 }

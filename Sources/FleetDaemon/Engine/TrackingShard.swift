@@ -1,5 +1,6 @@
 import FleetGeo
 import FleetModel
+import FleetStorage
 import FleetTracking
 
 /// The devices one core tracks: their entries and a tracker of its own.
@@ -9,14 +10,24 @@ import FleetTracking
 /// hands each shard its part of a batch and waits for all of them (one
 /// thread hop per batch, not per fix).
 final class TrackingShard: @unchecked Sendable {
-    var tracker: Tracker
+    var tracker: Tracker {
+        didSet { audience = FenceAudience(tracker.fences.fences) }
+    }
+    /// Who the fences' alerts are for (fences limited to groups).
+    private(set) var audience: FenceAudience
+    /// The devices' groups, for the alerts of fences limited to groups.
+    let groups: DeviceGroups
     var devices: [String: TrackedDevice] = [:]
     /// Scratch for the batched classification, reused from batch to batch.
     private var points: [Coordinate] = []
     private var found: [Int32] = []
     private var foundEnd: [Int] = []
 
-    init(tracker: Tracker) { self.tracker = tracker }
+    init(tracker: Tracker, groups: DeviceGroups = DeviceGroups()) {
+        self.tracker = tracker
+        self.groups = groups
+        audience = FenceAudience(tracker.fences.fences)
+    }
 
     /// What tracking one fix gave the engine.
     struct Result {
@@ -74,6 +85,11 @@ final class TrackingShard: @unchecked Sendable {
                 results[i] = Self.track(
                     fix, received: received[i], containing, stateBefore, &tracker,
                     &devices[fix.device, default: TrackedDevice()])
+                // A fence limited to groups alerts for its groups' vehicles only.
+                if !audience.isEmpty, let alerts = results[i]?.outcome.alerts, !alerts.isEmpty {
+                    let group = groups.group(of: fix.device)
+                    results[i]!.outcome.alerts.removeAll { !audience.admits($0, group: group) }
+                }
             }
         }
     }

@@ -69,7 +69,8 @@ final class TrackingStage: @unchecked Sendable {
         queue: InboundQueue, handoff: CommitHandoff, fences: FenceIndex,
         states: [String: DeviceState], unwritten: [String] = [], metrics: Metrics,
         config: DaemonConfig, membership: (any ClusterMembership)? = nil,
-        forgetting: Forgetting? = nil, clock: WallClock = .system
+        forgetting: Forgetting? = nil, clock: WallClock = .system,
+        groups: DeviceGroups = DeviceGroups()
     ) {
         self.clock = clock
         self.forgetting = membership == nil ? forgetting : nil
@@ -82,8 +83,11 @@ final class TrackingStage: @unchecked Sendable {
         self.settings = config.tracking.settings
         let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 16))
         self.shards = (0..<count).map { _ in
-            TrackingShard(tracker: Tracker(fences: fences, settings: config.tracking.settings))
+            TrackingShard(
+                tracker: Tracker(fences: fences, settings: config.tracking.settings), groups: groups
+            )
         }
+        groups.neededByFences = !FenceAudience(fences.fences).isEmpty
         let start = clock.nowMs()
         let replayed = Set(unwritten)
         for (device, state) in states {
@@ -143,6 +147,7 @@ final class TrackingStage: @unchecked Sendable {
                 return f
             }) {
                 for shard in shards { shard.tracker = Tracker(fences: fresh, settings: settings) }
+                shards[0].groups.neededByFences = !shards[0].audience.isEmpty
             }
             var batch = WriteBatch()
             var items = items

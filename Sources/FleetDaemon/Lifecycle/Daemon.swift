@@ -99,10 +99,17 @@ public final class Daemon: Sendable {
                 afterMs: Int64(config.devices.forgetAfterH) * 3_600_000,
                 recall: { device in try stateReader.deviceStates(device: device)[device] })
         }
+        // The devices' groups: read now when fences are limited to groups
+        // (their alerts depend on them from the first fix), then kept fresh.
+        let deviceGroups = DeviceGroups()
+        let groupsReader = try store.makeReader()
+        if !FenceAudience(fences.fences).isEmpty {
+            deviceGroups.load(try groupsReader.deviceGroups())
+        }
         let tracking = TrackingStage(
             queue: queue, handoff: handoff, fences: fences, states: states,
             unwritten: unwritten.devices, metrics: metrics, config: config, membership: membership,
-            forgetting: forgetting)
+            forgetting: forgetting, groups: deviceGroups)
         // Replies last: what a sender may look at once acknowledged (the
         // alert log's lines, the counters) is already there.
         var sinks: [any CommitSink] = alertLog.map { [$0] } ?? []
@@ -115,7 +122,7 @@ public final class Daemon: Sendable {
         if let a = config.http.listen { try TCPPortCheck.ensureFree(a, key: "http.listen") }
         if let a = config.listen.osmand { try TCPPortCheck.ensureFree(a, key: "listen.osmand") }
         // The HTTP side's hub is a sink; its readers are opened before the writer starts.
-        let hub = httpOn ? EventHub(settings: config.http.settings) : nil
+        let hub = httpOn ? EventHub(settings: config.http.settings, groups: deviceGroups) : nil
         let readers =
             httpOn
             ? try ReaderPool(
@@ -289,6 +296,11 @@ public final class Daemon: Sendable {
                     retainDays: config.storage.retainDays, stage: commit, logger: logger)),
         ]
         services.append(desk.service)
+        services.append(
+            StoreRefresh.deviceGroups(
+                deviceGroups, reader: groupsReader,
+                needed: { deviceGroups.neededByFences || (hub?.groupedStreams ?? 0) > 0 }
+            ).service)
         if let registry = door.registered, let reader {
             services.append(StoreRefresh.registry(registry, reader: reader).service)
         }

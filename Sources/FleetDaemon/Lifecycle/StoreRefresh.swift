@@ -43,6 +43,19 @@ final class StoreRefresh: @unchecked Sendable {
             apply: { budget.learn($0) })
     }
 
+    /// Each grouped device's group, every `DeviceGroups.refreshS` seconds
+    /// while `needed` says something uses them (fences limited to groups,
+    /// streams of users limited to groups): one indexed read of the
+    /// grouped devices.
+    static func deviceGroups(
+        _ groups: DeviceGroups, reader: any StoreReading, needed: @escaping @Sendable () -> Bool
+    ) -> StoreRefresh {
+        StoreRefresh(
+            "device groups refresh", every: DeviceGroups.refreshS,
+            read: { needed() ? try reader.deviceGroups() : nil },
+            apply: { if let all = $0 { groups.load(all) } })
+    }
+
     /// As a service of the daemon's group.
     var service: ComponentService {
         ComponentService(name, start: start, stop: stop)

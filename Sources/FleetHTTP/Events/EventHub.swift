@@ -56,8 +56,9 @@ public final class EventHub: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Devices' groups, for streams of users limited to groups.
-    let groups = GroupDirectory()
+    /// Devices' groups, for streams of users limited to groups (the
+    /// daemon's one record of them).
+    public let groups: DeviceGroups
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
     let maxStreams: Int
@@ -66,13 +67,17 @@ public final class EventHub: Sendable {
     let keepaliveS: Int
 
     /// A hub bounded as `settings` say (`maxStreams`, `streamBuffer`, `keepaliveS`).
-    public convenience init(settings: HTTPSettings) {
+    public convenience init(settings: HTTPSettings, groups: DeviceGroups = DeviceGroups()) {
         self.init(
             maxStreams: settings.maxStreams, maxPerOwner: settings.maxStreamsPerUser,
-            buffer: settings.streamBuffer, keepaliveS: settings.keepaliveS)
+            buffer: settings.streamBuffer, keepaliveS: settings.keepaliveS, groups: groups)
     }
 
-    public init(maxStreams: Int, maxPerOwner: Int, buffer: Int, keepaliveS: Int) {
+    public init(
+        maxStreams: Int, maxPerOwner: Int, buffer: Int, keepaliveS: Int,
+        groups: DeviceGroups = DeviceGroups()
+    ) {
+        self.groups = groups
         self.maxStreams = maxStreams
         self.maxPerOwner = maxPerOwner
         self.buffer = buffer
@@ -84,7 +89,7 @@ public final class EventHub: Sendable {
     public var streams: Int { state.withLock { $0.subscribers.count } }
 
     /// Streams open for users limited to groups.
-    var groupedStreams: Int { state.withLock { $0.grouped } }
+    public var groupedStreams: Int { state.withLock { $0.grouped } }
 
     /// A committed batch: its alerts as stored and its positions. Quick and
     /// non-blocking (called on the writer thread).

@@ -77,7 +77,7 @@ struct EventFilter: Sendable {
     var batch = false
     /// The devices the client sees (`Identity.scope`), by `groups`' record of them.
     var scope: DeviceScope = .all
-    var groups: GroupDirectory?
+    var groups: DeviceGroups?
     /// Alert events at all (drivers see positions only).
     var alerts = true
 
