@@ -56,7 +56,9 @@ public final class PostgresReader: Sendable {
         if let since = filter.sinceMs { conditions.append("a.time_ms >= \(b.add(since))") }
         if let fence = filter.fence { conditions.append("a.fence = \(b.add(fence))") }
         if let until = filter.untilMs { conditions.append("a.time_ms < \(b.add(until))") }
-        if let scoped = Self.scopeCondition(filter.scope, &b) { conditions.append(scoped) }
+        if let scoped = Self.scopeCondition(filter.scope, &b, walked: true) {
+            conditions.append(scoped)
+        }
         let sql = """
             SELECT \(Self.alertColumns)
             FROM alerts a JOIN devices d ON d.id = a.device_id
@@ -225,7 +227,7 @@ public final class PostgresReader: Sendable {
         var b = PostgresBindingsBuilder()
         _ = (b.add(filter.device), b.add(filter.fromMs), b.add(filter.toMs), b.add(limit))
         _ = (b.add(filter.afterStartMs), b.add(filter.afterId ?? 0))
-        let scoped = Self.scopeCondition(filter.scope, &b) ?? "true"
+        let scoped = Self.scopeCondition(filter.scope, &b, walked: true) ?? "true"
         return try read("cannot read trips") { s in
             try s.query(
                 """
@@ -312,13 +314,18 @@ public final class PostgresReader: Sendable {
     }
 
     /// The SQL condition on `d` (the devices table) that keeps `scope`'s
-    /// devices, its values added to `b`; nil for `.all`.
-    static func scopeCondition(_ scope: DeviceScope, _ b: inout PostgresBindingsBuilder) -> String?
-    {
+    /// devices, its values added to `b`; nil for `.all`. `walked`: the
+    /// query walks its own table in order (alerts by id, trips by start),
+    /// so the group test is an expression no index serves (as the SQLite
+    /// reader's `+d.grp`), not a reason to start from the group's devices.
+    static func scopeCondition(
+        _ scope: DeviceScope, _ b: inout PostgresBindingsBuilder, walked: Bool = false
+    ) -> String? {
         switch scope {
         case .all: nil
         case .device(let id): "d.ident = \(b.add(id))"
-        case .groups(let groups): "d.grp = ANY(\(b.add(groups))::text[])"
+        case .groups(let groups):
+            "\(walked ? "(d.grp || '')" : "d.grp") = ANY(\(b.add(groups))::text[])"
         }
     }
 

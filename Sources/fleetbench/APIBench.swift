@@ -58,6 +58,13 @@ struct APIBench: ParsableCommand {
     )
     var groups = 0
 
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "With --groups: ask as the user limited to half the groups (else with the token that sees every device, over the same grouped devices)."
+    )
+    var groupedUser = true
+
     func run() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
             "fleetbench-\(UUID().uuidString.prefix(8))")
@@ -107,14 +114,15 @@ struct APIBench: ParsableCommand {
                 let cookie = LoopbackHTTP.login(
                     port: http, user: "grouped", password: "password-grouped")
             else { throw ValidationError("the grouped user could not log in") }
-            apiToken = cookie
+            if groupedUser { apiToken = cookie }
             let groupCount = groups
             apiDevices = (0..<devices).filter { $0 % groupCount < half }.count
             // The k-th device of the user's groups.
             apiIdent = { k in String(base + (k / half) * groupCount + k % half) }
             say(
-                "groups: \(devices) devices in \(groups) groups; the API clients see \(half) of them (\(apiDevices) devices)"
-            )
+                "groups: \(devices) devices in \(groups) groups; the API clients ask for \(half) of them (\(apiDevices) devices) "
+                    + (groupedUser
+                        ? "as a user limited to them" : "with a token that sees every device"))
         }
 
         // The baseline: ingest alone.

@@ -163,8 +163,9 @@ struct DevicesGroupCommand: ParsableCommand {
             throw Output.fail("fleetctl: \(error)")
         }
         let skipped = all.count - changed
+        let devices = changed == 1 ? "1 device" : "\(changed) devices"
         print(
-            (group.isEmpty ? "\(changed) devices in no group" : "\(changed) devices in \(group)")
+            (group.isEmpty ? "\(devices) in no group" : "\(devices) in \(group)")
                 + (skipped > 0 ? " (\(skipped) ids not known or given twice, skipped)" : ""))
     }
 }

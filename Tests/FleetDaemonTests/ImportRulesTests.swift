@@ -81,7 +81,7 @@ import Testing
             ]),
             // The config: values and their parser, no I/O beyond reading files.
             "FleetConfig": std.union([
-                "FleetGeo", "FleetProtocols", "FleetStorage", "FleetTracking",
+                "FleetModel", "FleetGeo", "FleetProtocols", "FleetStorage", "FleetTracking",
             ]),
             // The one place a backend is opened from the config.
             "FleetBackends": std.union([

@@ -40,6 +40,20 @@ import Testing
         #expect(plan([each], cursors: ["each": 5], alerts: [], readTo: 5).cursors.isEmpty)
     }
 
+    /// A rule limited to groups mails its groups' vehicles' alerts only; a
+    /// vehicle in no group matches none of them.
+    @Test func aRuleLimitedToGroupsMailsItsGroupsVehiclesOnly() {
+        var north = MailRule(name: "north", to: ["a@b.c"])
+        north.groups = ["North"]
+        let groups = ["n1": "North", "s1": "South"]
+        let p = MailPlanner.plan(
+            rules: [north], cursors: ["north": 0], gathering: [:],
+            alerts: [alert(1, device: "n1"), alert(2, device: "s1"), alert(3, device: "x")],
+            readTo: 3, nowMs: 1000, newMessageId: { "<1@t>" }, groupOf: { groups[$0] })
+        #expect(p.new.map(\.alertIds) == [[1]])
+        #expect(p.cursors["north"]?.to == 3)
+    }
+
     @Test func aDigestGathersIntoTheMailStillOpenOrOpensOne() {
         let digest = MailRule(name: "d", to: ["a@b.c"], digestS: 60)
         let first = plan([digest], cursors: ["d": 0], alerts: [alert(1), alert(2)], readTo: 2)

@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import FleetTracking
 import Foundation
@@ -132,11 +133,13 @@ enum NotificationEntry {
                 "time_zone",
                 "\"\(zone)\" is not an IANA time zone like \"Europe/Berlin\" (rule \(name))")
         }
-        return MailRule(
+        var rule = MailRule(
             name: name, to: to, types: types, devices: try s.strings("devices"),
             fences: try s.strings("fences"),
             digestS: try s.int("digest_s", default: 0, range: 0...86_400), quietHours: quiet,
             timeZone: zone)
+        rule.groups = try GroupList.read(&s, what: "rule \(name)")
+        return rule
     }
 }
 
@@ -177,10 +180,24 @@ enum ReportEntry {
         for a in to {
             if let p = MailAddress.problem(a) { throw s.error("to", "\(p) (report \(name))") }
         }
-        return ReportRule(
+        var rule = ReportRule(
             name: name, kind: kind,
             schedule: ReportSchedule(every: every, atMinutes: at, timeZone: zone), to: to,
             devices: try s.strings("devices"),
             stopMinS: try s.double("stop_min_s", default: 300, range: 0...31_536_000))
+        rule.groups = try GroupList.read(&s, what: "report \(name)")
+        return rule
+    }
+}
+
+/// A table's `groups`: group names (`GroupName`), at most 100.
+enum GroupList {
+    static func read(_ s: inout ConfigSection, what: String) throws(ConfigError) -> [String] {
+        let groups = try s.strings("groups")
+        guard groups.count <= 100 else { throw s.error("groups", "at most 100 groups (\(what))") }
+        for g in groups {
+            if let why = GroupName.problem(g) { throw s.error("groups", "\(why) (\(what))") }
+        }
+        return groups
     }
 }

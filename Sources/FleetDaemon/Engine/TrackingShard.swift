@@ -10,9 +10,9 @@ import FleetTracking
 /// hands each shard its part of a batch and waits for all of them (one
 /// thread hop per batch, not per fix).
 final class TrackingShard: @unchecked Sendable {
-    var tracker: Tracker {
-        didSet { audience = FenceAudience(tracker.fences.fences) }
-    }
+    /// Replaced through `use(_:)` only (its fences make `audience`; a
+    /// `didSet` here would run on every fix, the tracker passed `inout`).
+    private(set) var tracker: Tracker
     /// Who the fences' alerts are for (fences limited to groups).
     private(set) var audience: FenceAudience
     /// The devices' groups, for the alerts of fences limited to groups.
@@ -22,6 +22,12 @@ final class TrackingShard: @unchecked Sendable {
     private var points: [Coordinate] = []
     private var found: [Int32] = []
     private var foundEnd: [Int] = []
+
+    /// Tracks with `fresh` from the next fix on (new fences).
+    func use(_ fresh: Tracker) {
+        tracker = fresh
+        audience = FenceAudience(fresh.fences.fences)
+    }
 
     init(tracker: Tracker, groups: DeviceGroups = DeviceGroups()) {
         self.tracker = tracker

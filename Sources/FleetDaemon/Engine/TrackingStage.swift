@@ -146,7 +146,7 @@ final class TrackingStage: @unchecked Sendable {
                 defer { f = nil }
                 return f
             }) {
-                for shard in shards { shard.tracker = Tracker(fences: fresh, settings: settings) }
+                for shard in shards { shard.use(Tracker(fences: fresh, settings: settings)) }
                 shards[0].groups.neededByFences = !shards[0].audience.isEmpty
             }
             var batch = WriteBatch()

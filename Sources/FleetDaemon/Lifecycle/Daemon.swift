@@ -103,7 +103,8 @@ public final class Daemon: Sendable {
         // (their alerts depend on them from the first fix), then kept fresh.
         let deviceGroups = DeviceGroups()
         let groupsReader = try store.makeReader()
-        if !FenceAudience(fences.fences).isEmpty {
+        let mailNeedsGroups = config.notifications.contains { !$0.groups.isEmpty }
+        if mailNeedsGroups || !FenceAudience(fences.fences).isEmpty {
             deviceGroups.load(try groupsReader.deviceGroups())
         }
         let tracking = TrackingStage(
@@ -156,7 +157,8 @@ public final class Daemon: Sendable {
         let mail = try makeMailDelivery(
             reader: try store.makeReader(),
             fenceNames: Dictionary(
-                fences.fences.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a }))
+                fences.fences.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a }),
+            groups: deviceGroups)
         if let mail { sinks.append(mail) }
         let commit = CommitStage(
             store: store, handoff: handoff, sinks: sinks, metrics: metrics, logger: logger)
@@ -299,7 +301,9 @@ public final class Daemon: Sendable {
         services.append(
             StoreRefresh.deviceGroups(
                 deviceGroups, reader: groupsReader,
-                needed: { deviceGroups.neededByFences || (hub?.groupedStreams ?? 0) > 0 }
+                needed: {
+                    mailNeedsGroups || deviceGroups.neededByFences || (hub?.groupedStreams ?? 0) > 0
+                }
             ).service)
         if let registry = door.registered, let reader {
             services.append(StoreRefresh.registry(registry, reader: reader).service)

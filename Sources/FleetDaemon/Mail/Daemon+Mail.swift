@@ -8,9 +8,9 @@ extension Daemon {
     /// The mail service of `[smtp]`, `[[notifications]]` and `[[reports]]`,
     /// or nil when there are neither rules nor reports. Throws `ConfigError` when the password file
     /// cannot be read.
-    func makeMailDelivery(reader: any StoreReading, fenceNames: [String: String]) throws
-        -> MailDelivery?
-    {
+    func makeMailDelivery(
+        reader: any StoreReading, fenceNames: [String: String], groups: DeviceGroups
+    ) throws -> MailDelivery? {
         let rules = config.notifications
         let reports = config.reports
         guard config.smtp.enabled, !rules.isEmpty || !reports.isEmpty else { return nil }
@@ -21,7 +21,8 @@ extension Daemon {
         return MailDelivery(
             rules: rules, reports: reports, settings: settings,
             maxInFlight: config.smtp.maxInFlight, reader: reader,
-            fenceNames: fenceNames, consoleURL: config.smtp.consoleURL, logger: logger)
+            fenceNames: fenceNames, consoleURL: config.smtp.consoleURL, logger: logger,
+            groups: groups)
     }
 }
 

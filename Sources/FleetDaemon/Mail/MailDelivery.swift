@@ -32,14 +32,18 @@ final class MailDelivery: Service, CommitSink, Sendable {
     private let planBell = Wakeup()
     private let sendBell = Wakeup()
     private let messageDomain: String
+    /// The devices' groups, for rules limited to groups.
+    private let groups: DeviceGroups
     /// Alerts read per planning pass.
     static let readLimit = 10_000
 
     init(
         rules: [MailRule], reports: [ReportRule], settings: SMTPSettings, maxInFlight: Int,
         reader: any StoreReading,
-        fenceNames: [String: String], consoleURL: String, logger: Logger
+        fenceNames: [String: String], consoleURL: String, logger: Logger,
+        groups: DeviceGroups = DeviceGroups()
     ) {
+        self.groups = groups
         self.rules = Dictionary(uniqueKeysWithValues: rules.map { ($0.name, $0) })
         self.reports = Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0) })
         self.consoleURL = consoleURL
@@ -143,12 +147,14 @@ final class MailDelivery: Service, CommitSink, Sendable {
         let now = nowMs()
         let domain = messageDomain
         let rules = Array(self.rules.values)
+        let groups = self.groups
         let plan = try await perform { store throws(StoreError) -> MailPlan? in
             let gathering = try store.gatheringMails(rules: names, nowMs: now)
             let plan = MailPlanner.plan(
                 rules: rules, cursors: known, gathering: gathering, alerts: alerts,
                 readTo: readTo, nowMs: now,
-                newMessageId: { MailMessage.newMessageId(domain: domain) })
+                newMessageId: { MailMessage.newMessageId(domain: domain) },
+                groupOf: { groups.group(of: $0) })
             if plan.cursors.isEmpty { return plan }
             return try store.queueMails(plan) ? plan : nil
         }

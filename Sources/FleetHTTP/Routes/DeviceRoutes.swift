@@ -31,10 +31,12 @@ enum DeviceRoutes {
             },
             Route(.get, "/api/v1/devices/{id}", role: .driver) { r in
                 let id = try r.device(r.path["id"]!, name: "id")
-                try await d.admit(r, id)
+                let scope = r.caller.scope
                 let found = try await d.read {
                     r -> (DeviceRecord, [PositionRecord], [String], DeviceState?)? in
-                    guard let device = try r.device(id) else { return nil }
+                    guard try RouteDeps.sees(scope, id, r), let device = try r.device(id) else {
+                        return nil
+                    }
                     return (
                         device,
                         try r.positions(device: id, fromMs: device.lastFix, toMs: nil, limit: 1),

@@ -50,10 +50,11 @@ enum PositionRoutes {
         if let from, let to, to <= from {
             throw APIError.badParameter("to", "must be after from")
         }
-        try await d.admit(r, id)
-        // One read (one hop off the event loop): the device, then its positions.
+        let scope = r.caller.scope
+        // One read (one hop off the event loop): the device (one the caller
+        // does not see is none), then its positions.
         let positions = try await d.read { r -> [PositionRecord]? in
-            guard try r.device(id) != nil else { return nil }
+            guard try RouteDeps.sees(scope, id, r), try r.device(id) != nil else { return nil }
             return try r.positions(device: id, fromMs: from, toMs: to, limit: limit)
         }
         guard let positions else { throw APIError.notFound("no device \(id)") }

@@ -26,9 +26,21 @@ struct RouteDeps: Sendable {
         switch r.caller.scope {
         case .all: return true
         case .device(let d): return d == id
-        case .groups(let groups):
-            guard let g = try await read({ try $0.deviceGroup(id) }) else { return false }
-            return groups.contains(g)
+        case .groups:
+            let scope = r.caller.scope
+            return try await read { try Self.sees(scope, id, $0) }
+        }
+    }
+
+    /// Whether `scope` holds device `id`, read through `reader`: for a
+    /// route that reads anyway, in the same hop off the event loop.
+    static func sees(_ scope: DeviceScope, _ id: String, _ reader: any StoreReading)
+        throws(StoreError) -> Bool
+    {
+        switch scope {
+        case .all: return true
+        case .device(let d): return d == id
+        case .groups(let groups): return try reader.deviceGroup(id).map(groups.contains) ?? false
         }
     }
 

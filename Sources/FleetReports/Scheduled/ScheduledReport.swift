@@ -15,18 +15,24 @@ public struct ScheduledReport: Sendable, Equatable {
     }
 
     /// Makes `rule`'s report of `[fromMs, toMs)` at `nowMs` through any
-    /// backend's reader; only `rule.devices` when it names some. Throws
-    /// `StoreError`.
+    /// backend's reader; only `rule.devices` and the vehicles of
+    /// `rule.groups` (their groups as the store has them now) when it names
+    /// some. Throws `StoreError`.
     public static func make(
         _ rule: ReportRule, _ reader: any StoreReading, fromMs: Int64, toMs: Int64, nowMs: Int64
     ) throws(StoreError) -> ScheduledReport {
-        let only = rule.devices.count == 1 ? rule.devices.first : nil
-        let keep = Set(rule.devices)
+        var keep = Set(rule.devices)
+        if !rule.groups.isEmpty {
+            let wanted = Set(rule.groups)
+            keep.formUnion(try reader.deviceGroups().filter { wanted.contains($0.value) }.keys)
+        }
+        let restricted = !rule.devices.isEmpty || !rule.groups.isEmpty
+        let only = restricted && keep.count == 1 ? keep.first : nil
         switch rule.kind {
         case .usage:
             var r = try UsageInputs.report(
                 reader, fromMs: fromMs, toMs: toMs, device: only, nowMs: nowMs)
-            if !keep.isEmpty { r = r.restricted(to: keep) }
+            if restricted { r = r.restricted(to: keep) }
             let t = r.totals
             return ScheduledReport(
                 csv: r.csv,
@@ -40,7 +46,7 @@ public struct ScheduledReport: Sendable, Equatable {
             var r = try StopsInputs.report(
                 reader, fromMs: fromMs, toMs: toMs, device: only, minS: rule.stopMinS,
                 nowMs: nowMs)
-            if !keep.isEmpty { r.stops = r.stops.filter { keep.contains($0.device) } }
+            if restricted { r.stops = r.stops.filter { keep.contains($0.device) } }
             let vehicles = Set(r.stops.map(\.device)).count
             let idle = r.stops.reduce(0) { $0 + $1.idleS }
             return ScheduledReport(

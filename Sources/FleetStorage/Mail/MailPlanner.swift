@@ -5,11 +5,13 @@
 /// per matching alert, due at once; one that gathers adds the alert to its mail still
 /// gathering (never tried, not yet due, fewer than `MailRecord.maxAlerts`)
 /// or opens one due at `MailRule.sendAfter`. Every rule's cursor moves to
-/// `readTo`, the last alert id read, matched or not.
+/// `readTo`, the last alert id read, matched or not. `groupOf` names a
+/// device's group, for rules limited to groups.
 public enum MailPlanner {
     public static func plan(
         rules: [MailRule], cursors: [String: Int64], gathering: [String: GatheringMail],
-        alerts: [AlertRecord], readTo: Int64, nowMs: Int64, newMessageId: () -> String
+        alerts: [AlertRecord], readTo: Int64, nowMs: Int64, newMessageId: () -> String,
+        groupOf: (String) -> String? = { _ in nil }
     ) -> MailPlan {
         var plan = MailPlan()
         for rule in rules {
@@ -20,7 +22,10 @@ public enum MailPlanner {
             // Gathering now: a digest, or quiet hours under way.
             let dueAt = rule.sendAfter(nowMs: nowMs)
             let gathers = dueAt > nowMs
-            for a in alerts where a.id > cursor && a.id <= readTo && rule.matches(a) {
+            for a in alerts
+            where a.id > cursor && a.id <= readTo
+                && rule.matches(a, group: rule.groups.isEmpty ? nil : groupOf(a.device))
+            {
                 if !gathers {
                     plan.new.append(
                         MailRecord(

@@ -13,6 +13,8 @@ public struct MailRule: Sendable, Equatable {
     public var devices: [String]
     /// Fence ids whose alerts are mailed; empty: any alert, with or without a fence.
     public var fences: [String]
+    /// Groups whose vehicles' alerts are mailed; empty: every vehicle's.
+    public var groups: [String] = []
     /// 0: one mail per alert; otherwise the alerts of `digestS` seconds
     /// from the first gathered into one mail (1…86 400).
     public var digestS: Int
@@ -37,10 +39,11 @@ public struct MailRule: Sendable, Equatable {
         self.timeZone = timeZone
     }
 
-    /// Whether `alert` is mailed by this rule.
-    public func matches(_ alert: AlertRecord) -> Bool {
+    /// Whether `alert`, of a vehicle in `group` (nil: none), is mailed by this rule.
+    public func matches(_ alert: AlertRecord, group: String? = nil) -> Bool {
         if !types.isEmpty, !types.contains(alert.type) { return false }
         if !devices.isEmpty, !devices.contains(alert.device) { return false }
+        if !groups.isEmpty, !(group.map(groups.contains) ?? false) { return false }
         if !fences.isEmpty {
             guard let f = alert.fence, fences.contains(f) else { return false }
         }

@@ -103,8 +103,10 @@ public struct ReportRule: Sendable, Equatable {
     public var schedule: ReportSchedule
     /// Addresses (`MailAddress`).
     public var to: [String]
-    /// Only these devices; empty: all.
+    /// Only these devices (and those of `groups`); both empty: all.
     public var devices: [String]
+    /// Only these groups' vehicles (and `devices`); both empty: all.
+    public var groups: [String] = []
     /// The stops report's shortest stop, seconds.
     public var stopMinS: Double
 
