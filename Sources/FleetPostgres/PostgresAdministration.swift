@@ -113,9 +113,7 @@ public final class PostgresAdministration: StoreAdministration {
 
     public func addDevice(_ registration: DeviceRegistration) throws(StoreError) {
         let ident = registration.ident
-        let a = audit(
-            "device.add", ident,
-            registration.group.map { $0.isEmpty ? "no group" : "group \($0)" })
+        let a = audit("device.add", ident, registration.groupAudit)
         try link.transaction("cannot add device \(ident)") { s in
             try PGAdminSQL.register(registration, nowMs: a.timeMs, s)
             try PGAdminSQL.record(a, s)

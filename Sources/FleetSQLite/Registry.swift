@@ -25,15 +25,6 @@ public final class Registry {
         }
     }
 
-    /// Registers `ident` (or updates it), with what the vehicle is. Values
-    /// left nil keep what was there. Recorded in the audit log as `actor`'s.
-    public func add(
-        _ ident: String, name: String?, plate: String?, vin: String?,
-        actor: String = Credentials.localActor
-    ) throws(StoreError) {
-        try add(DeviceRegistration(ident: ident, name: name, plate: plate, vin: vin), actor: actor)
-    }
-
     /// Registers (or updates) a device as `registration` says, recorded in
     /// the audit log as `actor`'s.
     public func add(_ registration: DeviceRegistration, actor: String = Credentials.localActor)
@@ -46,7 +37,7 @@ public final class Registry {
             try AdminSQL.record(
                 AuditRecord(
                     timeMs: now, actor: actor, action: "device.add", target: ident,
-                    detail: registration.group.map { $0.isEmpty ? "no group" : "group \($0)" }),
+                    detail: registration.groupAudit),
                 db)
         }
     }

@@ -10,21 +10,19 @@ public final class DeviceGroups: Sendable {
     /// Seconds between two reads of the store.
     public static let refreshS = 10.0
 
-    private let groups = Mutex<[String: String]>([:])
-    private let loaded = Mutex<ContinuousClock.Instant?>(nil)
+    /// Each device's group, and when the store was last read.
+    private let state = Mutex<(groups: [String: String], loaded: ContinuousClock.Instant?)>(
+        ([:], nil))
     private let fencesNeed = Atomic<Bool>(false)
 
     public init() {}
 
     /// Replaces everything (a read of the store).
-    public func load(_ all: [String: String]) {
-        groups.withLock { $0 = all }
-        loaded.withLock { $0 = .now }
-    }
+    public func load(_ all: [String: String]) { state.withLock { $0 = (all, .now) } }
 
     /// Not read from the store within `refreshS`.
     public var stale: Bool {
-        loaded.withLock { $0.map { $0.duration(to: .now) > .seconds(Self.refreshS) } ?? true }
+        state.withLock { $0.loaded.map { $0.duration(to: .now) > .seconds(Self.refreshS) } ?? true }
     }
 
     /// Whether the loaded fences need the groups (some are limited to groups).
@@ -34,17 +32,16 @@ public final class DeviceGroups: Sendable {
     }
 
     /// `device`'s group now (nil: none).
-    public func set(_ device: String, group: String?) { groups.withLock { $0[device] = group } }
+    public func set(_ device: String, group: String?) {
+        state.withLock { $0.groups[device] = group }
+    }
 
     /// `device`'s group as known now (nil: none).
-    public func group(of device: String) -> String? { groups.withLock { $0[device] } }
+    public func group(of device: String) -> String? { state.withLock { $0.groups[device] } }
 
     /// Whether `device` is in `scope`.
     public func admits(_ scope: DeviceScope, device: String) -> Bool {
-        switch scope {
-        case .all: return true
-        case .device(let d): return d == device
-        case .groups: return scope.admits(device: device, group: group(of: device))
-        }
+        guard case .groups = scope else { return scope.admits(device: device, group: nil) }
+        return scope.admits(device: device, group: group(of: device))
     }
 }

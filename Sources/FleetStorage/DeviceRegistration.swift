@@ -11,6 +11,9 @@ public struct DeviceRegistration: Sendable, Equatable {
     /// API `PUT` says; false: nil keeps what was there (`fleetctl devices add`).
     public var replace: Bool
 
+    /// What the audit log says of the group: `group G`, `no group`, or nil (unchanged).
+    public var groupAudit: String? { group.map { $0.isEmpty ? "no group" : "group \($0)" } }
+
     public init(
         ident: String, name: String? = nil, plate: String? = nil, vin: String? = nil,
         group: String? = nil, replace: Bool = false

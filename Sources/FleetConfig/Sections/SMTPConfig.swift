@@ -1,4 +1,3 @@
-import FleetModel
 import FleetStorage
 import FleetTracking
 import Foundation
@@ -187,17 +186,5 @@ enum ReportEntry {
             stopMinS: try s.double("stop_min_s", default: 300, range: 0...31_536_000))
         rule.groups = try GroupList.read(&s, what: "report \(name)")
         return rule
-    }
-}
-
-/// A table's `groups`: group names (`GroupName`), at most 100.
-enum GroupList {
-    static func read(_ s: inout ConfigSection, what: String) throws(ConfigError) -> [String] {
-        let groups = try s.strings("groups")
-        guard groups.count <= 100 else { throw s.error("groups", "at most 100 groups (\(what))") }
-        for g in groups {
-            if let why = GroupName.problem(g) { throw s.error("groups", "\(why) (\(what))") }
-        }
-        return groups
     }
 }

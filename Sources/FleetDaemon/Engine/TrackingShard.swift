@@ -92,7 +92,7 @@ final class TrackingShard: @unchecked Sendable {
                     fix, received: received[i], containing, stateBefore, &tracker,
                     &devices[fix.device, default: TrackedDevice()])
                 // A fence limited to groups alerts for its groups' vehicles only.
-                if !audience.isEmpty, let alerts = results[i]?.outcome.alerts, !alerts.isEmpty {
+                if !audience.isEmpty, results[i]?.outcome.alerts.isEmpty == false {
                     let group = groups.group(of: fix.device)
                     results[i]!.outcome.alerts.removeAll { !audience.admits($0, group: group) }
                 }

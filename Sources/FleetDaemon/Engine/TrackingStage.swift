@@ -64,6 +64,10 @@ final class TrackingStage: @unchecked Sendable {
         var recall: @Sendable (String) throws -> DeviceState?
     }
 
+    /// The devices' groups the shards filter alerts by; told whether the
+    /// fences need them.
+    private let groups: DeviceGroups
+
     /// `clock` is the system's in the daemon; tests pass one of their own.
     init(
         queue: InboundQueue, handoff: CommitHandoff, fences: FenceIndex,
@@ -87,7 +91,8 @@ final class TrackingStage: @unchecked Sendable {
                 tracker: Tracker(fences: fences, settings: config.tracking.settings), groups: groups
             )
         }
-        groups.neededByFences = !FenceAudience(fences.fences).isEmpty
+        self.groups = groups
+        groups.neededByFences = !shards[0].audience.isEmpty
         let start = clock.nowMs()
         let replayed = Set(unwritten)
         for (device, state) in states {
@@ -147,7 +152,7 @@ final class TrackingStage: @unchecked Sendable {
                 return f
             }) {
                 for shard in shards { shard.use(Tracker(fences: fresh, settings: settings)) }
-                shards[0].groups.neededByFences = !shards[0].audience.isEmpty
+                groups.neededByFences = !shards[0].audience.isEmpty
             }
             var batch = WriteBatch()
             var items = items

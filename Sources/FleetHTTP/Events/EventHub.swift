@@ -198,7 +198,7 @@ public final class EventHub: Sendable {
                     ?? LiveChunk(events.filter { $0.kind != .position && $0.kind != .positions })
                 chunk = noPositions!
             } else {
-                chunk = LiveChunk(events.filter(sub.filter.admits))
+                chunk = LiveChunk(events.filter { sub.filter.admits($0, groups: groups) })
             }
             guard !chunk.events.isEmpty else { continue }
             if sub.queued.add(chunk.weight, ordering: .relaxed).newValue > buffer {

@@ -75,9 +75,8 @@ struct EventFilter: Sendable {
     var fence: String?
     var positions = true
     var batch = false
-    /// The devices the client sees (`Identity.scope`), by `groups`' record of them.
+    /// The devices the client sees (`Identity.scope`).
     var scope: DeviceScope = .all
-    var groups: DeviceGroups?
     /// Alert events at all (drivers see positions only).
     var alerts = true
 
@@ -89,9 +88,10 @@ struct EventFilter: Sendable {
     /// Gets a round's positions as one `positions` event.
     var batchesPositions: Bool { positions && batch && takesAllAlerts }
 
-    func admits(_ e: LiveEvent) -> Bool {
+    /// Whether the client takes `e`; a scoped client's devices by `groups`.
+    func admits(_ e: LiveEvent, groups: DeviceGroups) -> Bool {
         if e.kind != .ping, !scope.isAll {
-            guard e.kind != .positions, groups?.admits(scope, device: e.device) ?? false else {
+            guard e.kind != .positions, groups.admits(scope, device: e.device) else {
                 return false
             }
             if e.kind == .alert, !alerts { return false }

@@ -37,12 +37,9 @@ extension EventRoutes {
                 filter.fence = r.query["fence"]
                 filter.scope = r.caller.scope
                 filter.alerts = r.caller.role != .driver
-                if !filter.scope.isAll {
-                    filter.groups = d.hub.groups
-                    if case .groups = filter.scope, d.hub.groups.stale {
-                        let all = try await d.read { try $0.deviceGroups() }
-                        d.hub.groups.load(all)
-                    }
+                if case .groups = filter.scope, d.hub.groups.stale {
+                    let all = try await d.read { try $0.deviceGroups() }
+                    d.hub.groups.load(all)
                 }
                 switch r.query["positions"] {
                 case nil, "on"?: filter.positions = true
