@@ -256,7 +256,7 @@ let package = Package(
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(name: "FleetJSONTests", dependencies: ["FleetJSON"], swiftSettings: strict),
         .testTarget(
-            name: "FleetMailTests", dependencies: ["FleetMail", "FleetStorage"],
+            name: "FleetMailTests", dependencies: ["FleetMail", "FleetStorage", "FleetJSON"],
             swiftSettings: strict),
         .testTarget(
             name: "FleetHTTPTests",

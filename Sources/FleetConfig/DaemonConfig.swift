@@ -155,6 +155,8 @@ public struct DaemonConfig: Sendable, Equatable {
             root, "maintenance", file: file, what: "maintenance plan", name: \.name,
             MaintenanceEntry.plan)
         c.http.settings.maintenancePlans = c.maintenance
+        c.http.settings.mailRules = c.notifications
+        c.http.settings.mailEnabled = c.smtp.enabled
         if !c.maintenance.isEmpty, c.cluster.enabled {
             throw ConfigError(
                 file: file, line: nil, key: "maintenance",

@@ -136,7 +136,8 @@ public final class APIServer: Service, Sendable {
             + AlertRoutes.make(d) + TripRoutes.make(d) + FenceRoutes.make(d) + StatusRoutes.make(d)
             + EventRoutes.make(d) + VehicleRoutes.make(d) + ReportRoutes.make(d)
             + WebhookRoutes.make(d) + MetricsRoutes.make(d) + CommandRoutes.make(d)
-            + ShareRoutes.make(d) + MaintenanceRoutes.make(d)
+            + ShareRoutes.make(d) + MaintenanceRoutes.make(d) + UserRoutes.make(d)
+            + NotificationRoutes.make(d)
             + OpenAPIDocument.make(d)
     }
 }

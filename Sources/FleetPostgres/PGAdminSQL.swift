@@ -21,6 +21,40 @@ enum PGAdminSQL {
             """, .of(d.ident, d.name, d.plate, d.vin, nowMs, d.group))
     }
 
+    /// Adds `user` or replaces an existing one's role, groups, vehicle,
+    /// email (and password hash when `setPassword`); true when added.
+    static func putUser(_ user: UserRecord, setPassword: Bool, _ s: PGSession) throws -> Bool {
+        let existed = try !s.query("SELECT 1 FROM users WHERE name = $1", .of(user.name)).isEmpty
+        try s.run(
+            """
+            INSERT INTO users (name, role, password_hash, created_ms, groups, device, email)
+            VALUES ($1,$2,$3,$4,$5,$6,$7)
+            ON CONFLICT (name) DO UPDATE SET role = excluded.role, groups = excluded.groups,
+              device = excluded.device, email = excluded.email,
+              password_hash = CASE WHEN $8 THEN excluded.password_hash ELSE users.password_hash END
+            """,
+            .of(
+                user.name, user.role.rawValue, user.passwordHash, user.createdMs,
+                user.groups.joined(separator: ","), user.device, user.email, setPassword))
+        return !existed
+    }
+
+    /// Adds or replaces an API notification rule; true when added.
+    static func putMailRule(_ rule: MailRule, nowMs: Int64, _ s: PGSession) throws -> Bool {
+        let existed = try !s.query(
+            "SELECT 1 FROM notification_rules WHERE name = $1", .of(rule.name)
+        )
+        .isEmpty
+        try s.run(
+            """
+            INSERT INTO notification_rules (name, definition, created_by, created_ms, updated_ms)
+            VALUES ($1, $2, $3, $4, $4)
+            ON CONFLICT (name) DO UPDATE SET definition = excluded.definition,
+              updated_ms = excluded.updated_ms
+            """, .of(rule.name, RecordCoding.line(rule), rule.createdBy, nowMs))
+        return !existed
+    }
+
     /// False when `ident` was not registered.
     static func unregister(_ ident: String, _ s: PGSession) throws -> Bool {
         try s.run(

@@ -272,6 +272,19 @@ enum PGSchema {
             ALTER TABLE users ADD COLUMN device TEXT;
             """
         ),
+        (
+            10, "users' email, notification rules made through the API",
+            """
+            ALTER TABLE users ADD COLUMN email TEXT;
+            CREATE TABLE notification_rules (
+                name TEXT PRIMARY KEY,
+                definition TEXT NOT NULL,
+                created_by TEXT,
+                created_ms BIGINT NOT NULL,
+                updated_ms BIGINT NOT NULL
+            );
+            """
+        ),
     ]
 
     /// A migration's statements: its text split after each `;` that ends a

@@ -37,13 +37,13 @@ public final class PostgresAdministration: StoreAdministration {
         try change(
             "cannot add user \(user.name)",
             """
-            INSERT INTO users (name, role, password_hash, created_ms, groups, device)
-            VALUES ($1,$2,$3,$4,$5,$6)
+            INSERT INTO users (name, role, password_hash, created_ms, groups, device, email)
+            VALUES ($1,$2,$3,$4,$5,$6,$7)
             ON CONFLICT (name) DO NOTHING
             """,
             .of(
                 user.name, user.role.rawValue, user.passwordHash, user.createdMs,
-                user.groups.joined(separator: ","), user.device),
+                user.groups.joined(separator: ","), user.device, user.email),
             action: "user.add", target: user.name, detail: user.summary)
     }
 
@@ -72,6 +72,12 @@ public final class PostgresAdministration: StoreAdministration {
             "UPDATE users SET groups = $1 WHERE name = $2",
             .of(groups.joined(separator: ","), name), action: "user.groups", target: name,
             detail: groups.isEmpty ? "every vehicle" : groups.joined(separator: ", "))
+    }
+
+    public func setUserEmail(_ name: String, email: String?) throws(StoreError) -> Bool {
+        try change(
+            "cannot change the email of \(name)", "UPDATE users SET email = $1 WHERE name = $2",
+            .of(email, name), action: "user.email", target: name, detail: email ?? "(none)")
     }
 
     public func setPassword(_ name: String, hash: String) throws(StoreError) -> Bool {

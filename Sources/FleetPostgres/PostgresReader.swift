@@ -392,6 +392,15 @@ public final class PostgresReader: Sendable {
         }
     }
 
+    public func mailRules() throws(StoreError) -> [MailRule] {
+        try read("cannot read the notification rules") { s in
+            try s.query("SELECT name, definition, created_by FROM notification_rules ORDER BY name")
+                .compactMap { r in
+                    MailRule.stored(name: try r[0], json: try r[1], createdBy: try r[2])
+                }
+        }
+    }
+
     public func shares(device: String) throws(StoreError) -> [ShareRecord] {
         try read("cannot read the links of \(device)") { s in try PGShareSQL.byDevice(device, s) }
     }
@@ -448,14 +457,15 @@ public final class PostgresReader: Sendable {
         }
     }
 
-    private static let userColumns = "name, role, password_hash, created_ms, groups, device"
+    private static let userColumns =
+        "name, role, password_hash, created_ms, groups, device, email"
 
     private static func user(_ r: PGRow) throws -> UserRecord? {
         guard let role = Role(rawValue: try r[1]) else { return nil }
         let groups = (try r[4] as String).split(separator: ",").map(String.init)
         return UserRecord(
             name: try r[0], role: role, passwordHash: try r[2], createdMs: try r[3],
-            groups: groups, device: try r[5])
+            groups: groups, device: try r[5], email: try r[6])
     }
 
     /// The token whose secret hashes to `secretHash`, or nil.

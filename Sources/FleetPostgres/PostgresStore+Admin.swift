@@ -12,6 +12,44 @@ extension PostgresStore {
         }
     }
 
+    public func putUser(_ user: UserRecord, setPassword: Bool, audit: AuditRecord)
+        throws(StoreError) -> Bool
+    {
+        try link.transaction("cannot store user \(user.name)") { s in
+            let added = try PGAdminSQL.putUser(user, setPassword: setPassword, s)
+            try PGAdminSQL.record(audit, s)
+            return added
+        }
+    }
+
+    public func removeUser(_ name: String, audit: AuditRecord) throws(StoreError) -> Bool {
+        try link.transaction("cannot remove user \(name)") { s in
+            guard try s.run("DELETE FROM users WHERE name = $1", .of(name)) > 0 else {
+                return false
+            }
+            try PGAdminSQL.record(audit, s)
+            return true
+        }
+    }
+
+    public func putMailRule(_ rule: MailRule, audit: AuditRecord) throws(StoreError) -> Bool {
+        try link.transaction("cannot store notification rule \(rule.name)") { s in
+            let added = try PGAdminSQL.putMailRule(rule, nowMs: audit.timeMs, s)
+            try PGAdminSQL.record(audit, s)
+            return added
+        }
+    }
+
+    public func deleteMailRule(_ name: String, audit: AuditRecord) throws(StoreError) -> Bool {
+        try link.transaction("cannot delete notification rule \(name)") { s in
+            guard try s.run("DELETE FROM notification_rules WHERE name = $1", .of(name)) > 0 else {
+                return false
+            }
+            try PGAdminSQL.record(audit, s)
+            return true
+        }
+    }
+
     public func unregister(_ ident: String, audit: AuditRecord) throws(StoreError) -> Bool {
         try link.transaction("cannot unregister device \(ident)") { s in
             guard try PGAdminSQL.unregister(ident, s) else { return false }

@@ -30,6 +30,33 @@ enum AdminSQL {
         return db.changesCount > 0
     }
 
+    /// Adds `user` or replaces an existing one's role, groups, vehicle,
+    /// email (and password hash when `setPassword`); true when added.
+    static func putUser(_ user: UserRecord, setPassword: Bool, _ db: Database) throws -> Bool {
+        let existed =
+            try Int.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [user.name])
+            != nil
+        try db.execute(
+            sql: """
+                INSERT INTO users (name, role, password_hash, created_ms, groups, device, email)
+                VALUES (?1,?2,?3,?4,?5,?6,?7)
+                ON CONFLICT(name) DO UPDATE SET role = excluded.role, groups = excluded.groups,
+                  device = excluded.device, email = excluded.email,
+                  password_hash = CASE WHEN ?8 THEN excluded.password_hash ELSE password_hash END
+                """,
+            arguments: [
+                user.name, user.role.rawValue, user.passwordHash, user.createdMs,
+                user.groups.joined(separator: ","), user.device, user.email, setPassword,
+            ])
+        return !existed
+    }
+
+    /// False when there is no user `name`.
+    static func removeUser(_ name: String, _ db: Database) throws -> Bool {
+        try db.execute(sql: "DELETE FROM users WHERE name = ?", arguments: [name])
+        return db.changesCount > 0
+    }
+
     /// False when `ident` was not registered.
     static func unregister(_ ident: String, _ db: Database) throws -> Bool {
         try db.execute(

@@ -29,12 +29,12 @@ public final class Credentials: StoreAdministration {
         try queue.write(path: path, "cannot add user \(user.name)") { db in
             try db.execute(
                 sql: """
-                    INSERT OR IGNORE INTO users (name, role, password_hash, created_ms, groups, device)
-                    VALUES (?,?,?,?,?,?)
+                    INSERT OR IGNORE INTO users (name, role, password_hash, created_ms, groups, device, email)
+                    VALUES (?,?,?,?,?,?,?)
                     """,
                 arguments: [
                     user.name, user.role.rawValue, user.passwordHash, user.createdMs,
-                    user.groups.joined(separator: ","), user.device,
+                    user.groups.joined(separator: ","), user.device, user.email,
                 ])
             guard db.changesCount > 0 else { return false }
             try audit(db, "user.add", user.name, user.summary)
@@ -50,6 +50,17 @@ public final class Credentials: StoreAdministration {
             try audit(
                 db, "user.groups", name,
                 groups.isEmpty ? "every vehicle" : groups.joined(separator: ", "))
+            return true
+        }
+    }
+
+    /// Sets a user's email (nil: none); false when there is no such user.
+    public func setUserEmail(_ name: String, email: String?) throws(StoreError) -> Bool {
+        try queue.write(path: path, "cannot change the email of \(name)") { db in
+            try db.execute(
+                sql: "UPDATE users SET email = ? WHERE name = ?", arguments: [email, name])
+            guard db.changesCount > 0 else { return false }
+            try audit(db, "user.email", name, email ?? "(none)")
             return true
         }
     }
@@ -84,8 +95,7 @@ public final class Credentials: StoreAdministration {
     /// Removes a user; false when there is no such user.
     public func removeUser(_ name: String) throws(StoreError) -> Bool {
         try queue.write(path: path, "cannot remove user \(name)") { db in
-            try db.execute(sql: "DELETE FROM users WHERE name = ?", arguments: [name])
-            guard db.changesCount > 0 else { return false }
+            guard try AdminSQL.removeUser(name, db) else { return false }
             try audit(db, "user.remove", name, nil)
             return true
         }

@@ -19,6 +19,8 @@ public final class SQLiteReader: Sendable {
     private let hasShares: Bool
     /// The database has the v17 groups (`devices.grp`, `users.groups`).
     private let hasGroups: Bool
+    /// The database has v18's `users.email` and `notification_rules`.
+    private let hasMailRules: Bool
 
     /// Opens an existing database read-only. Throws `StoreError` when the file
     /// is missing or is not a fleetd database.
@@ -34,13 +36,14 @@ public final class SQLiteReader: Sendable {
             config.readonly = true
             config.busyMode = .timeout(5)
             queue = try DatabaseQueue(path: path, configuration: config)
-            let (ok, people, hooks, shares, groups) = try queue.read { db in
+            let (ok, people, hooks, shares, groups, rules) = try queue.read { db in
                 (
                     try db.tableExists("alerts") && db.tableExists("positions"),
                     try db.tableExists("users"), try db.tableExists("webhooks"),
                     try db.tableExists("shares"),
                     try db.tableExists("devices")
-                        && db.columns(in: "devices").contains { $0.name == "grp" }
+                        && db.columns(in: "devices").contains { $0.name == "grp" },
+                    try db.tableExists("notification_rules")
                 )
             }
             guard ok else {
@@ -50,6 +53,7 @@ public final class SQLiteReader: Sendable {
             self.hasWebhooks = hooks
             self.hasShares = shares
             self.hasGroups = groups
+            self.hasMailRules = rules
         } catch let e as StoreError {
             throw e
         } catch {
@@ -481,6 +485,11 @@ public final class SQLiteReader: Sendable {
         }
     }
 
+    public func mailRules() throws(StoreError) -> [MailRule] {
+        guard hasMailRules else { return [] }
+        return try read("cannot read the notification rules") { db in try MailRuleSQL.all(db) }
+    }
+
     public func shares(device: String) throws(StoreError) -> [ShareRecord] {
         guard hasShares else { return [] }
         return try read("cannot read the links of \(device)") { db in
@@ -547,6 +556,7 @@ public final class SQLiteReader: Sendable {
 
     private var userColumns: String {
         "name, role, password_hash, created_ms, " + (hasGroups ? "groups, device" : "'', NULL")
+            + (hasMailRules ? ", email" : ", NULL")
     }
 
     private static func user(_ r: Row) -> UserRecord? {
@@ -554,7 +564,7 @@ public final class SQLiteReader: Sendable {
         let groups = (r[4] as String).split(separator: ",").map(String.init)
         return UserRecord(
             name: r[0], role: role, passwordHash: r[2], createdMs: r[3], groups: groups,
-            device: r[5])
+            device: r[5], email: r[6])
     }
 
     /// The token whose secret hashes to `secretHash`, or nil.

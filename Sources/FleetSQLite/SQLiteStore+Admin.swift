@@ -13,6 +13,40 @@ extension SQLiteStore {
         }
     }
 
+    public func putUser(_ user: UserRecord, setPassword: Bool, audit: AuditRecord)
+        throws(StoreError) -> Bool
+    {
+        try queue.write(path: path, "cannot store user \(user.name)") { db in
+            let added = try AdminSQL.putUser(user, setPassword: setPassword, db)
+            try AdminSQL.record(audit, db)
+            return added
+        }
+    }
+
+    public func removeUser(_ name: String, audit: AuditRecord) throws(StoreError) -> Bool {
+        try queue.write(path: path, "cannot remove user \(name)") { db in
+            guard try AdminSQL.removeUser(name, db) else { return false }
+            try AdminSQL.record(audit, db)
+            return true
+        }
+    }
+
+    public func putMailRule(_ rule: MailRule, audit: AuditRecord) throws(StoreError) -> Bool {
+        try queue.write(path: path, "cannot store notification rule \(rule.name)") { db in
+            let added = try MailRuleSQL.put(rule, nowMs: audit.timeMs, db)
+            try AdminSQL.record(audit, db)
+            return added
+        }
+    }
+
+    public func deleteMailRule(_ name: String, audit: AuditRecord) throws(StoreError) -> Bool {
+        try queue.write(path: path, "cannot delete notification rule \(name)") { db in
+            guard try MailRuleSQL.delete(name, db) else { return false }
+            try AdminSQL.record(audit, db)
+            return true
+        }
+    }
+
     public func unregister(_ ident: String, audit: AuditRecord) throws(StoreError) -> Bool {
         try queue.write(path: path, "cannot unregister device \(ident)") { db in
             guard try AdminSQL.unregister(ident, db) else { return false }

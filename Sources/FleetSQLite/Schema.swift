@@ -304,6 +304,9 @@ public enum Schema {
                     ALTER TABLE users ADD COLUMN device TEXT;
                     """)
         }
+        m.registerMigration("v18: users' email, notification rules made through the API") { db in
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN email TEXT;" + MailRuleSQL.schema)
+        }
         return m
     }
 }

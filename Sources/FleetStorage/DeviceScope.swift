@@ -28,4 +28,19 @@ public enum DeviceScope: Sendable, Hashable {
 
     /// True for `.all`.
     public var isAll: Bool { self == .all }
+
+    /// No device at all.
+    public static let none = DeviceScope.groups([])
+
+    /// The devices both scopes admit. A device and groups meet in `.none`
+    /// (the device's group is not known here): the narrower answer.
+    public func intersection(_ other: DeviceScope) -> DeviceScope {
+        switch (self, other) {
+        case (.all, _): other
+        case (_, .all): self
+        case (.groups(let a), .groups(let b)): .groups(a.filter(b.contains))
+        case (.device(let a), .device(let b)): a == b ? self : .none
+        default: .none
+        }
+    }
 }

@@ -28,6 +28,9 @@ public protocol StoreAdministration {
     /// Sets the groups a user is limited to (empty: none); false when there
     /// is no such user.
     func setUserGroups(_ name: String, groups: [String]) throws(StoreError) -> Bool
+    /// Sets a user's email (nil: none), audited as `user.email`; false when
+    /// there is no such user.
+    func setUserEmail(_ name: String, email: String?) throws(StoreError) -> Bool
     /// Puts the known devices among `devices` (registered or only seen) in
     /// `group` (nil: in none), in one transaction audited once
     /// (`devices.group`). The devices changed; ids not known are skipped.

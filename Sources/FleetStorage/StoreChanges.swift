@@ -58,4 +58,24 @@ public protocol StoreChanges: AnyObject {
     /// is, and records `audit`. False when the device has no such link.
     func revokeShare(device: String, id: Int64, atMs: Int64, audit: AuditRecord)
         throws(StoreError) -> Bool
+
+    // Users and notification rules (`/api/v1/users`, `/api/v1/notifications`).
+
+    /// Adds `user`, or replaces an existing one's role, groups, vehicle and
+    /// email, and its password hash too when `setPassword` (its creation
+    /// time is kept); records `audit`. True when it was added.
+    func putUser(_ user: UserRecord, setPassword: Bool, audit: AuditRecord) throws(StoreError)
+        -> Bool
+
+    /// Removes user `name` and records `audit`; false (nothing recorded) when there is none.
+    func removeUser(_ name: String, audit: AuditRecord) throws(StoreError) -> Bool
+
+    /// Stores an API rule (`origin` `.api`), adding or replacing it by
+    /// name, and records `audit`. True when it was added.
+    func putMailRule(_ rule: MailRule, audit: AuditRecord) throws(StoreError) -> Bool
+
+    /// Deletes API rule `name` and records `audit`; false (nothing
+    /// recorded) when there is none. Its mails not yet sent are refused
+    /// when their turn comes.
+    func deleteMailRule(_ name: String, audit: AuditRecord) throws(StoreError) -> Bool
 }

@@ -116,6 +116,10 @@ public protocol StoreReading: Sendable {
     /// (every status when empty).
     func mails(statuses: [MailRecord.Status], limit: Int) throws(StoreError) -> [MailRecord]
 
+    /// The notification rules stored through the API, by name (`origin`
+    /// `.api`; the config's are not stored).
+    func mailRules() throws(StoreError) -> [MailRule]
+
     /// Each device's tracking state as last checkpointed (only `device`'s
     /// when given), by device id: what `fleetctl trips --open` reads the
     /// trips under way from.

@@ -14,10 +14,12 @@ public struct UserRecord: Sendable, Equatable {
     public var groups: [String] = []
     /// A driver's vehicle (drivers only).
     public var device: String?
+    /// Where notification rules that name the user mail them (`MailAddress`); nil: none.
+    public var email: String?
 
     public init(
         name: String, role: Role, passwordHash: String, createdMs: Int64, groups: [String] = [],
-        device: String? = nil
+        device: String? = nil, email: String? = nil
     ) {
         self.name = name
         self.role = role
@@ -25,6 +27,7 @@ public struct UserRecord: Sendable, Equatable {
         self.createdMs = createdMs
         self.groups = Array(Set(groups)).sorted()
         self.device = device
+        self.email = email
     }
 
     /// Its role, groups and vehicle, as the audit log records a new user.
@@ -53,6 +56,7 @@ public struct UserRecord: Sendable, Equatable {
                 "an \(role.rawValue) is not limited to groups: --group is for viewers and operators"
         }
         if groups.count > 100 { return "at most 100 groups per user" }
+        if let e = email, let p = MailAddress.problem(e) { return "email: " + p }
         return groups.lazy.compactMap(GroupName.problem).first
     }
 
@@ -69,10 +73,10 @@ public struct UserRecord: Sendable, Equatable {
 
 /// A user's JSON (`fleetctl users list --json`, add fields, never
 /// rename): `name`, `role`, `created` (RFC 3339 UTC), `groups` (empty: every
-/// vehicle), `device` (a driver's vehicle, else null). The hash is never
-/// written.
+/// vehicle), `device` (a driver's vehicle, else null), `email` (or null).
+/// The hash is never written.
 extension UserRecord: Encodable {
-    enum CodingKeys: String, CodingKey { case name, role, created, groups, device }
+    enum CodingKeys: String, CodingKey { case name, role, created, groups, device, email }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -81,5 +85,6 @@ extension UserRecord: Encodable {
         try c.encode(RecordCoding.time(createdMs), forKey: .created)
         try c.encode(groups, forKey: .groups)
         try c.encode(device, forKey: .device)
+        try c.encode(email, forKey: .email)
     }
 }

@@ -109,9 +109,6 @@ struct MaintenanceDoneCommand: ParsableCommand {
                 "fleetctl: no plan \"\(plan)\" (plans: \(plans.map(\.name).joined(separator: ", ")))"
             )
         }
-        guard p.applies(to: device) else {
-            throw Output.fail("fleetctl: plan \(plan) does not apply to \(device)")
-        }
         let now = WallClock.system.nowMs()
         var atMs = now
         if let at {
@@ -124,6 +121,9 @@ struct MaintenanceDoneCommand: ParsableCommand {
         let reader = try database.reader(waitForIt: false)
         guard let d = try reader.device(device) else {
             throw Output.fail("fleetctl: no device \(device)")
+        }
+        guard p.applies(to: device, group: d.group) else {
+            throw Output.fail("fleetctl: plan \(plan) does not apply to \(device)")
         }
         let record = MaintenanceRecord(
             plan: plan, device: device, doneMs: atMs,

@@ -21,6 +21,13 @@ struct NotificationsCommand: ParsableCommand {
     @Flag(name: .long, help: "One JSON object per line.")
     var json = false
 
+    @Flag(
+        name: .long,
+        help:
+            "The rules instead of the mails: those made through the API, and the config's with --config."
+    )
+    var rules = false
+
     func validate() throws {
         if let status, MailRecord.Status(rawValue: status) == nil {
             throw ValidationError("--status must be pending, sent or refused, not \"\(status)\"")
@@ -31,6 +38,7 @@ struct NotificationsCommand: ParsableCommand {
     }
 
     func run() throws {
+        if rules { return try listRules() }
         let statuses = status.flatMap(MailRecord.Status.init).map { [$0] } ?? []
         let mails = try database.reader(waitForIt: false).mails(statuses: statuses, limit: limit)
         if json {
@@ -48,5 +56,27 @@ struct NotificationsCommand: ParsableCommand {
         for line in Output.table(header, rows, minimum: [6, 12, 8, 6, 5, 24, 20]) {
             print(line)
         }
+    }
+
+    /// `--rules`: the config's rules (with `--config`), then the API's.
+    private func listRules() throws {
+        let config = try database.config.map { _ in try ReportsCommand.config(database).0 }
+        let stored = try database.reader(waitForIt: false).mailRules()
+        let own = config?.notifications ?? []
+        let all = own + stored.filter { s in !own.contains { $0.name == s.name } }
+        if json {
+            for r in all { print(RecordCoding.line(r)) }
+            return
+        }
+        let rows = all.map { r in
+            [
+                r.name, r.origin.rawValue, r.to.joined(separator: ", "),
+                r.types.isEmpty ? "every type" : r.types.joined(separator: ", "),
+                r.digestS == 0 ? "each alert" : "\(r.digestS) s",
+                r.createdBy ?? "-",
+            ]
+        }
+        let header = ["RULE", "ORIGIN", "TO", "TYPES", "MAILS", "MADE BY"]
+        for line in Output.table(header, rows, minimum: [12, 6, 16, 12, 10, 10]) { print(line) }
     }
 }

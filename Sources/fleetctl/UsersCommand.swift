@@ -6,14 +6,14 @@ import FleetSQLite
 import FleetStorage
 import Foundation
 
-/// `fleetctl users [list|add|remove|passwd|groups]`: the people who log in to the API and console.
+/// `fleetctl users [list|add|remove|passwd|groups|email]`: the people who log in to the API and console.
 struct UsersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "List, add or remove the people who log in to the API and the console.",
         subcommands: [
             UsersListCommand.self, UsersAddCommand.self, UsersRemoveCommand.self,
-            UsersPasswdCommand.self, UsersGroupsCommand.self,
+            UsersPasswdCommand.self, UsersGroupsCommand.self, UsersEmailCommand.self,
         ],
         defaultSubcommand: UsersListCommand.self)
 }
@@ -34,10 +34,13 @@ struct UsersListCommand: ParsableCommand {
             return
         }
         let rows = users.map {
-            [$0.name, $0.role.rawValue, Self.sees($0), RFC3339.format(millis: $0.createdMs)]
+            [
+                $0.name, $0.role.rawValue, Self.sees($0), $0.email ?? "-",
+                RFC3339.format(millis: $0.createdMs),
+            ]
         }
         for line in Output.table(
-            ["USER", "ROLE", "SEES", "ADDED (UTC)"], rows, minimum: [16, 8, 16, 24])
+            ["USER", "ROLE", "SEES", "EMAIL", "ADDED (UTC)"], rows, minimum: [16, 8, 16, 16, 24])
         {
             print(line)
         }
@@ -76,6 +79,7 @@ struct UsersAddCommand: ParsableCommand {
     )
     var groups: [String] = []
     @Option(help: "A driver's vehicle (its device id).") var device: String?
+    @Option(help: "Where notification rules that name the user mail them.") var email: String?
     @Flag(help: "Read the password from standard input (one line) instead of asking.")
     var passwordStdin = false
 
@@ -89,7 +93,8 @@ struct UsersAddCommand: ParsableCommand {
                 "--device: \"\(device)\" is not a device id (1–64 characters of [A-Za-z0-9._:-])")
         }
         let probe = UserRecord(
-            name: name, role: role, passwordHash: "", createdMs: 0, groups: groups, device: device)
+            name: name, role: role, passwordHash: "", createdMs: 0, groups: groups, device: device,
+            email: email)
         if let why = probe.problem { throw ValidationError(why) }
     }
 
@@ -97,7 +102,7 @@ struct UsersAddCommand: ParsableCommand {
         let password = try PasswordPrompt.read(stdin: passwordStdin)
         let user = UserRecord(
             name: name, role: role, passwordHash: PasswordHash.make(password),
-            createdMs: WallClock.system.nowMs(), groups: groups, device: device)
+            createdMs: WallClock.system.nowMs(), groups: groups, device: device, email: email)
         let admin = try database.administration()
         try Output.change("user \(name) exists (use users passwd)") { () throws(StoreError) in
             try admin.addUser(user)
@@ -130,6 +135,31 @@ struct UsersGroupsCommand: ParsableCommand {
             try admin.setUserGroups(name, groups: sorted)
         }
         print("\(name) now sees \(UsersListCommand.sees(user))")
+    }
+}
+
+struct UsersEmailCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "email",
+        abstract:
+            "Set where notification rules that name the user mail them (no address: none)."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @Argument(help: "The user's name.") var name: String
+    @Argument(help: "The address (local@domain); none: the user gets no mail.") var email: String?
+
+    func validate() throws {
+        if let email, let why = MailAddress.problem(email) { throw ValidationError(why) }
+    }
+
+    func run() throws {
+        let admin = try database.administration()
+        let address = email
+        try Output.change("no user \(name)") { () throws(StoreError) in
+            try admin.setUserEmail(name, email: address)
+        }
+        print(email.map { "\(name) is mailed at \($0)" } ?? "\(name) has no email now")
     }
 }
 

@@ -105,7 +105,10 @@ import Testing
             "GET /api/v1/fences", "PUT /api/v1/fences", "GET /api/v1/webhooks",
             "GET /api/v1/webhooks/{name}", "PUT /api/v1/webhooks/{name}",
             "DELETE /api/v1/webhooks/{name}", "GET /api/v1/status", "GET /api/v1/events",
-            "POST /api/v1/alerts/{id}/ack",
+            "POST /api/v1/alerts/{id}/ack", "GET /api/v1/users", "GET /api/v1/users/{name}",
+            "PUT /api/v1/users/{name}", "DELETE /api/v1/users/{name}",
+            "GET /api/v1/notifications", "GET /api/v1/notifications/{name}",
+            "PUT /api/v1/notifications/{name}", "DELETE /api/v1/notifications/{name}",
         ]
         var checked = 0
         for (path, item) in paths.sorted(by: { $0.key < $1.key }) {

@@ -89,4 +89,5 @@ struct EmptyReader: StoreReading {
     func mails(statuses: [MailRecord.Status], limit: Int) throws(StoreError) -> [MailRecord] {
         []
     }
+    func mailRules() throws(StoreError) -> [MailRule] { [] }
 }

@@ -20,7 +20,21 @@ import Testing
         #expect(days.engineHSince == nil && days.engineHLeft == nil)
         // An odometer below the service's (a device replaced): nothing driven, not negative.
         #expect(plan.status(last: last, odometerM: 0, engineS: nil, nowMs: 0).kmSince == 0)
-        #expect(MaintenancePlan(name: "q", devices: ["a"], everyDays: 1).applies(to: "b") == false)
+        #expect(
+            MaintenancePlan(name: "q", devices: ["a"], everyDays: 1).applies(to: "b", group: nil)
+                == false)
+    }
+
+    @Test func aPlanAppliesToItsVehiclesAndItsGroupsVehicles() {
+        var plan = MaintenancePlan(name: "q", devices: ["a"], everyDays: 1)
+        plan.groups = ["North"]
+        #expect(plan.applies(to: "a", group: nil))
+        #expect(plan.applies(to: "b", group: "North"))
+        #expect(!plan.applies(to: "b", group: "South"))
+        #expect(!plan.applies(to: "b", group: nil))
+        plan.devices = []
+        #expect(!plan.applies(to: "a", group: nil))
+        #expect(MaintenancePlan(name: "all", everyDays: 1).applies(to: "z", group: "South"))
     }
 
     @Test func engineHoursAddTheIntervalsOfIgnitionOn() {

@@ -41,6 +41,12 @@ public struct HTTPSettings: Sendable, Equatable {
     public var shareMaxS = 7 * 86_400
     /// The maintenance plans (`[[maintenance]]`), for the vehicle routes.
     public var maintenancePlans: [MaintenancePlan] = []
+    /// The config's notification rules (`[[notifications]]`): listed by
+    /// `/api/v1/notifications`, read-only there.
+    public var mailRules: [MailRule] = []
+    /// Whether `[smtp]` has a host: without one, rules cannot be made
+    /// through the API (409), for no mail would be sent.
+    public var mailEnabled = false
     /// Session cookies carry `Secure` (for a server behind TLS). Also set
     /// when the request says `X-Forwarded-Proto: https`.
     public var secureCookies = false

@@ -20,8 +20,10 @@ enum MaintenanceEntry {
                 "every_km",
                 "give at least one of every_km, every_engine_h and every_days (plan \(name))")
         }
-        return MaintenancePlan(
+        var plan = MaintenancePlan(
             name: name, devices: try s.strings("devices"), everyKm: km, everyEngineH: hours,
             everyDays: days)
+        plan.groups = try GroupList.read(&s, what: "plan \(name)")
+        return plan
     }
 }

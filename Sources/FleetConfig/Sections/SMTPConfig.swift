@@ -102,11 +102,14 @@ enum NotificationEntry {
         }
         let to = try s.strings("to")
         guard !to.isEmpty else {
-            throw s.error("to", "is needed: the addresses to mail (rule \(name))")
+            throw s.error(
+                "to", "is needed: the addresses to mail, or users by name (rule \(name))")
         }
-        guard to.count <= 50 else { throw s.error("to", "at most 50 addresses (rule \(name))") }
+        guard to.count <= MailRule.maxRecipients else {
+            throw s.error("to", "at most \(MailRule.maxRecipients) recipients (rule \(name))")
+        }
         for a in to {
-            if let p = MailAddress.problem(a) { throw s.error("to", "\(p) (rule \(name))") }
+            if let p = MailRule.recipientProblem(a) { throw s.error("to", "\(p) (rule \(name))") }
         }
         let types = try s.strings("types")
         for t in types where AlertType(rawValue: t) == nil {

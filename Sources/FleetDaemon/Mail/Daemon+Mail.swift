@@ -5,15 +5,15 @@ import Foundation
 import Logging
 
 extension Daemon {
-    /// The mail service of `[smtp]`, `[[notifications]]` and `[[reports]]`,
-    /// or nil when there are neither rules nor reports. Throws `ConfigError` when the password file
-    /// cannot be read.
+    /// The mail service of `[smtp]`, `[[notifications]]`, the rules made
+    /// through the API and `[[reports]]`, or nil without `[smtp]`. Throws
+    /// `ConfigError` when the password file cannot be read.
     func makeMailDelivery(
         reader: any StoreReading, fenceNames: [String: String], groups: DeviceGroups
     ) throws -> MailDelivery? {
         let rules = config.notifications
         let reports = config.reports
-        guard config.smtp.enabled, !rules.isEmpty || !reports.isEmpty else { return nil }
+        guard config.smtp.enabled else { return nil }
         let settings = try SMTPSettings(config.smtp, file: configPath ?? "(defaults)")
         logger.info(
             "mail: \(rules.count) rule\(rules.count == 1 ? "" : "s"), \(reports.count) scheduled report\(reports.count == 1 ? "" : "s") through \(settings.endpoint) (\(settings.tls.rawValue))"

@@ -8,7 +8,13 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Mails the alerts `[[notifications]]` ask for, through `[smtp]`.
+/// Mails the alerts `[[notifications]]` and the rules stored through
+/// `/api/v1/notifications` ask for, through `[smtp]`.
+///
+/// The rules are read again on every planning pass (the stored ones and
+/// the users they name, `MailAudience`), so a rule made, changed or deleted
+/// through the API, or a user's new email or groups, counts from the next
+/// pass (within a second).
 ///
 /// Two loops. The planner reads the alerts after the rules' cursors,
 /// forms mails (`MailPlanner`) and stores them with the new cursors in one
@@ -21,7 +27,10 @@ import Synchronization
 final class MailDelivery: Service, CommitSink, Sendable {
     private let stage: Mutex<CommitStage?> = Mutex(nil)
     private let reader: any StoreReading
-    private let rules: [String: MailRule]
+    /// The config's rules; a stored rule never takes one's name.
+    private let configRules: [MailRule]
+    /// The rules in force (put to work) and the users, as last read.
+    private let book = Mutex<(rules: [String: MailRule], users: [String: UserRecord])>(([:], [:]))
     private let reports: [String: ReportRule]
     private let consoleURL: String
     private let settings: SMTPSettings
@@ -44,7 +53,7 @@ final class MailDelivery: Service, CommitSink, Sendable {
         groups: DeviceGroups = DeviceGroups()
     ) {
         self.groups = groups
-        self.rules = Dictionary(uniqueKeysWithValues: rules.map { ($0.name, $0) })
+        self.configRules = rules
         self.reports = Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0) })
         self.consoleURL = consoleURL
         self.settings = settings
@@ -90,7 +99,7 @@ final class MailDelivery: Service, CommitSink, Sendable {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { g in
-                if !self.rules.isEmpty { g.addTask { await self.planLoop() } }
+                g.addTask { await self.planLoop() }
                 if !self.reports.isEmpty { g.addTask { await self.reportLoop() } }
                 g.addTask { await self.sendLoop() }
             }
@@ -132,21 +141,26 @@ final class MailDelivery: Service, CommitSink, Sendable {
     /// when there may be more alerts to read at once.
     private func planOnce(_ cursors: inout [String: Int64]?) async throws -> Bool {
         let reader = self.reader
+        let inForce = try await refreshRules()
         let last = try await Blocking.run { () throws(StoreError) in try reader.lastAlertId() }
-        let names = Array(rules.keys)
-        if cursors == nil {
+        let names = Array(inForce.keys)
+        // A rule new since the cursors were read starts at the last alert.
+        if cursors == nil || names.contains(where: { cursors?[$0] == nil }) {
             cursors = try await perform { store throws(StoreError) in
                 try store.mailCursors(rules: names, startAt: last)
             }
         }
-        guard let known = cursors, let from = known.values.min(), from < last else { return false }
+        // A deleted rule's cursor stays stored, but is not waited for.
+        guard let known = cursors?.filter({ inForce[$0.key] != nil }),
+            let from = known.values.min(), from < last
+        else { return false }
         let alerts = try await Blocking.run { () throws(StoreError) in
             try reader.alerts(afterId: from, limit: Self.readLimit, filter: AlertFilter())
         }
         let readTo = alerts.count == Self.readLimit ? (alerts.last?.id ?? last) : last
         let now = nowMs()
         let domain = messageDomain
-        let rules = Array(self.rules.values)
+        let rules = Array(inForce.values)
         let groups = self.groups
         let plan = try await perform { store throws(StoreError) -> MailPlan? in
             let gathering = try store.gatheringMails(rules: names, nowMs: now)
@@ -165,6 +179,23 @@ final class MailDelivery: Service, CommitSink, Sendable {
         for (rule, c) in plan.cursors { cursors?[rule] = c.to }
         if !plan.new.isEmpty || !plan.appended.isEmpty { sendBell.ring() }
         return alerts.count == Self.readLimit
+    }
+
+    /// Reads the stored rules and the users, and puts every rule to work
+    /// (`MailAudience.resolve`); the config's rules come first by name.
+    @discardableResult
+    private func refreshRules() async throws -> [String: MailRule] {
+        let reader = self.reader
+        let (stored, users) = try await Blocking.run { () throws(StoreError) in
+            (try reader.mailRules(), try reader.users())
+        }
+        let byName = Dictionary(users.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var rules: [String: MailRule] = [:]
+        for r in stored { rules[r.name] = MailAudience.resolve(r, users: byName) }
+        for r in configRules { rules[r.name] = MailAudience.resolve(r, users: byName) }
+        let inForce = rules
+        book.withLock { $0 = (inForce, byName) }
+        return inForce
     }
 
     /// Queues each scheduled report's periods as their send time comes:
@@ -271,8 +302,15 @@ final class MailDelivery: Service, CommitSink, Sendable {
     /// One attempt at mail `m`.
     private func attempt(_ m: MailRecord) async -> MailOutcome {
         if let report = m.report { return await attemptReport(m, report) }
-        guard let rule = rules[m.rule] else {
-            return .refused(error: "rule \(m.rule) is no longer in the config")
+        if book.withLock({ $0.rules[m.rule] }) == nil { _ = try? await refreshRules() }
+        guard let (found, users) = book.withLock({ b in b.rules[m.rule].map { ($0, b.users) } })
+        else {
+            return .refused(error: "rule \(m.rule) no longer exists")
+        }
+        var rule = found
+        rule.to = MailAudience.addresses(rule, users: users)
+        guard !rule.to.isEmpty else {
+            return .refused(error: "no recipient of rule \(m.rule) has an email")
         }
         let reader = self.reader
         let alerts: [AlertRecord]

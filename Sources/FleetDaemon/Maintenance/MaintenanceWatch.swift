@@ -105,7 +105,7 @@ final class MaintenanceWatch: Service, Sendable {
             latest[m.plan + "\u{0}" + m.device] = m
         }
         for device in try reader.devices() where device.lastFix != nil {
-            for plan in plans where plan.applies(to: device.ident) {
+            for plan in plans where plan.applies(to: device.ident, group: device.group) {
                 let key = plan.name + "\u{0}" + device.ident
                 guard let last = latest[key] else {
                     r.starts.append(

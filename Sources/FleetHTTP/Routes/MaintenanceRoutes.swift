@@ -42,18 +42,23 @@ enum MaintenanceRoutes {
                 let now = DeviceRoutes.now()
                 let asked = try done(
                     body, plans: d.settings.maintenancePlans.map(\.name), nowMs: now)
-                let record = try await d.read { reader -> MaintenanceRecord? in
+                let found = try await d.read { reader -> (MaintenanceRecord, String?)? in
                     guard let device = try reader.device(id) else { return nil }
                     let at = asked.atMs ?? now
-                    return MaintenanceRecord(
-                        plan: asked.plan, device: id, doneMs: at,
-                        odometerM: try MaintenanceInputs.odometer(reader, device: device, at: at),
-                        by: r.caller.actor, note: asked.note)
+                    return (
+                        MaintenanceRecord(
+                            plan: asked.plan, device: id, doneMs: at,
+                            odometerM: try MaintenanceInputs.odometer(
+                                reader, device: device, at: at),
+                            by: r.caller.actor, note: asked.note), device.group
+                    )
                 }
-                guard let record else { throw APIError.notFound("no device \(id)") }
+                guard let (record, group) = found else {
+                    throw APIError.notFound("no device \(id)")
+                }
                 guard
                     d.settings.maintenancePlans.first(where: { $0.name == asked.plan })?
-                        .applies(to: id) == true
+                        .applies(to: id, group: group) == true
                 else {
                     throw APIError(
                         .unprocessableContent, "invalid service",

@@ -12,7 +12,7 @@ public enum MaintenanceInputs {
     ) throws(StoreError) -> [MaintenanceStatus] {
         let latest = try reader.maintenance(device: device.ident, latestOnly: true)
         var out: [MaintenanceStatus] = []
-        for plan in plans where plan.applies(to: device.ident) {
+        for plan in plans where plan.applies(to: device.ident, group: device.group) {
             let last =
                 latest.first { $0.plan == plan.name }
                 ?? MaintenanceRecord(

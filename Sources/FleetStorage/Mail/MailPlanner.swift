@@ -24,7 +24,7 @@ public enum MailPlanner {
             let gathers = dueAt > nowMs
             for a in alerts
             where a.id > cursor && a.id <= readTo
-                && rule.matches(a, group: rule.groups.isEmpty ? nil : groupOf(a.device))
+                && rule.matches(a, group: rule.needsGroups ? groupOf(a.device) : nil)
             {
                 if !gathers {
                     plan.new.append(

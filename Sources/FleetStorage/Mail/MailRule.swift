@@ -1,11 +1,20 @@
 import Foundation
 
-/// One notification rule (`[[notifications]]`): which alerts are mailed to
-/// whom, one mail each or gathered into digests, and when not to mail.
+/// One notification rule (`[[notifications]]` in the config, or
+/// `/api/v1/notifications`): which alerts are mailed to whom, one mail
+/// each or gathered into digests, and when not to mail.
 public struct MailRule: Sendable, Equatable {
+    /// Where a rule comes from: the config file (read-only through the
+    /// API) or the API (stored in the database).
+    public enum Origin: String, Sendable, Equatable {
+        case config, api
+    }
+
     /// 1–64 characters of `[A-Za-z0-9_-]`; the outbox rows name it.
     public var name: String
-    /// Recipients: mail addresses (`local@domain`, checked by `MailAddress`).
+    /// Recipients: mail addresses (`local@domain`, checked by
+    /// `MailAddress`) and users by name (`UserRecord.validName`, no `@`),
+    /// mailed at their `email` as it is when the mail is sent.
     public var to: [String]
     /// Alert types mailed; empty: every type.
     public var types: [String]
@@ -23,6 +32,15 @@ public struct MailRule: Sendable, Equatable {
     public var quietHours: QuietHours?
     /// The IANA time zone of quiet hours and of the times in the mails.
     public var timeZone: String
+    public var origin: Origin = .config
+    /// Who stored it through the API (`Identity.actor`); nil for the config's.
+    public var createdBy: String?
+    /// The vehicles whose alerts may be mailed at all, whatever the rule
+    /// asks: the vehicles every user the rule names can see (a user limited
+    /// to groups is never mailed about another group's vehicle; a driver,
+    /// who sees no alerts, about none). Set when the rule is put to work
+    /// (`MailAudience`), never stored.
+    public var audience: DeviceScope = .all
 
     public init(
         name: String, to: [String], types: [String] = [], devices: [String] = [],
@@ -44,6 +62,7 @@ public struct MailRule: Sendable, Equatable {
         if !types.isEmpty, !types.contains(alert.type) { return false }
         if !devices.isEmpty, !devices.contains(alert.device) { return false }
         if !groups.isEmpty, !(group.map(groups.contains) ?? false) { return false }
+        if !audience.admits(device: alert.device, group: group) { return false }
         if !fences.isEmpty {
             guard let f = alert.fence, fences.contains(f) else { return false }
         }
@@ -65,6 +84,12 @@ public struct MailRule: Sendable, Equatable {
 
     /// Whether this rule gathers alerts into one mail (a digest, or quiet hours).
     public var gathers: Bool { digestS > 0 || quietHours != nil }
+
+    /// Whether matching needs the alert's vehicle's group.
+    public var needsGroups: Bool { !groups.isEmpty || !audience.isAll }
+
+    /// The users `to` names (entries without `@`).
+    public var users: [String] { to.filter { !$0.contains("@") } }
 }
 
 /// A daily span of local time, `HH:MM-HH:MM`, that may wrap past midnight

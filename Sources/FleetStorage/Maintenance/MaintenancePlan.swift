@@ -6,8 +6,11 @@ import FleetModel
 public struct MaintenancePlan: Sendable, Equatable {
     /// 1–64 of `[A-Za-z0-9_-]`.
     public var name: String
-    /// Vehicles it applies to; empty: every vehicle.
+    /// Vehicles it applies to; empty (and `groups` empty): every vehicle.
     public var devices: [String]
+    /// Groups whose vehicles it applies to, besides `devices`; both empty:
+    /// every vehicle.
+    public var groups: [String] = []
     public var everyKm: Double?
     public var everyEngineH: Double?
     public var everyDays: Double?
@@ -23,7 +26,12 @@ public struct MaintenancePlan: Sendable, Equatable {
         self.everyDays = everyDays
     }
 
-    public func applies(to device: String) -> Bool { devices.isEmpty || devices.contains(device) }
+    /// Whether the plan applies to `device`, whose group is `group`: it is
+    /// named in `devices` or its group in `groups`, or the plan names neither.
+    public func applies(to device: String, group: String?) -> Bool {
+        if devices.isEmpty && groups.isEmpty { return true }
+        return devices.contains(device) || (group.map(groups.contains) ?? false)
+    }
 
     /// Where a vehicle stands under this plan, from its latest service
     /// `last`, its odometer now, the engine hours since `last` (nil when

@@ -131,6 +131,13 @@ final class RecordingStore: Store, @unchecked Sendable {
 
     func addMaintenance(_ records: [MaintenanceRecord], audit: AuditRecord?) throws(StoreError) {}
 
+    func putUser(_ user: UserRecord, setPassword: Bool, audit: AuditRecord) throws(StoreError)
+        -> Bool
+    { true }
+    func removeUser(_ name: String, audit: AuditRecord) throws(StoreError) -> Bool { false }
+    func putMailRule(_ rule: MailRule, audit: AuditRecord) throws(StoreError) -> Bool { true }
+    func deleteMailRule(_ name: String, audit: AuditRecord) throws(StoreError) -> Bool { false }
+
     // The mail outbox: empty (no daemon test here has mail rules).
     func mailCursors(rules: [String], startAt: Int64) throws(StoreError) -> [String: Int64] {
         [:]

@@ -1,0 +1,169 @@
+import FleetTestSupport
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// Users and notification rules managed through the API, against a live
+/// fleetd and a real mail server: an admin adds a user limited to a group
+/// with an email; the user makes a rule addressed to themselves and is
+/// mailed only about their group's vehicles; nobody else's rules are seen,
+/// nobody else can be addressed; an admin's rule to an address gets every
+/// vehicle; a driver has no rules; an admin cannot lock themselves out.
+@Suite(.serialized, .offPool) struct PeopleEndToEndTests {
+    static let json = [("Content-Type", "application/json")]
+
+    func login(_ a: APIEndToEndTests.APIDaemon, _ user: String, _ password: String) async throws
+        -> [(String, String)]
+    {
+        let ok = try await a.http.send(
+            .POST, "/api/v1/session", headers: Self.json,
+            body: #"{"user":"\#(user)","password":"\#(password)"}"#)
+        guard ok.status == 200 else { throw E2EError("login \(user): \(ok.status) \(ok.body)") }
+        let set = ok.headers.first(name: "Set-Cookie") ?? ""
+        return [("Cookie", String(set.prefix { $0 != ";" }))] + Self.json
+    }
+
+    @Test func usersAndTheirOwnRulesThroughTheAPIMailOnlyWhatTheySee() async throws {
+        guard let server = try MailServer.started() else { return }
+        defer { server.stop() }
+        let a = try APIEndToEndTests.APIDaemon(extra: server.config())
+        let admin = a.auth("admin") + Self.json
+        var step = 0
+        try WebhookEndToEndTests.cross(a.d.port, 6, step: &step)  // truck-0, -1, -2 known
+        for (id, group) in [("truck-0", "West"), ("truck-1", "East")] {
+            let r = try await a.http.send(
+                .PUT, "/api/v1/devices/\(id)", headers: admin, body: #"{"group":"\#(group)"}"#)
+            #expect(r.status == 200, "\(r.body)")
+        }
+
+        // Users through the API.
+        let westie = try await a.http.send(
+            .PUT, "/api/v1/users/westie", headers: admin,
+            body:
+                #"{"role":"viewer","password":"password-westie","groups":["West"],"email":"old@fleet.test"}"#
+        )
+        #expect(westie.status == 201, "\(westie.body)")
+        #expect(westie.json["groups"] as? [String] == ["West"])
+        #expect(!westie.body.contains("$2"), "a hash was returned: \(westie.body)")
+        let moved = try await a.http.send(
+            .PUT, "/api/v1/users/westie", headers: admin, body: #"{"email":"westie@fleet.test"}"#)
+        #expect(moved.status == 200 && moved.json["email"] as? String == "westie@fleet.test")
+        #expect(moved.json["role"] as? String == "viewer", "a field left out was changed")
+        let bad = try await a.http.send(
+            .PUT, "/api/v1/users/newbie", headers: admin,
+            body: #"{"role":"boss","email":"not an address","colour":1}"#)
+        #expect(bad.status == 422, "\(bad.body)")
+        for word in ["role", "colour", "password"] {
+            #expect(bad.body.contains(word), "\(word) not named: \(bad.body)")
+        }
+        let short = try await a.http.send(
+            .PUT, "/api/v1/users/newbie", headers: admin, body: #"{"role":"viewer","password":"x"}"#
+        )
+        #expect(short.status == 422 && short.body.contains("8 characters"), "\(short.body)")
+        let driver = try await a.http.send(
+            .PUT, "/api/v1/users/drv", headers: admin,
+            body: #"{"role":"driver","device":"truck-2","password":"password-drv"}"#)
+        #expect(driver.status == 201, "\(driver.body)")
+        let ghostVan = try await a.http.send(
+            .PUT, "/api/v1/users/drv2", headers: admin,
+            body: #"{"role":"driver","device":"no-such-van","password":"password-drv"}"#)
+        #expect(ghostVan.status == 422 && ghostVan.body.contains("no device"), "\(ghostVan.body)")
+        let list = try await a.http.get("/api/v1/users", admin)
+        #expect(
+            Set(list.items.compactMap { $0["name"] as? String })
+                == ["admin", "operator", "viewer", "westie", "drv"], "\(list.body)")
+        #expect(try await a.http.get("/api/v1/users", a.auth("operator")).status == 403)
+        // An admin cannot lock themselves out.
+        let me = try await login(a, "admin", "password-admin")
+        #expect(try await a.http.send(.DELETE, "/api/v1/users/admin", headers: me).status == 409)
+        let demote = try await a.http.send(
+            .PUT, "/api/v1/users/admin", headers: me, body: #"{"role":"viewer"}"#)
+        #expect(demote.status == 409, "\(demote.body)")
+
+        // Rules: the user's own, addressed by their email (stored as their name).
+        let w = try await login(a, "westie", "password-westie")
+        let mine = try await a.http.send(
+            .PUT, "/api/v1/notifications/mine", headers: w,
+            body: #"{"to":["westie@fleet.test"],"types":["geofence_enter","geofence_exit"]}"#)
+        #expect(mine.status == 201, "\(mine.body)")
+        #expect(mine.json["to"] as? [String] == ["westie"], "\(mine.body)")
+        #expect(mine.json["created_by"] as? String == "user:westie")
+        let spy = try await a.http.send(
+            .PUT, "/api/v1/notifications/spy", headers: w,
+            body: #"{"to":["westie","someone@else.test"]}"#)
+        #expect(spy.status == 422 && spy.body.contains("someone@else.test"), "\(spy.body)")
+        // The admin's rules: to an address (every vehicle), to a user who does not exist.
+        let ops = try await a.http.send(
+            .PUT, "/api/v1/notifications/ops", headers: admin,
+            body: #"{"to":["ops@fleet.test"],"types":["geofence_enter"],"bogus":true}"#)
+        #expect(ops.status == 422 && ops.body.contains("bogus"), "\(ops.body)")
+        let ops2 = try await a.http.send(
+            .PUT, "/api/v1/notifications/ops", headers: admin,
+            body: #"{"to":["ops@fleet.test"],"types":["geofence_enter"]}"#)
+        #expect(ops2.status == 201, "\(ops2.body)")
+        let ghost = try await a.http.send(
+            .PUT, "/api/v1/notifications/g", headers: admin, body: #"{"to":["ghost"]}"#)
+        #expect(ghost.status == 422 && ghost.body.contains("no user ghost"), "\(ghost.body)")
+        let toDriver = try await a.http.send(
+            .PUT, "/api/v1/notifications/g", headers: admin, body: #"{"to":["drv"]}"#)
+        #expect(toDriver.status == 422, "\(toDriver.body)")
+        // Each sees what they manage; another's rule is not there for them.
+        let theirs = try await a.http.get("/api/v1/notifications", w)
+        #expect(theirs.items.compactMap { $0["name"] as? String } == ["mine"], "\(theirs.body)")
+        #expect(try await a.http.get("/api/v1/notifications/ops", w).status == 404)
+        #expect(
+            try await a.http.send(.DELETE, "/api/v1/notifications/ops", headers: w).status == 404)
+        let taken = try await a.http.send(
+            .PUT, "/api/v1/notifications/ops", headers: w, body: #"{"to":["westie"]}"#)
+        #expect(taken.status == 409, "\(taken.body)")
+        let all = try await a.http.get("/api/v1/notifications", admin)
+        #expect(Set(all.items.compactMap { $0["name"] as? String }) == ["mine", "ops"])
+        let d = try await login(a, "drv", "password-drv")
+        #expect(try await a.http.get("/api/v1/notifications", d).status == 403)
+
+        // Alerts after the rules: westie is mailed about truck-0 only, ops about all three.
+        try WebhookEndToEndTests.cross(a.d.port, 12, step: &step)
+        func deviceOf() throws -> [Int: String] {
+            var out: [Int: String] = [:]
+            for row in try a.d.fleetctl("alerts") {
+                if let id = row["id"] as? Int { out[id] = row["device"] as? String }
+            }
+            return out
+        }
+        func mailed(_ to: String) throws -> Set<String> {
+            let devices = try deviceOf()
+            return Set(
+                server.received().filter { $0.rcptTos == [to] }.flatMap(\.alertIds)
+                    .compactMap { devices[$0] })
+        }
+        let arrived = try WebhookEndToEndTests.wait(30) {
+            try mailed("ops@fleet.test") == ["truck-0", "truck-1", "truck-2"]
+                && !mailed("westie@fleet.test").isEmpty
+        }
+        let (toOps, toWestie) = (try mailed("ops@fleet.test"), try mailed("westie@fleet.test"))
+        #expect(arrived, "ops: \(toOps); westie: \(toWestie)")
+        try await Task.sleep(for: .seconds(1.5))  // anything else the planner had would be out now
+        #expect(try mailed("westie@fleet.test") == ["truck-0"])
+        #expect(!server.received().contains { $0.rcptTos.contains("old@fleet.test") })
+
+        // fleetctl shows the rules; deleting one is audited.
+        let rules = try runTool(
+            try Binaries.path("fleetctl"), ["notifications", "--rules", "--db", a.d.database])
+        #expect(rules.status == 0 && rules.out.contains("user:westie"), "\(rules.out)\(rules.err)")
+        #expect(
+            try await a.http.send(.DELETE, "/api/v1/notifications/mine", headers: w).status == 200)
+        let audit = try a.d.fleetctl("audit")
+        for action in ["user.put", "notification.put", "notification.delete"] {
+            #expect(audit.contains { $0["action"] as? String == action }, "no \(action)")
+        }
+        #expect(a.d.stop() == 0)
+
+        // Without [smtp] no rule can be made.
+        let plain = try APIEndToEndTests.APIDaemon()
+        let none = try await plain.http.send(
+            .PUT, "/api/v1/notifications/x", headers: plain.auth("admin") + Self.json,
+            body: #"{"to":["a@b.c"]}"#)
+        #expect(none.status == 409 && none.body.contains("[smtp]"), "\(none.body)")
+        #expect(plain.d.stop() == 0)
+    }
+}
