@@ -182,6 +182,7 @@ let package = Package(
                 .embedInCode("Console/Files/favicon.svg"),
                 .embedInCode("Console/Files/natural_earth_110m_countries.geojson"),
                 .embedInCode("Console/Files/basemap.js"),
+                .embedInCode("Console/Files/people.js"),
                 .embedInCode("Share/Files/share.html"),
                 .embedInCode("Share/Files/share.js"),
                 .embedInCode("Share/Files/share.css"),

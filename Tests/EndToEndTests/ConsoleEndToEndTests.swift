@@ -23,9 +23,13 @@ import Testing
             return
         }
         let fencesFile = Binaries.packageRoot.appendingPathComponent("config/geofences.geojson")
+        // A mail server, so that the Mail view can make rules.
+        guard let mail = try MailServer.started() else { return }
+        defer { mail.stop() }
         let d = try DaemonProcess(
             fences: try String(contentsOf: fencesFile, encoding: .utf8),
-            extraConfig: "[[maintenance]]\nname = \"service\"\nevery_km = 15000\nevery_days = 365",
+            extraConfig: mail.config()
+                + "\n[[maintenance]]\nname = \"service\"\nevery_km = 15000\nevery_days = 365",
             trip: "", http: "127.0.0.1:0", listenExtra: "teltonika_tcp = \"127.0.0.1:0\"")
         let ctl = try Binaries.path("fleetctl")
         for (user, role) in [("manager", "admin"), ("watcher", "viewer"), ("westie", "viewer")] {
@@ -63,10 +67,12 @@ import Testing
         #expect(run.status == 0, "the console check failed:\n\(run.out)\n\(run.err.suffix(3000))")
         #expect(run.out.contains("ok: a viewer: no acknowledging, no upload"))
         #expect(run.out.contains("ok: a user limited to the group West"))
+        #expect(run.out.contains("ok: mail: an admin makes a rule for an address and a user"))
         for shot in [
             "console-login", "console-fleet", "console-live", "console-history",
             "console-report", "console-fences", "console-command", "console-maintenance",
-            "console-group", "console-group-user",
+            "console-group", "console-group-user", "console-people", "console-mail",
+            "console-mail-user",
         ] {
             #expect(
                 FileManager.default.fileExists(

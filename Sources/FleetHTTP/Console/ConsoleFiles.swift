@@ -6,6 +6,8 @@ import Foundation
 /// Package.swift).
 enum ConsoleFiles {
     static var script: [UInt8] { PackageResources.console_js }
+    /// The Mail and People views (`people.js`, over `/api/v1/notifications` and `/api/v1/users`).
+    static var peopleScript: [UInt8] { PackageResources.people_js }
     static var style: [UInt8] { PackageResources.console_css }
     static var icon: [UInt8] { PackageResources.favicon_svg }
     /// Natural Earth's 1:110m countries (public domain,

@@ -40,6 +40,9 @@ enum ConsoleRoutes {
             Route(.get, "/console/console.js", role: nil) { _ in
                 file(ConsoleFiles.script, "text/javascript; charset=utf-8", csp: csp)
             },
+            Route(.get, "/console/people.js", role: nil) { _ in
+                file(ConsoleFiles.peopleScript, "text/javascript; charset=utf-8", csp: csp)
+            },
             Route(.get, "/console/console.css", role: nil) { _ in
                 file(ConsoleFiles.style, "text/css; charset=utf-8", csp: csp)
             },

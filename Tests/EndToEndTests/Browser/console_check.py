@@ -465,7 +465,54 @@ def main():
         d.save_screenshot(os.path.join(out, "console-group.png"))
         print("ok:", step)
 
-        # 401 (the login page), 422 (the bad fence upload) and the revoked
+        step = "people: an admin adds a user limited to West with an email, and gives westie one"
+        d.find_element(By.CSS_SELECTOR, "button[data-tab=people]").click()
+        wait_for("the users listed", lambda: a.group_user in d.find_element(By.ID, "user-list").text)
+        def fill(fields):
+            for key, value in fields.items():
+                f = d.find_element(By.ID, key)
+                if f.tag_name == "select":
+                    Select(f).select_by_value(value)
+                else:
+                    f.clear()
+                    f.send_keys(value)
+        fill({"user-name": "mia", "user-role": "viewer", "user-password": "password-mia",
+              "user-groups": "West", "user-email": "mia@fleet.test"})
+        d.find_element(By.CSS_SELECTOR, "#user-form button").click()
+        wait_for("mia saved", lambda: "User mia saved" in d.find_element(By.ID, "user-status").text)
+        rows = d.find_element(By.ID, "user-list").text
+        check("mia" in rows and "mia@fleet.test" in rows and "West" in rows, f"the users: {rows!r}")
+        # A short password is refused, naming it.
+        fill({"user-name": "max", "user-password": "short"})
+        d.find_element(By.CSS_SELECTOR, "#user-form button").click()
+        wait_for("the refusal", lambda: "8 characters" in d.find_element(By.ID, "user-status").text)
+        # westie's row fills the form; an email is added, nothing else changes.
+        for row in d.find_elements(By.CSS_SELECTOR, "#user-list tbody tr"):
+            if row.text.startswith(a.group_user):
+                row.click()
+        check(d.find_element(By.ID, "user-groups").get_attribute("value") == "West", "westie's row did not fill the form")
+        fill({"user-email": "westie@fleet.test"})
+        d.find_element(By.CSS_SELECTOR, "#user-form button").click()
+        wait_for("westie saved", lambda: f"User {a.group_user} saved" in d.find_element(By.ID, "user-status").text)
+        d.save_screenshot(os.path.join(out, "console-people.png"))
+        print("ok:", step)
+
+        step = "mail: an admin makes a rule for an address and a user"
+        d.find_element(By.CSS_SELECTOR, "button[data-tab=mail]").click()
+        fill({"rule-name": "west-entries", "rule-to": "ops@fleet.test, mia", "rule-quiet": "22:00-06:00"})
+        Select(d.find_element(By.ID, "rule-types")).select_by_value("geofence_enter")
+        Select(d.find_element(By.ID, "rule-digest")).select_by_value("3600")
+        d.find_element(By.CSS_SELECTOR, "#rule-form button").click()
+        wait_for("the rule saved", lambda: "Rule west-entries saved" in d.find_element(By.ID, "rule-status").text)
+        rows = d.find_element(By.ID, "rule-list").text
+        check("west-entries" in rows and "mia" in rows and "geofence enter" in rows, f"the rules: {rows!r}")
+        fill({"rule-name": "nobody", "rule-to": "ghost"})
+        d.find_element(By.CSS_SELECTOR, "#rule-form button").click()
+        wait_for("the refusal", lambda: "no user ghost" in d.find_element(By.ID, "rule-status").text)
+        d.save_screenshot(os.path.join(out, "console-mail.png"))
+        print("ok:", step)
+
+        # 401 (the login page), 422 (the bad fence upload, the refused user and rule) and the revoked
         # link's 404 are the answers those steps ask for.
         severe = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "401" not in e["message"] and "422" not in e["message"]
                   and not ("/track - " in e["message"] and "404" in e["message"])]
@@ -506,6 +553,17 @@ def main():
         check("t01" not in alerts and "t02" not in alerts and "t03" not in alerts, f"another group's alerts: {alerts!r}")
         time.sleep(0.5)
         d.save_screenshot(os.path.join(out, "console-group-user.png"))
+        # Their own rule: addressed to them, the admin's rule not shown.
+        d.find_element(By.CSS_SELECTOR, "button[data-tab=mail]").click()
+        to = d.find_element(By.ID, "rule-to")
+        check(to.get_attribute("value") == a.group_user and to.get_attribute("readonly"), "a user's rule is not addressed to them alone")
+        d.find_element(By.ID, "rule-name").send_keys("my-west")
+        d.find_element(By.CSS_SELECTOR, "#rule-form button").click()
+        wait_for("their rule saved", lambda: "Rule my-west saved" in d.find_element(By.ID, "rule-status").text)
+        rows = d.find_element(By.ID, "rule-list").text
+        check("my-west" in rows and "west-entries" not in rows, f"the rules a West user sees: {rows!r}")
+        check(not d.find_element(By.CSS_SELECTOR, "button[data-tab=people]").is_displayed(), "a viewer is offered People")
+        d.save_screenshot(os.path.join(out, "console-mail-user.png"))
         # The 401 is the page's first question, before the login.
         severe = [e for e in d.get_log("browser") if e["level"] == "SEVERE" and "401" not in e["message"]]
         check(not severe, f"errors in the browser's console: {severe}")

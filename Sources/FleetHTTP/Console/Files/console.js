@@ -978,7 +978,7 @@ $('fence-form').addEventListener('submit', async (e) => {
 
 function showTab(name) {
   for (const b of document.querySelectorAll('.tab')) b.classList.toggle('active', b.dataset.tab === name);
-  for (const p of ['live', 'history', 'reports', 'fences']) $(`panel-${p}`).hidden = p !== name;
+  for (const p of ['live', 'history', 'reports', 'fences', 'mail', 'people']) $(`panel-${p}`).hidden = p !== name;
   $('report-view').hidden = true;
   if (name !== 'history') clearHistory();
   if (name === 'reports' && ($('report').querySelector('tbody').children.length || $('stops-report').querySelector('tbody').children.length)) $('report-view').hidden = false;
@@ -994,7 +994,9 @@ async function start(who) {
   $('who').textContent = `${who.user} (${who.role}${sees})`;
   // A driver sees its vehicle, its track and its trips: no alerts, reports or fences.
   const driver = who.role === 'driver';
-  for (const t of ['reports', 'fences']) document.querySelector(`.tab[data-tab="${t}"]`).hidden = driver;
+  for (const t of ['reports', 'fences', 'mail']) document.querySelector(`.tab[data-tab="${t}"]`).hidden = driver;
+  document.querySelector('.tab[data-tab="people"]').hidden = who.role !== 'admin';
+  state.who = who;
   $('alerts-box').hidden = driver;
   $('login').hidden = true;
   $('app').hidden = false;
