@@ -35,6 +35,11 @@ public protocol APIBackend: Sendable {
     /// start time: records with `open` set (no id, no end fence).
     func tripsUnderWay(_ filter: TripFilter) -> [TripRecord]
 
+    /// The vehicle that last read driver's key `key` (a Teltonika iButton),
+    /// as of the last commit; nil when none holds it (or this backend does
+    /// not know).
+    func vehicle(drivenBy key: String) -> String?
+
     /// The loaded fences file's GeoJSON text ("" when none is loaded).
     func fencesDocument() -> [UInt8]
 
@@ -69,6 +74,7 @@ public protocol APIBackend: Sendable {
 }
 
 extension APIBackend {
+    public func vehicle(drivenBy key: String) -> String? { nil }
     public func metricsText() async -> String? { nil }
     public func served(route: String, method: String, status: Int) {}
 }

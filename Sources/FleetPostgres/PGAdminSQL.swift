@@ -27,15 +27,15 @@ enum PGAdminSQL {
         let existed = try !s.query("SELECT 1 FROM users WHERE name = $1", .of(user.name)).isEmpty
         try s.run(
             """
-            INSERT INTO users (name, role, password_hash, created_ms, groups, device, email)
-            VALUES ($1,$2,$3,$4,$5,$6,$7)
+            INSERT INTO users (name, role, password_hash, created_ms, groups, device, email, driver_key)
+            VALUES ($1,$2,$3,$4,$5,$6,$7,$9)
             ON CONFLICT (name) DO UPDATE SET role = excluded.role, groups = excluded.groups,
-              device = excluded.device, email = excluded.email,
+              device = excluded.device, email = excluded.email, driver_key = excluded.driver_key,
               password_hash = CASE WHEN $8 THEN excluded.password_hash ELSE users.password_hash END
             """,
             .of(
                 user.name, user.role.rawValue, user.passwordHash, user.createdMs,
-                user.groups.joined(separator: ","), user.device, user.email, setPassword))
+                user.groups.joined(separator: ","), user.device, user.email, setPassword, user.key))
         return !existed
     }
 

@@ -273,9 +273,10 @@ enum PGSchema {
             """
         ),
         (
-            10, "users' email, notification rules made through the API",
+            10, "users' email and iButton key, notification rules made through the API",
             """
             ALTER TABLE users ADD COLUMN email TEXT;
+            ALTER TABLE users ADD COLUMN driver_key TEXT;
             CREATE TABLE notification_rules (
                 name TEXT PRIMARY KEY,
                 definition TEXT NOT NULL,

@@ -37,13 +37,13 @@ public final class PostgresAdministration: StoreAdministration {
         try change(
             "cannot add user \(user.name)",
             """
-            INSERT INTO users (name, role, password_hash, created_ms, groups, device, email)
-            VALUES ($1,$2,$3,$4,$5,$6,$7)
+            INSERT INTO users (name, role, password_hash, created_ms, groups, device, email, driver_key)
+            VALUES ($1,$2,$3,$4,$5,$6,$7,$8)
             ON CONFLICT (name) DO NOTHING
             """,
             .of(
                 user.name, user.role.rawValue, user.passwordHash, user.createdMs,
-                user.groups.joined(separator: ","), user.device, user.email),
+                user.groups.joined(separator: ","), user.device, user.email, user.key),
             action: "user.add", target: user.name, detail: user.summary)
     }
 

@@ -458,14 +458,14 @@ public final class PostgresReader: Sendable {
     }
 
     private static let userColumns =
-        "name, role, password_hash, created_ms, groups, device, email"
+        "name, role, password_hash, created_ms, groups, device, email, driver_key"
 
     private static func user(_ r: PGRow) throws -> UserRecord? {
         guard let role = Role(rawValue: try r[1]) else { return nil }
         let groups = (try r[4] as String).split(separator: ",").map(String.init)
         return UserRecord(
             name: try r[0], role: role, passwordHash: try r[2], createdMs: try r[3],
-            groups: groups, device: try r[5], email: try r[6])
+            groups: groups, device: try r[5], email: try r[6], key: try r[7])
     }
 
     /// The token whose secret hashes to `secretHash`, or nil.

@@ -29,12 +29,12 @@ public final class Credentials: StoreAdministration {
         try queue.write(path: path, "cannot add user \(user.name)") { db in
             try db.execute(
                 sql: """
-                    INSERT OR IGNORE INTO users (name, role, password_hash, created_ms, groups, device, email)
-                    VALUES (?,?,?,?,?,?,?)
+                    INSERT OR IGNORE INTO users (name, role, password_hash, created_ms, groups, device, email, driver_key)
+                    VALUES (?,?,?,?,?,?,?,?)
                     """,
                 arguments: [
                     user.name, user.role.rawValue, user.passwordHash, user.createdMs,
-                    user.groups.joined(separator: ","), user.device, user.email,
+                    user.groups.joined(separator: ","), user.device, user.email, user.key,
                 ])
             guard db.changesCount > 0 else { return false }
             try audit(db, "user.add", user.name, user.summary)

@@ -556,7 +556,7 @@ public final class SQLiteReader: Sendable {
 
     private var userColumns: String {
         "name, role, password_hash, created_ms, " + (hasGroups ? "groups, device" : "'', NULL")
-            + (hasMailRules ? ", email" : ", NULL")
+            + (hasMailRules ? ", email, driver_key" : ", NULL, NULL")
     }
 
     private static func user(_ r: Row) -> UserRecord? {
@@ -564,7 +564,7 @@ public final class SQLiteReader: Sendable {
         let groups = (r[4] as String).split(separator: ",").map(String.init)
         return UserRecord(
             name: r[0], role: role, passwordHash: r[2], createdMs: r[3], groups: groups,
-            device: r[5], email: r[6])
+            device: r[5], email: r[6], key: r[7])
     }
 
     /// The token whose secret hashes to `secretHash`, or nil.

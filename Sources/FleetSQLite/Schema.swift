@@ -304,8 +304,13 @@ public enum Schema {
                     ALTER TABLE users ADD COLUMN device TEXT;
                     """)
         }
-        m.registerMigration("v18: users' email, notification rules made through the API") { db in
-            try db.execute(sql: "ALTER TABLE users ADD COLUMN email TEXT;" + MailRuleSQL.schema)
+        m.registerMigration(
+            "v18: users' email and iButton key, notification rules made through the API"
+        ) { db in
+            try db.execute(
+                sql:
+                    "ALTER TABLE users ADD COLUMN email TEXT; ALTER TABLE users ADD COLUMN driver_key TEXT;"
+                    + MailRuleSQL.schema)
         }
         return m
     }

@@ -53,7 +53,7 @@ extension UsersListCommand {
         switch u.scope {
         case .all: "every vehicle"
         case .groups(let g): "groups " + g.joined(separator: ", ")
-        case .device(let d): "vehicle \(d)"
+        case .device(let d): u.key.map { "the vehicle of key \($0)" } ?? "vehicle \(d)"
         }
     }
 }
@@ -80,6 +80,11 @@ struct UsersAddCommand: ParsableCommand {
     var groups: [String] = []
     @Option(help: "A driver's vehicle (its device id).") var device: String?
     @Option(help: "Where notification rules that name the user mail them.") var email: String?
+    @Option(
+        help:
+            "A driver's iButton key (16 hexadecimal digits): they see the vehicle that read it last."
+    )
+    var key: String?
     @Flag(help: "Read the password from standard input (one line) instead of asking.")
     var passwordStdin = false
 
@@ -94,7 +99,7 @@ struct UsersAddCommand: ParsableCommand {
         }
         let probe = UserRecord(
             name: name, role: role, passwordHash: "", createdMs: 0, groups: groups, device: device,
-            email: email)
+            email: email, key: key)
         if let why = probe.problem { throw ValidationError(why) }
     }
 
@@ -102,7 +107,8 @@ struct UsersAddCommand: ParsableCommand {
         let password = try PasswordPrompt.read(stdin: passwordStdin)
         let user = UserRecord(
             name: name, role: role, passwordHash: PasswordHash.make(password),
-            createdMs: WallClock.system.nowMs(), groups: groups, device: device, email: email)
+            createdMs: WallClock.system.nowMs(), groups: groups, device: device, email: email,
+            key: key)
         let admin = try database.administration()
         try Output.change("user \(name) exists (use users passwd)") { () throws(StoreError) in
             try admin.addUser(user)

@@ -1,3 +1,6 @@
+import FleetModel
+import FleetProtocols
+import FleetSimCore
 import FleetTestSupport
 import Foundation
 import NIOHTTP1
@@ -165,5 +168,65 @@ import Testing
             body: #"{"to":["a@b.c"]}"#)
         #expect(none.status == 409 && none.body.contains("[smtp]"), "\(none.body)")
         #expect(plain.d.stop() == 0)
+    }
+
+    /// A driver found by their iButton key: they see the vehicle that read
+    /// it last, none before any did and none once it is taken out.
+    @Test func aDriverFoundByTheirKeySeesTheVehicleThatReadIt() async throws {
+        let d = try DaemonProcess(
+            fences: nil, http: "127.0.0.1:0", listenExtra: "teltonika_tcp = \"127.0.0.1:0\"")
+        let http = HTTPTestClient(port: d.ports["http"] ?? 0)
+        let ctl = try Binaries.path("fleetctl")
+        let bad = try runTool(
+            ctl,
+            ["users", "add", "kim", "--role", "driver", "--key", "12345", "--password-stdin"]
+                + d.databaseArgs, stdin: "password-kim\n")
+        #expect(bad.status != 0 && bad.err.contains("16 hexadecimal digits"), "\(bad.err)")
+        let add = try runTool(
+            ctl,
+            [
+                "users", "add", "kim", "--role", "driver", "--key", "00000001234567ab",
+                "--password-stdin",
+            ] + d.databaseArgs, stdin: "password-kim\n")
+        #expect(add.status == 0, "\(add.err)")
+        let me = try await {
+            let ok = try await http.send(
+                .POST, "/api/v1/session", headers: Self.json,
+                body: #"{"user":"kim","password":"password-kim"}"#)
+            let set = ok.headers.first(name: "Set-Cookie") ?? ""
+            return [("Cookie", String(set.prefix { $0 != ";" }))]
+        }()
+        func sees() async throws -> [String] {
+            try await http.get("/api/v1/devices", me).items.compactMap { $0["device"] as? String }
+        }
+        let t0 = (WallClock.system.nowMs() - 600_000) / 1000 * 1000
+        var sent = 0
+        func send(_ imei: String, key: UInt64?) throws {
+            let c = try TCPTestClient(port: try #require(d.ports["teltonika_tcp"]))
+            c.send(TeltonikaEncoder.handshake(imei: imei))
+            #expect(c.receive(1).bytes == [1])
+            var r = TeltonikaEncoder.Record(time: t0 + Int64(sent) * 10_000, lat: 48.05, lon: 11.05)
+            r.sats = 9
+            if let key { r.io = [(78, 8, key)] }
+            sent += 1
+            c.send(TeltonikaEncoder.tcp(codec: 0x8E, records: [r]))
+            #expect(c.receive(4).bytes == [0, 0, 0, 1])
+        }
+        try send("352093081452301", key: nil)
+        #expect(try await sees().isEmpty, "no vehicle has read the key yet")
+        try send("352093081452301", key: 0x0000_0001_2345_67AB)
+        #expect(try await sees() == ["352093081452301"])
+        let session = try await http.get("/api/v1/session", me)
+        #expect(session.json["device"] as? String == "352093081452301", "\(session.body)")
+        // Another vehicle reads it: the driver moved.
+        try send("352093081452302", key: 0x0000_0001_2345_67AB)
+        #expect(try await sees() == ["352093081452302"])
+        #expect(try await http.get("/api/v1/devices/352093081452301", me).status == 404)
+        // Taken out: none.
+        try send("352093081452302", key: 0)
+        #expect(try await sees().isEmpty)
+        let list = try runTool(ctl, ["users", "list"] + d.databaseArgs)
+        #expect(list.out.contains("the vehicle of key 00000001234567AB"), "\(list.out)")
+        #expect(d.stop() == 0)
     }
 }

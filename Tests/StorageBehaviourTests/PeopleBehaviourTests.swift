@@ -41,8 +41,20 @@ import Testing
         #expect(try store.removeUser("ann", audit: audit("user.remove", "ann")))
         #expect(try !store.removeUser("ann", audit: audit("user.remove", "ann")))
         #expect(try r.user(named: "ann") == nil)
+        // A driver found by their key.
+        let kim = UserRecord(
+            name: "kim", role: .driver, passwordHash: "h", createdMs: 2, key: "00000001234567ab")
+        #expect(kim.key == "00000001234567AB" && kim.problem == nil)
+        #expect(try store.putUser(kim, setPassword: true, audit: audit("user.put", "kim")))
+        #expect(try r.user(named: "kim") == kim)
+        #expect(
+            try admin.addUser(
+                UserRecord(
+                    name: "lee", role: .driver, passwordHash: "h", createdMs: 3,
+                    key: "FFFFFFFFFFFFFFFF")))
+        #expect(try r.user(named: "lee")?.key == "FFFFFFFFFFFFFFFF")
         let actions = try r.audit(afterId: 0, limit: 100).map(\.action)
-        #expect(actions.filter { $0 == "user.put" }.count == 3)
+        #expect(actions.filter { $0 == "user.put" }.count == 4)
         #expect(actions.contains("user.email") && actions.filter { $0 == "user.remove" }.count == 1)
     }
 

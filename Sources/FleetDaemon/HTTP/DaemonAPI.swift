@@ -26,6 +26,7 @@ final class DaemonAPI: APIBackend {
     /// What an uploaded fences document may hold (`[geofences]`).
     private let fenceLimits: FenceLimits
     private let board: TripBoard
+    private let drivers: DriverBoard
     /// The loaded fences file's text (what `GET /fences` returns).
     let fences: Mutex<[UInt8]>
     /// Set once every service has started.
@@ -45,10 +46,12 @@ final class DaemonAPI: APIBackend {
     init(
         readers: ReaderPool, commit: CommitStage, tracking: TrackingStage, door: Door,
         desk: CommandDesk, status: StatusReporter, metrics: Metrics, board: TripBoard,
-        fencesFile: String, fenceLimits: FenceLimits = FenceLimits(), fencesText: [UInt8]
+        drivers: DriverBoard, fencesFile: String, fenceLimits: FenceLimits = FenceLimits(),
+        fencesText: [UInt8]
     ) {
         self.desk = desk
         self.board = board
+        self.drivers = drivers
         self.readers = readers
         self.commit = commit
         self.tracking = tracking
@@ -105,6 +108,8 @@ final class DaemonAPI: APIBackend {
     }
 
     func tripsUnderWay(_ filter: TripFilter) -> [TripRecord] { board.records(filter) }
+
+    func vehicle(drivenBy key: String) -> String? { drivers.vehicle(drivenBy: key) }
 
     func fencesDocument() -> [UInt8] { fences.withLock { $0 } }
 

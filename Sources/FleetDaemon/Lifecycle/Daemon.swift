@@ -136,6 +136,8 @@ public final class Daemon: Sendable {
             )
             : nil
         if let board { sinks.append(board) }
+        let drivers = httpOn ? DriverBoard(states: states) : nil
+        if let drivers { sinks.append(drivers) }
         if let hub { sinks.append(LiveSink(hub: hub)) }
         // Webhooks: the config's subscriptions stored, the deliveries told
         // of every change of the set, the outbox rung by each commit.
@@ -219,11 +221,11 @@ public final class Daemon: Sendable {
             metrics: metrics, engine: tracking, notifier: notifier, logger: logger,
             database: config.storage.database)
         let backend: DaemonAPI?
-        if let readers, let board {
+        if let readers, let board, let drivers {
             backend = DaemonAPI(
                 readers: readers, commit: commit, tracking: tracking, door: door, desk: desk,
-                status: status,
-                metrics: metrics, board: board, fencesFile: config.geofences.uploadTarget,
+                status: status, metrics: metrics, board: board, drivers: drivers,
+                fencesFile: config.geofences.uploadTarget,
                 fenceLimits: config.geofences.limits,
                 fencesText: fencesText)
         } else {

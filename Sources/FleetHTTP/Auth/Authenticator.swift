@@ -59,9 +59,16 @@ final class Authenticator: Sendable {
                 throw APIError.unauthorized(
                     "the session has ended: the user's password or role changed; log in again")
             }
-            return Identity(kind: .user, name: name, role: facts.role, scope: facts.scope)
+            return Identity(kind: .user, name: name, role: facts.role, scope: scope(facts))
         }
         return nil
+    }
+
+    /// A user's scope now: a driver found by their key sees the vehicle
+    /// that read it last (none while no vehicle holds it).
+    func scope(_ facts: UserFacts) -> DeviceScope {
+        guard let key = facts.key else { return facts.scope }
+        return .device(backend.vehicle(drivenBy: key) ?? "")
     }
 
     /// Whether credentials that were valid still are, read afresh from the
@@ -118,11 +125,14 @@ final class Authenticator: Sendable {
         var role: Role
         var stamp: String
         var scope: DeviceScope
+        /// A driver's iButton key (their vehicle is the one that read it).
+        var key: String?
 
         init(_ record: UserRecord) {
             role = record.role
             stamp = Authenticator.stamp(record)
             scope = record.scope
+            key = record.role == .driver ? record.key : nil
         }
     }
 
@@ -134,7 +144,7 @@ final class Authenticator: Sendable {
         TokenSecret.hash(
             [
                 record.passwordHash, record.role.rawValue, record.groups.joined(separator: ","),
-                record.device ?? "",
+                record.device ?? "", record.key ?? "",
             ].joined(separator: "\u{0}"))
     }
 

@@ -89,7 +89,7 @@ enum SessionRoutes {
         let id = d.auth.sessions.open(user: user, stamp: facts.stamp)
         var h = HTTPFields()
         h[.setCookie] = cookie(id, r, d, maxAge: d.settings.sessionIdleS)
-        return Replies.json(who(user, .user, facts.role, facts.scope), headers: h)
+        return Replies.json(who(user, .user, facts.role, d.auth.scope(facts)), headers: h)
     }
 
     /// Who is logged in: `user`, `kind`, `role`, `groups` (the groups a

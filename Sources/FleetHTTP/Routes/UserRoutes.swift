@@ -40,6 +40,7 @@ enum UserRoutes {
                 if let groups = asked.groups { u = with(u, groups: groups) }
                 if let device = asked.device { u.device = device }
                 if let email = asked.email { u.email = email }
+                if let key = asked.key { u.key = key?.uppercased() }
                 if old == nil {
                     if asked.role == nil { problems.append("role: is needed for a new user") }
                     if asked.password == nil {
@@ -110,21 +111,22 @@ enum UserRoutes {
     static func with(_ u: UserRecord, groups: [String]) -> UserRecord {
         UserRecord(
             name: u.name, role: u.role, passwordHash: u.passwordHash, createdMs: u.createdMs,
-            groups: groups, device: u.device, email: u.email)
+            groups: groups, device: u.device, email: u.email, key: u.key)
     }
 
-    /// What a `PUT` body asks: each field nil when left out; `device` and
-    /// `email` `.some(nil)` for a JSON null (none).
+    /// What a `PUT` body asks: each field nil when left out; `device`,
+    /// `email` and `key` `.some(nil)` for a JSON null (none).
     struct Change {
         var role: Role?
         var password: String?
         var groups: [String]?
         var device: String??
         var email: String??
+        var key: String??
         var problems: [String] = []
     }
 
-    /// Reads a `PUT` body: `role`, `password`, `groups`, `device`, `email`
+    /// Reads a `PUT` body: `role`, `password`, `groups`, `device`, `email`, `key`
     /// (`name`, `created` ignored, as a `GET` answers them). Every problem of form.
     static func change(_ body: [UInt8]) throws(APIError) -> Change {
         var c = Change()
@@ -153,6 +155,7 @@ enum UserRoutes {
             case "password": c.password = text()
             case "device": c.device = optionalText()
             case "email": c.email = optionalText()
+            case "key": c.key = optionalText()
             case "groups":
                 guard case .array(let items) = v else {
                     c.problems.append("groups: must be an array of strings, found \(v.kindName)")

@@ -100,7 +100,7 @@ function prepareMail() {
 // ---- people ---------------------------------------------------------------
 
 function sees(u) {
-  if (u.role === 'driver') return `vehicle ${u.device}`;
+  if (u.role === 'driver') return u.key ? `key ${u.key}` : `vehicle ${u.device}`;
   return u.groups.length ? u.groups.join(', ') : 'every vehicle';
 }
 
@@ -127,6 +127,7 @@ function editUser(u) {
   $('user-password').value = '';
   $('user-groups').value = u.groups.join(', ');
   $('user-device').value = u.device || '';
+  $('user-key').value = u.key || '';
   $('user-email').value = u.email || '';
 }
 
@@ -151,6 +152,7 @@ $('user-form').addEventListener('submit', async (e) => {
     role,
     groups: role === 'viewer' || role === 'operator' ? list($('user-groups').value) : [],
     device: role === 'driver' ? ($('user-device').value.trim() || null) : null,
+    key: role === 'driver' ? ($('user-key').value.trim() || null) : null,
     email: $('user-email').value.trim() || null,
   };
   const password = $('user-password').value;
