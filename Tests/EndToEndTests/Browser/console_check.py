@@ -462,6 +462,8 @@ def main():
         Select(d.find_element(By.ID, "group-filter")).select_by_value("West")
         shown = d.execute_script("return [...window.fleetdVehicles.values()].filter((v) => v.group === 'West').map((v) => v.device)")
         check(shown == [imei.decode()], f"the vehicles of West: {shown!r}")
+        listed = d.find_element(By.ID, "alerts").text
+        check("t01" not in listed and "t03" not in listed, f"another group's alerts under the West filter: {listed!r}")
         d.save_screenshot(os.path.join(out, "console-group.png"))
         print("ok:", step)
 

@@ -438,6 +438,7 @@ $('group-filter').addEventListener('change', () => {
   state.groupFilter = $('group-filter').value;
   state.vehicleLayer.draw();
   updateCount();
+  renderAlerts();
 });
 
 function fitAll() {
@@ -671,6 +672,9 @@ async function loadAlerts() {
 
 function alertMatches(a) {
   const type = $('alert-type').value, device = $('alert-device').value.trim(), fence = $('alert-fence').value.trim();
+  // The header's group filter hides the other groups' alerts too.
+  const vehicle = state.vehicles.get(a.device);
+  if (state.groupFilter !== '' && (!vehicle || filtered(vehicle))) return false;
   return (!type || a.type === type) && (!device || a.device.includes(device)) && (!fence || (a.fence || '').includes(fence));
 }
 
