@@ -152,6 +152,13 @@ for hooks in 0 1 10; do
 done
 
 echo
+echo "== reports: the stops report over a 100 000-vehicle day, the usage report as its baseline =="
+# fleetbench reports: 100 000 vehicles with 8 trips each written into a
+# SQLite file, then `fleetctl report stops|usage --csv` three times each
+# (alternating): time and peak RSS of the fleetctl process.
+"$bin/fleetbench" reports --fleetctl "$bin/fleetctl" --devices 100000 --trips 8 --runs 3
+
+echo
 echo "== mail: alerts mailed per second =="
 # fleetbench mail: a backlog of 5 000 alerts mailed through the mail
 # tests' server (aiosmtpd on loopback, STARTTLS and AUTH required, each

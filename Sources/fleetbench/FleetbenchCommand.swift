@@ -9,6 +9,6 @@ struct FleetbenchCommand: ParsableCommand {
             GeoBench.self, DecodeBench.self, TrackBench.self, StoreBench.self, IngestBench.self,
             APIBench.self, WebhookBench.self, AccuracyBench.self, PostgresStoreBench.self,
             TCPBench.self,
-            AttackBench.self, MailBench.self,
+            AttackBench.self, MailBench.self, ReportBench.self,
         ])
 }

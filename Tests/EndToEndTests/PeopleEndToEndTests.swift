@@ -29,7 +29,8 @@ import Testing
     @Test func usersAndTheirOwnRulesThroughTheAPIMailOnlyWhatTheySee() async throws {
         guard let server = try MailServer.started() else { return }
         defer { server.stop() }
-        let a = try APIEndToEndTests.APIDaemon(extra: server.config())
+        let a = try APIEndToEndTests.APIDaemon(
+            extra: server.config(), httpExtra: "mail_rules_per_user = 2\nmail_rules_max = 4")
         let admin = a.auth("admin") + Self.json
         var step = 0
         try WebhookEndToEndTests.cross(a.d.port, 6, step: &step)  // truck-0, -1, -2 known
@@ -123,6 +124,28 @@ import Testing
         #expect(Set(all.items.compactMap { $0["name"] as? String }) == ["mine", "ops"])
         let d = try await login(a, "drv", "password-drv")
         #expect(try await a.http.get("/api/v1/notifications", d).status == 403)
+        // The limits: two rules a user, four in all.
+        let second = try await a.http.send(
+            .PUT, "/api/v1/notifications/mine2", headers: w, body: #"{"to":["westie"]}"#)
+        #expect(second.status == 201, "\(second.body)")
+        let third = try await a.http.send(
+            .PUT, "/api/v1/notifications/mine3", headers: w, body: #"{"to":["westie"]}"#)
+        #expect(
+            third.status == 409 && third.body.contains("http.mail_rules_per_user"), "\(third.body)")
+        let replaced = try await a.http.send(
+            .PUT, "/api/v1/notifications/mine2", headers: w,
+            body: #"{"to":["westie"],"digest_s":60}"#)
+        #expect(replaced.status == 200, "a rule replaced is not a new one: \(replaced.body)")
+        for (k, want) in [(1, 201), (2, 409)] {
+            let r = try await a.http.send(
+                .PUT, "/api/v1/notifications/admin\(k)", headers: admin, body: #"{"to":["x@y.z"]}"#)
+            #expect(r.status == want, "admin\(k): \(r.body)")
+        }
+        #expect(
+            try await a.http.send(.DELETE, "/api/v1/notifications/mine2", headers: w).status == 200)
+        #expect(
+            try await a.http.send(.DELETE, "/api/v1/notifications/admin1", headers: admin).status
+                == 200)
 
         // Alerts after the rules: westie is mailed about truck-0 only, ops about all three.
         try WebhookEndToEndTests.cross(a.d.port, 12, step: &step)

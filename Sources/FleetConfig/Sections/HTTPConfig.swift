@@ -49,6 +49,10 @@ public struct HTTPConfig: Sendable, Equatable {
             "session_max_s", default: settings.sessionMaxS, range: 60...365 * 86400)
         settings.shareMaxS = try s.int(
             "share_max_s", default: settings.shareMaxS, range: 60...90 * 86400)
+        settings.mailRulesPerUser = try s.int(
+            "mail_rules_per_user", default: settings.mailRulesPerUser, range: 0...1000)
+        settings.mailRulesMax = try s.int(
+            "mail_rules_max", default: settings.mailRulesMax, range: 0...100_000)
         settings.secureCookies = try s.bool("secure_cookies", default: settings.secureCookies)
         settings.webhooksAllowPrivate = try s.bool(
             "webhooks_allow_private", default: settings.webhooksAllowPrivate)

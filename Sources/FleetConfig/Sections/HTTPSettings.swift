@@ -39,6 +39,12 @@ public struct HTTPSettings: Sendable, Equatable {
     /// The longest a shared link (`POST /api/v1/devices/{id}/shares`) may
     /// work, seconds.
     public var shareMaxS = 7 * 86_400
+    /// The most mail rules a viewer or operator may make through the API
+    /// (`http.mail_rules_per_user`).
+    public var mailRulesPerUser = 20
+    /// The most mail rules stored through the API in all
+    /// (`http.mail_rules_max`): every rule is read on every planning pass.
+    public var mailRulesMax = 1000
     /// The maintenance plans (`[[maintenance]]`), for the vehicle routes.
     public var maintenancePlans: [MaintenancePlan] = []
     /// The config's notification rules (`[[notifications]]`): listed by

@@ -1,5 +1,4 @@
 import FleetStorage
-
 import Foundation
 
 /// One `[[webhooks]]` table of the config: a subscription as the file has

@@ -45,7 +45,25 @@ enum NotificationRoutes {
                         "fleetd sends no mail: [smtp] has no host in its config file")
                 }
                 let body = try await r.jsonBody(limit: 64 * 1024, timeoutS: d.settings.bodyTimeoutS)
-                let existing = try await rules(d).first { $0.name == name }
+                let all = try await rules(d)
+                let existing = all.first { $0.name == name }
+                if existing == nil {
+                    let stored = all.filter { $0.origin == .api }
+                    if stored.count >= d.settings.mailRulesMax {
+                        throw APIError(
+                            .conflict, "too many rules",
+                            "\(stored.count) rules are stored: the most there may be (http.mail_rules_max); delete one first"
+                        )
+                    }
+                    if me.user != nil,
+                        stored.filter(me.manages).count >= d.settings.mailRulesPerUser
+                    {
+                        throw APIError(
+                            .conflict, "too many rules",
+                            "you have \(d.settings.mailRulesPerUser) rules: the most a user may have (http.mail_rules_per_user); delete one first"
+                        )
+                    }
+                }
                 if let existing {
                     if existing.origin == .config { throw fromConfig(name) }
                     guard me.manages(existing) else {
