@@ -97,6 +97,38 @@ import Testing
         #expect(a.d.stop() == 0)
     }
 
+    /// A report that would hold more trips than `http.report_max_trips` is
+    /// refused, naming the setting; one vehicle's smaller one is made.
+    @Test func aReportOverTheTripLimitIsRefusedNamingIt() async throws {
+        let a = try APIEndToEndTests.APIDaemon(httpExtra: "report_max_trips = 1", trip: "")
+        let client = try UDPClient(host: "127.0.0.1", port: a.d.port)
+        var seq = 0
+        for device in ["van-1", "van-2"] {
+            var lat = 47.5
+            for k in 0..<30 {
+                seq += 1
+                let moving = (4..<14).contains(k)
+                if moving { lat += 0.0045 }
+                let line = fixLine(
+                    seq, t0 + Int64(k) * 30_000, lat: lat, lon: 11.5, device: device,
+                    speed: moving ? 60 : 0)
+                #expect(exchange(client, [line]) != nil)
+            }
+        }
+        #expect(try a.d.fleetctl("trips").count == 2)
+        let v = a.auth("viewer")
+        let period = "from=2023-11-14T00:00:00Z&to=2023-11-15T00:00:00Z"
+        for kind in ["stops", "usage"] {
+            let all = try await a.http.get("/api/v1/reports/\(kind)?\(period)", v)
+            #expect(
+                all.status == 422 && all.body.contains("http.report_max_trips"),
+                "\(kind): \(all.status) \(all.body)")
+            let one = try await a.http.get("/api/v1/reports/\(kind)?\(period)&device=van-1", v)
+            #expect(one.status == 200, "\(kind) of one vehicle: \(one.body)")
+        }
+        #expect(a.d.stop() == 0)
+    }
+
     @Test func usageReportLatestPositionsAndAMap() async throws {
         let a = try APIEndToEndTests.APIDaemon()
         let client = try UDPClient(host: "127.0.0.1", port: a.d.port)

@@ -49,6 +49,10 @@ public struct HTTPConfig: Sendable, Equatable {
             "session_max_s", default: settings.sessionMaxS, range: 60...365 * 86400)
         settings.shareMaxS = try s.int(
             "share_max_s", default: settings.shareMaxS, range: 60...90 * 86400)
+        settings.reportConcurrency = try s.int(
+            "report_concurrency", default: settings.reportConcurrency, range: 1...64)
+        settings.reportMaxTrips = try s.int(
+            "report_max_trips", default: settings.reportMaxTrips, range: 1...100_000_000)
         settings.mailRulesPerUser = try s.int(
             "mail_rules_per_user", default: settings.mailRulesPerUser, range: 0...1000)
         settings.mailRulesMax = try s.int(

@@ -39,6 +39,15 @@ public struct HTTPSettings: Sendable, Equatable {
     /// The longest a shared link (`POST /api/v1/devices/{id}/shares`) may
     /// work, seconds.
     public var shareMaxS = 7 * 86_400
+    /// Reports (`/api/v1/reports/…`) made at once (`http.report_concurrency`):
+    /// the others wait, up to 4 each; beyond, 503.
+    public var reportConcurrency = 2
+    /// The most trips a report read through the API may cover
+    /// (`http.report_max_trips`; a stops report counts 7 days past its
+    /// period): each is held in memory while the report is made (about
+    /// 0.8 KB with what is made of it). More: 422, asking for a shorter
+    /// period or one vehicle.
+    public var reportMaxTrips = 500_000
     /// The most mail rules a viewer or operator may make through the API
     /// (`http.mail_rules_per_user`).
     public var mailRulesPerUser = 20
@@ -75,7 +84,7 @@ public struct HTTPSettings: Sendable, Equatable {
     public var loginFailuresPerAddress = 20
     public var loginWindowS = 300
     /// Password checks (bcrypt) at a time; up to 32 times as many logins
-    /// wait for their turn, more get 503 (`HashGate`). One: a login flood
+    /// wait for their turn, more get 503 (`WorkGate`). One: a login flood
     /// then holds one core, never all (`fleetbench attack`: with 2 on two
     /// cores, the API's p99 went from 4 ms to 847 ms; with 1, to 22 ms).
     public var loginConcurrency = 1

@@ -15,7 +15,7 @@ final class Authenticator: Sendable {
     static let cookieName = "fleetd_session"
     let sessions: SessionTable
     let limiter: LoginLimiter
-    let hashing: HashGate
+    let hashing: WorkGate
     private let backend: any APIBackend
     private let cacheS: TimeInterval = 30
     private let users = Mutex<[String: (user: UserFacts?, read: Date)]>([:])
@@ -28,7 +28,7 @@ final class Authenticator: Sendable {
         limiter = LoginLimiter(
             pairLimit: settings.loginFailures, userLimit: settings.loginFailuresPerUser,
             addressLimit: settings.loginFailuresPerAddress, windowS: settings.loginWindowS)
-        hashing = HashGate(
+        hashing = WorkGate(
             concurrent: settings.loginConcurrency, waiting: 32 * settings.loginConcurrency)
     }
 
@@ -170,7 +170,7 @@ final class Authenticator: Sendable {
     /// Checks a login. Returns the user's role and credentials' stamp (for
     /// the session), or nil when the name or the password is wrong (the
     /// same answer and about the same time for both). Throws 503 when too
-    /// many checks already wait (`HashGate`).
+    /// many checks already wait (`WorkGate`).
     func login(user: String, password: String) async throws -> UserFacts? {
         let reader = backend.reader
         let record = try await Blocking.run { () throws(StoreError) in try reader.user(named: user)

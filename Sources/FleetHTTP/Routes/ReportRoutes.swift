@@ -24,7 +24,7 @@ enum ReportRoutes {
                 let device = try r.query["device"].map { v throws(APIError) in try r.device(v) }
                 let now = DeviceRoutes.now()
                 let seen = try await d.visibleDevices(r)
-                var report = try await d.read { reader in
+                var report = try await gated(d, from: from, to: to, device: device) { reader in
                     try UsageInputs.report(
                         reader, fromMs: from, toMs: to, device: device, nowMs: now)
                 }
@@ -52,7 +52,9 @@ enum ReportRoutes {
                     } ?? 300
                 let now = DeviceRoutes.now()
                 let seen = try await d.visibleDevices(r)
-                var report = try await d.read { reader in
+                var report = try await gated(
+                    d, from: from, to: to + StopsInputs.lookAheadMs, device: device
+                ) { reader in
                     try StopsInputs.report(
                         reader, fromMs: from, toMs: to, device: device, minS: minS, nowMs: now)
                 }
@@ -64,6 +66,48 @@ enum ReportRoutes {
                 return Replies.body(report.csv, type: "text/csv; charset=utf-8", headers: h)
             },
         ]
+    }
+
+    /// Makes a report through `make`, within the report gate
+    /// (`http.report_concurrency`; 503 when too many wait) and once the
+    /// trips of `[from, to)` are known to number at most
+    /// `http.report_max_trips` (counted page by page, none kept; 422 when
+    /// more).
+    static func gated<T: Sendable>(
+        _ d: RouteDeps, from: Int64, to: Int64, device: String?,
+        _ make: @escaping @Sendable (any StoreReading) throws -> T
+    ) async throws -> T {
+        let max = d.settings.reportMaxTrips
+        let made = try await d.reports.run { () async throws -> T in
+            try await d.read { reader in
+                var page = TripFilter(device: device, fromMs: from, toMs: to)
+                var seen = 0
+                while true {
+                    let got = try reader.trips(filter: page, limit: 10_000)
+                    seen += got.count
+                    if seen > max {
+                        throw APIError(
+                            .unprocessableContent, "report too large",
+                            "the period holds more than \(max) trips (http.report_max_trips): ask for a shorter period or one vehicle",
+                            problems: [
+                                "to: the period holds more than \(max) trips (http.report_max_trips)"
+                            ])
+                    }
+                    guard got.count == 10_000, let last = got.last else { break }
+                    (page.afterStartMs, page.afterId) = (last.startTime, last.id)
+                }
+                return try make(reader)
+            }
+        }
+        guard let made else {
+            var e = APIError(
+                .serviceUnavailable, "too many reports at once",
+                "\(d.settings.reportConcurrency) reports are being made and more wait (http.report_concurrency): try again shortly"
+            )
+            e.headers[.retryAfter] = "1"
+            throw e
+        }
+        return made
     }
 
     /// A report's `from`, `to` (required, `to` after `from`) and whether it

@@ -10,6 +10,21 @@ struct RouteDeps: Sendable {
     let hub: EventHub
     let settings: HTTPSettings
     let logger: Logger
+    /// Reports made at once (`http.report_concurrency`).
+    let reports: WorkGate
+
+    init(
+        backend: any APIBackend, auth: Authenticator, hub: EventHub, settings: HTTPSettings,
+        logger: Logger
+    ) {
+        self.backend = backend
+        self.auth = auth
+        self.hub = hub
+        self.settings = settings
+        self.logger = logger
+        reports = WorkGate(
+            concurrent: settings.reportConcurrency, waiting: 4 * settings.reportConcurrency)
+    }
 
     /// Who sent `r`: its peer, or the client a trusted proxy names
     /// (`ClientAddress`).

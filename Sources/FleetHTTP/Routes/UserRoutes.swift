@@ -156,17 +156,7 @@ enum UserRoutes {
             case "device": c.device = optionalText()
             case "email": c.email = optionalText()
             case "key": c.key = optionalText()
-            case "groups":
-                guard case .array(let items) = v else {
-                    c.problems.append("groups: must be an array of strings, found \(v.kindName)")
-                    continue
-                }
-                var gs: [String] = []
-                for case .string(let g) in items { gs.append(g) }
-                if gs.count != items.count {
-                    c.problems.append("groups: must be an array of strings")
-                }
-                c.groups = gs
+            case "groups": c.groups = v.strings(k, problems: &c.problems)
             default: c.problems.append("\(k.prefix(64)): not a field of a user")
             }
         }

@@ -124,22 +124,7 @@ enum WebhookRoutes {
         var s = WebhookSubscription(name: name, url: "", secret: "", origin: .api)
         var since: Int64?
         var sawURL = false
-        func strings(_ k: String, _ v: JSONValue) -> [String] {
-            guard case .array(let items) = v else {
-                problems.append("\(k): must be an array of strings, found \(v.kindName)")
-                return []
-            }
-            var out: [String] = []
-            for item in items {
-                guard case .string(let x) = item else {
-                    problems.append(
-                        "\(k): must be an array of strings, found \(item.kindName) in it")
-                    return []
-                }
-                out.append(x)
-            }
-            return out
-        }
+        func strings(_ k: String, _ v: JSONValue) -> [String] { v.strings(k, problems: &problems) }
         func number(_ k: String, _ v: JSONValue) -> Double? {
             guard case .number(let x) = v else {
                 problems.append("\(k): must be a number, found \(v.kindName)")

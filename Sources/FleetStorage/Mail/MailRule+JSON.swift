@@ -93,22 +93,7 @@ extension MailRule {
     ) {
         var rule = MailRule(name: name, to: [])
         var problems: [String] = []
-        func strings(_ k: String, _ v: JSONValue) -> [String] {
-            guard case .array(let items) = v else {
-                problems.append("\(k): must be an array of strings, found \(v.kindName)")
-                return []
-            }
-            var out: [String] = []
-            for item in items {
-                guard case .string(let x) = item else {
-                    problems.append(
-                        "\(k): must be an array of strings, found \(item.kindName) in it")
-                    return []
-                }
-                out.append(x)
-            }
-            return out
-        }
+        func strings(_ k: String, _ v: JSONValue) -> [String] { v.strings(k, problems: &problems) }
         func string(_ k: String, _ v: JSONValue) -> String? {
             guard case .string(let x) = v else {
                 problems.append("\(k): must be a string, found \(v.kindName)")

@@ -1,11 +1,13 @@
 import Synchronization
 
-/// At most `concurrent` password checks at a time (bcrypt costs about a
-/// quarter of a second of a core each): the rest wait their turn, at most
-/// `waiting` of them; beyond that a login is refused at once (503) rather
-/// than queued. A login flood then costs `concurrent` cores, and requests
-/// with a token or a session, which never hash, keep their speed.
-final class HashGate: Sendable {
+/// At most `concurrent` costly jobs at a time: the rest wait their turn,
+/// at most `waiting` of them; beyond that a request is refused at once (503)
+/// rather than queued. Password checks go through one (bcrypt costs about
+/// a quarter of a second of a core each: a login flood then costs
+/// `concurrent` cores, and requests with a token or a session, which never
+/// hash, keep their speed); reports through another (each may hold a
+/// period's trips in memory).
+final class WorkGate: Sendable {
     private struct State {
         var running = 0
         var queue: [CheckedContinuation<Void, Never>] = []
@@ -21,6 +23,9 @@ final class HashGate: Sendable {
         self.concurrent = concurrent
         self.waiting = waiting
     }
+
+    /// Jobs waiting for a place now.
+    var inLine: Int { state.withLock { $0.queue.count } }
 
     /// Runs `body` once a place is free; nil when too many already wait.
     func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T? {
