@@ -124,6 +124,13 @@ import Testing
         #expect(Set(all.items.compactMap { $0["name"] as? String }) == ["mine", "ops"])
         let d = try await login(a, "drv", "password-drv")
         #expect(try await a.http.get("/api/v1/notifications", d).status == 403)
+        // A change through the API counts from the user's next request.
+        #expect(try await a.http.get("/api/v1/session", d).status == 200)
+        let toViewer = try await a.http.send(
+            .PUT, "/api/v1/users/drv", headers: admin,
+            body: #"{"role":"viewer","device":null}"#)
+        #expect(toViewer.status == 200, "\(toViewer.body)")
+        #expect(try await a.http.get("/api/v1/session", d).status == 401)
         // The limits: two rules a user, four in all.
         let second = try await a.http.send(
             .PUT, "/api/v1/notifications/mine2", headers: w, body: #"{"to":["westie"]}"#)

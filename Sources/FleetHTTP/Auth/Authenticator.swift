@@ -198,6 +198,13 @@ final class Authenticator: Sendable {
     /// A bcrypt hash no password matches, checked for unknown users.
     private static let decoyHash = PasswordHash.make(TokenSecret.make())
 
+    /// Drops what is cached of `user`, so that a change made through the
+    /// API (`/api/v1/users`) counts from the user's next request rather
+    /// than within `cacheS`.
+    func forget(user: String) {
+        users.withLock { _ = $0.removeValue(forKey: user) }
+    }
+
     /// Token use noted since the last call (name → Unix ms), emptied.
     func takeTokenUse() -> [String: Int64] {
         used.withLock { u in

@@ -8,8 +8,9 @@ import Hummingbird
 
 /// `/api/v1/users` (admin): the people who log in, as `fleetctl users`
 /// manages them. `PUT` adds a user or changes one (fields left out keep
-/// their value); a change of password, role, groups or vehicle ends the
-/// user's sessions and streams (the session's stamp). An admin cannot
+/// their value); a change of password, role, groups, vehicle or key ends
+/// the user's sessions and streams (the session's stamp), from their next
+/// request (the credentials' cache is dropped), as does a removal. An admin cannot
 /// remove themselves or take their own admin role (a fleet must keep one).
 /// Password hashes are never returned. Audited as `user.put` and
 /// `user.remove`.
@@ -77,6 +78,7 @@ enum UserRoutes {
                 let added = try await d.backend.change { store throws(StoreError) in
                     try store.putUser(stored, setPassword: setPassword, audit: audit)
                 }
+                d.auth.forget(user: name)
                 let now = try await d.read { try $0.user(named: name) } ?? stored
                 return Replies.json(RecordCoding.line(now), status: added ? .created : .ok)
             },
@@ -93,6 +95,7 @@ enum UserRoutes {
                     try store.removeUser(name, audit: audit)
                 }
                 guard removed else { throw APIError.notFound("no user \(name)") }
+                d.auth.forget(user: name)
                 return Replies.json("{\"user\":\(JSONValue.quote(name)),\"deleted\":true}")
             },
         ]
