@@ -127,6 +127,22 @@ public protocol StoreReading: Sendable {
 }
 
 extension StoreReading {
+    /// Every trip `filter` selects, by start time, handed to `body` a page
+    /// of `pageSize` at a time (`trips(filter:limit:)` from each page's
+    /// last trip on), so that a caller keeps only what it needs of them.
+    /// Stops early when `body` returns false.
+    public func forEachTripPage(
+        _ filter: TripFilter, pageSize: Int = 10_000,
+        _ body: ([TripRecord]) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        var page = filter
+        while true {
+            let got = try trips(filter: page, limit: pageSize)
+            guard try body(got), got.count == pageSize, let last = got.last else { return }
+            (page.afterStartMs, page.afterId) = (last.startTime, last.id)
+        }
+    }
+
     /// Every device's page (`devices(after:limit:scope:)` of `.all`).
     public func devices(after: String, limit: Int) throws(StoreError) -> [DeviceRecord] {
         try devices(after: after, limit: limit, scope: .all)

@@ -103,8 +103,7 @@ public final class Daemon: Sendable {
         // (their alerts depend on them from the first fix), then kept fresh.
         let deviceGroups = DeviceGroups()
         let groupsReader = try store.makeReader()
-        let mailNeedsGroups = config.notifications.contains { !$0.groups.isEmpty }
-        if mailNeedsGroups || !FenceAudience(fences.fences).isEmpty {
+        if !FenceAudience(fences.fences).isEmpty {
             deviceGroups.load(try groupsReader.deviceGroups())
         }
         let tracking = TrackingStage(
@@ -303,9 +302,7 @@ public final class Daemon: Sendable {
         services.append(
             StoreRefresh.deviceGroups(
                 deviceGroups, reader: groupsReader,
-                needed: {
-                    mailNeedsGroups || deviceGroups.neededByFences || (hub?.groupedStreams ?? 0) > 0
-                }
+                needed: { deviceGroups.neededByFences || (hub?.groupedStreams ?? 0) > 0 }
             ).service)
         if let registry = door.registered, let reader {
             services.append(StoreRefresh.registry(registry, reader: reader).service)

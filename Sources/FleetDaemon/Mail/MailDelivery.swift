@@ -41,7 +41,8 @@ final class MailDelivery: Service, CommitSink, Sendable {
     private let planBell = Wakeup()
     private let sendBell = Wakeup()
     private let messageDomain: String
-    /// The devices' groups, for rules limited to groups.
+    /// The devices' groups, for rules limited to groups (read again by the
+    /// planner while stale and needed).
     private let groups: DeviceGroups
     /// Alerts read per planning pass.
     static let readLimit = 10_000
@@ -142,6 +143,14 @@ final class MailDelivery: Service, CommitSink, Sendable {
     private func planOnce(_ cursors: inout [String: Int64]?) async throws -> Bool {
         let reader = self.reader
         let inForce = try await refreshRules()
+        // Rules limited to groups, or naming users who are, match by the
+        // vehicles' groups: read them whenever they are older than
+        // `DeviceGroups.refreshS` (the API's edits arrive at once).
+        let groups = self.groups
+        if groups.stale, inForce.values.contains(where: \.needsGroups) {
+            groups.load(
+                try await Blocking.run { () throws(StoreError) in try reader.deviceGroups() })
+        }
         let last = try await Blocking.run { () throws(StoreError) in try reader.lastAlertId() }
         let names = Array(inForce.keys)
         // A rule new since the cursors were read starts at the last alert.
@@ -161,7 +170,6 @@ final class MailDelivery: Service, CommitSink, Sendable {
         let now = nowMs()
         let domain = messageDomain
         let rules = Array(inForce.values)
-        let groups = self.groups
         let plan = try await perform { store throws(StoreError) -> MailPlan? in
             let gathering = try store.gatheringMails(rules: names, nowMs: now)
             let plan = MailPlanner.plan(

@@ -165,8 +165,7 @@ enum NotificationRoutes {
             if user.email == nil {
                 problems.append("to: you have no email: an admin sets it (fleetctl users email)")
             }
-            var seen = Set<String>()
-            return (to.map { _ in user.name }.filter { seen.insert($0).inserted }, problems)
+            return ([user.name], problems)
         }
     }
 

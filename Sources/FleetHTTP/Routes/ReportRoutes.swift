@@ -80,21 +80,18 @@ enum ReportRoutes {
         let max = d.settings.reportMaxTrips
         let made = try await d.reports.run { () async throws -> T in
             try await d.read { reader in
-                var page = TripFilter(device: device, fromMs: from, toMs: to)
                 var seen = 0
-                while true {
-                    let got = try reader.trips(filter: page, limit: 10_000)
-                    seen += got.count
-                    if seen > max {
-                        throw APIError(
-                            .unprocessableContent, "report too large",
-                            "the period holds more than \(max) trips (http.report_max_trips): ask for a shorter period or one vehicle",
-                            problems: [
-                                "to: the period holds more than \(max) trips (http.report_max_trips)"
-                            ])
-                    }
-                    guard got.count == 10_000, let last = got.last else { break }
-                    (page.afterStartMs, page.afterId) = (last.startTime, last.id)
+                try reader.forEachTripPage(TripFilter(device: device, fromMs: from, toMs: to)) {
+                    seen += $0.count
+                    return seen <= max
+                }
+                guard seen <= max else {
+                    throw APIError(
+                        .unprocessableContent, "report too large",
+                        "the period holds more than \(max) trips (http.report_max_trips): ask for a shorter period or one vehicle",
+                        problems: [
+                            "to: the period holds more than \(max) trips (http.report_max_trips)"
+                        ])
                 }
                 return try make(reader)
             }

@@ -38,13 +38,9 @@ struct RouteDeps: Sendable {
     /// store (one indexed row). A route answers a device the caller does
     /// not see exactly as it answers one that does not exist.
     func sees(_ r: APIRequest, _ id: String) async throws -> Bool {
-        switch r.caller.scope {
-        case .all: return true
-        case .device(let d): return d == id
-        case .groups:
-            let scope = r.caller.scope
-            return try await read { try Self.sees(scope, id, $0) }
-        }
+        let scope = r.caller.scope
+        guard case .groups = scope else { return scope.admits(device: id, group: nil) }
+        return try await read { try Self.sees(scope, id, $0) }
     }
 
     /// Whether `scope` holds device `id`, read through `reader`: for a
@@ -52,11 +48,8 @@ struct RouteDeps: Sendable {
     static func sees(_ scope: DeviceScope, _ id: String, _ reader: any StoreReading)
         throws(StoreError) -> Bool
     {
-        switch scope {
-        case .all: return true
-        case .device(let d): return d == id
-        case .groups(let groups): return try reader.deviceGroup(id).map(groups.contains) ?? false
-        }
+        guard case .groups = scope else { return scope.admits(device: id, group: nil) }
+        return scope.admits(device: id, group: try reader.deviceGroup(id))
     }
 
     /// Throws 404 with `otherwise` (what the route answers for a device

@@ -15,12 +15,9 @@ public enum StopsInputs {
     ) throws(StoreError) -> StopsReport {
         let until = toMs + lookAheadMs
         var trips: [TripRecord] = []
-        var page = TripFilter(device: device, fromMs: fromMs, toMs: until)
-        while true {
-            let got = try reader.trips(filter: page, limit: 10_000)
-            trips += got
-            guard got.count == 10_000, let last = got.last else { break }
-            (page.afterStartMs, page.afterId) = (last.startTime, last.id)
+        try reader.forEachTripPage(TripFilter(device: device, fromMs: fromMs, toMs: until)) {
+            trips += $0
+            return true
         }
         // Idling may have begun a little before the trip's recorded end.
         var idle: [UsageEvent] = []

@@ -61,12 +61,9 @@ public struct UsageInputs: Sendable, Equatable {
             names = try reader.deviceNames()
         }
         var trips: [TripRecord] = []
-        var page = TripFilter(device: device, fromMs: fromMs, toMs: toMs)
-        while true {
-            let got = try reader.trips(filter: page, limit: 10_000)
-            trips += got.filter { $0.startTime >= fromMs }
-            guard got.count == 10_000, let last = got.last else { break }
-            (page.afterStartMs, page.afterId) = (last.startTime, last.id)
+        try reader.forEachTripPage(TripFilter(device: device, fromMs: fromMs, toMs: toMs)) {
+            trips += $0.filter { $0.startTime >= fromMs }
+            return true
         }
         return UsageInputs(
             always: always, names: names, trips: trips, events: [],
