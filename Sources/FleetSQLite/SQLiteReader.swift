@@ -100,17 +100,34 @@ public final class SQLiteReader: Sendable {
             conditions.append(condition)
             arguments += values.map { $0 }
         }
-        arguments.append(limit)
+        // A fence without a device is found through the fence's id slices
+        // (`AlertSlices`), oldest first, until `limit` alerts are read.
+        let bySlice = filter.fence != nil && filter.device == nil
+        if bySlice { conditions.append(AlertSlices.condition) }
         let sql = """
             SELECT \(alertColumns)
             FROM alerts a JOIN devices d ON d.id = a.device_id
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY a.id LIMIT ?
             """
-        let args = StatementArguments(arguments)
         // Cached: the usage report asks once per device with the same text.
         return try read("cannot read alerts") { db in
-            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: args).map(Self.alert)
+            let statement = try db.cachedStatement(sql: sql)
+            guard bySlice else {
+                return try Row.fetchAll(
+                    statement, arguments: StatementArguments(arguments + [limit])
+                )
+                .map(Self.alert)
+            }
+            let newest = try Int64.fetchOne(db, sql: "SELECT max(id) FROM alerts") ?? 0
+            var out: [AlertRecord] = []
+            var slice = AlertSlices.slice(afterId + 1)
+            while out.count < limit, slice <= AlertSlices.slice(newest) {
+                let args = StatementArguments(arguments + [slice, limit - out.count])
+                out += try Row.fetchAll(statement, arguments: args).map(Self.alert)
+                slice += 1
+            }
+            return out
         }
     }
 

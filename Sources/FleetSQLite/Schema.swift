@@ -312,6 +312,9 @@ public enum Schema {
                     "ALTER TABLE users ADD COLUMN email TEXT; ALTER TABLE users ADD COLUMN driver_key TEXT;"
                     + MailRuleSQL.schema)
         }
+        m.registerMigration("v19: alerts by fence found through id slices") { db in
+            try db.execute(sql: AlertSlices.schema)
+        }
         return m
     }
 }

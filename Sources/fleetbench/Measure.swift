@@ -25,6 +25,19 @@ enum Measure {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// Bytes this process has handed to write(2) and its kin so far
+    /// (`wchar` of /proc/self/io: the page cache's input, whether or not
+    /// it reached the disk yet); 0 where it cannot be read.
+    static func bytesWritten() -> Int {
+        guard let s = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else {
+            return 0
+        }
+        for line in s.split(separator: "\n") where line.hasPrefix("wchar:") {
+            return Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        return 0
+    }
+
     static func mib(_ bytes: Int) -> String {
         String(format: "%.1f MiB", Double(bytes) / 1_048_576)
     }

@@ -39,6 +39,18 @@ struct StoreBench: ParsableCommand {
     @Option(help: "Memberships per device state (the standard workload: ~20).")
     var memberships = 20
 
+    @Option(
+        help:
+            "Distinct fences the alerts name (0: the memberships' own, as many as --memberships; the standard workload: 10 000, each alert of a fix a different one)."
+    )
+    var alertFences = 0
+
+    @Flag(
+        help:
+            "Alerts indexed by (fence, id) as before schema v19, instead of by id slice: the cost of an alert before."
+    )
+    var plainFenceIndex = false
+
     @Option(help: "Rounds (one fix per device each) per timed pass.")
     var rounds = 2
 
@@ -57,12 +69,20 @@ struct StoreBench: ParsableCommand {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let writer = try SQLiteStore(path: dir.appendingPathComponent("store.db").path)
+        if plainFenceIndex { try AlertSlices.restorePlainIndex(writer) }
         let t0 = WallClock.system.nowMs() - 86_400_000
         let ids = (0..<devices).map { String(350_000_000_000_000 + $0) }
         let fences = (0..<memberships).map {
             FenceMembership(fence: String(100 + $0 * 37), phase: .inside(since: t0))
         }
         var round = 0
+        /// The fence of a device's `n`-th alert: one of the memberships',
+        /// or one of `alertFences` spread as the standard workload's are
+        /// (a fix's alerts in different fences, the fleet over all of them).
+        func alertFence(_ d: Int, _ n: Int) -> String {
+            guard alertFences > 0 else { return String(100 + (d + n) % memberships * 37) }
+            return String(100 + (d &* 7_919 &+ n &* 104_729) % alertFences)
+        }
         /// Device d's fix of round k, decoded from the packet the device sends.
         func fix(_ d: Int, _ k: Int) -> Fix {
             var r = TeltonikaEncoder.Record(
@@ -96,7 +116,7 @@ struct StoreBench: ParsableCommand {
                             Alert(
                                 type: b.alerts.count % 2 == 0 ? .geofenceEnter : .geofenceExit,
                                 device: f.device, time: f.time,
-                                fence: String(100 + (d + b.alerts.count) % memberships * 37),
+                                fence: alertFence(d, b.alerts.count),
                                 lat: f.lat, lon: f.lon,
                                 durationS: b.alerts.count % 2 == 0 ? nil : 120))
                         for w in 0..<webhooks { b.outbox.append((b.alerts.count - 1, "hook\(w)")) }
@@ -134,7 +154,12 @@ struct StoreBench: ParsableCommand {
                 format: "first pass (every device new): %.0f fixes/s",
                 Double(devices * rounds) / first))
         var times: [Double] = []
-        for _ in 0..<runs { times.append(try pass()) }
+        var written: [Double] = []
+        for _ in 0..<runs {
+            let w0 = Measure.bytesWritten()
+            times.append(try pass())
+            written.append(Double(Measure.bytesWritten() - w0))
+        }
         let fixes = Double(devices * rounds)
         let t = Measure.median(times)
         say(
@@ -143,5 +168,12 @@ struct StoreBench: ParsableCommand {
                     "steady: %.0f fixes/s on one core, %.2f µs/fix (%d fixes, %.0f states and %.0f alerts per commit; median of %d passes of %.0f fixes)",
                 fixes / t, t / fixes * 1e6, batch, Double(batch) * statesPerFix,
                 Double(batch) * alertsPerFix, runs, fixes))
+        say(
+            String(
+                format: "written: %.0f bytes/fix (WAL and checkpoints, write(2) bytes; median)",
+                Measure.median(written) / fixes))
+        if alertsPerFix > 0 {
+            say(String(format: "alerts committed: %.0f/s", fixes * alertsPerFix / t))
+        }
     }
 }
