@@ -107,8 +107,9 @@ final class TrackingShard: @unchecked Sendable {
         entry.heardMs = received
         let wasDriving = entry.state?.trip?.isDriving ?? false
         var result = Result(
-            outcome: tracker.process(
-                fix, state: &entry.state, rewind: &entry.rewind, containing: containing))
+            outcome: entry.withStateAndRewind { state, rewind in
+                tracker.process(fix, state: &state, rewind: &rewind, containing: containing)
+            })
         // A fix received long after its time comes from the device's
         // backlog: its alerts keep their true times and say so.
         if !result.outcome.alerts.isEmpty, tracker.settings.backlogAfterS > 0,
