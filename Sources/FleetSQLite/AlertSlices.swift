@@ -18,14 +18,15 @@ import GRDB
 /// same expression, `(id >> 14)`:
 /// https://www.sqlite.org/expridx.html
 public enum AlertSlices {
-    /// Bits of an alert id below its slice.
+    /// Bits of an alert id below its slice (schema v19's index: never
+    /// changed, or queries would no longer name the index's expression).
     public static let shift = 14
 
     /// The slice of alert `id`.
     public static func slice(_ id: Int64) -> Int64 { id >> Int64(shift) }
 
     /// The condition that names the index's first key (`a` is `alerts`).
-    static let condition = "(a.id >> 14) = ?"
+    static let condition = "(a.id >> \(shift)) = ?"
 
     /// Puts back the index of schemas v8–v18, `alerts_by_fence (fence, id)`,
     /// in place of the sliced one: the "before" of `fleetbench store
@@ -41,8 +42,10 @@ public enum AlertSlices {
         }
     }
 
+    /// Schema v19. `shift` is part of it: a database's index and its
+    /// queries must agree, so it never changes.
     static let schema = """
         DROP INDEX IF EXISTS alerts_by_fence;
-        CREATE INDEX alerts_by_slice_fence ON alerts((id >> 14), fence, id);
+        CREATE INDEX alerts_by_slice_fence ON alerts((id >> \(shift)), fence, id);
         """
 }

@@ -122,7 +122,8 @@ public final class SQLiteReader: Sendable {
             let newest = try Int64.fetchOne(db, sql: "SELECT max(id) FROM alerts") ?? 0
             var out: [AlertRecord] = []
             var slice = AlertSlices.slice(afterId + 1)
-            while out.count < limit, slice <= AlertSlices.slice(newest) {
+            let lastSlice = AlertSlices.slice(newest)
+            while out.count < limit, slice <= lastSlice {
                 let args = StatementArguments(arguments + [slice, limit - out.count])
                 out += try Row.fetchAll(statement, arguments: args).map(Self.alert)
                 slice += 1

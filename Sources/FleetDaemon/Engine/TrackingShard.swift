@@ -105,10 +105,18 @@ final class TrackingShard: @unchecked Sendable {
         _ stateBefore: Int64, _ tracker: inout Tracker, _ entry: inout TrackedDevice
     ) -> Result {
         entry.heardMs = received
-        let wasDriving = entry.state?.trip?.isDriving ?? false
+        // The state is read where it lies, in the call (not copied out).
+        var wasDriving = false
+        var open: OpenTrip?
         var result = Result(
             outcome: entry.withStateAndRewind { state, rewind in
-                tracker.process(fix, state: &state, rewind: &rewind, containing: containing)
+                wasDriving = state?.trip?.isDriving ?? false
+                let outcome = tracker.process(
+                    fix, state: &state, rewind: &rewind, containing: containing)
+                if outcome.changesState, let st = state {
+                    open = tracker.openTrip(device: fix.device, state: st, fences: !wasDriving)
+                }
+                return outcome
             })
         // A fix received long after its time comes from the device's
         // backlog: its alerts keep their true times and say so.
@@ -118,9 +126,7 @@ final class TrackingShard: @unchecked Sendable {
             for k in result.outcome.alerts.indices { result.outcome.alerts[k].backlog = true }
         }
         if result.outcome.changesState {
-            if let st = entry.state,
-                let open = tracker.openTrip(device: fix.device, state: st, fences: !wasDriving)
-            {
+            if let open {
                 result.trip = .underWay(open)
             } else if wasDriving {
                 result.trip = .ended
