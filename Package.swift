@@ -228,7 +228,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // sendmmsg/recvmmsg and malloc_trim, which Swift's Glibc module does not declare.
+        // sendmmsg/recvmmsg, malloc_trim and mallopt, which Swift's Glibc module does not declare.
         .target(name: "CBatchUDP"),
         // The simulator: route files, the replaying device, the load generator, the UDP client.
         .target(

@@ -58,6 +58,7 @@ struct FleetdCommand: AsyncParsableCommand {
 
     func run() async throws {
         FileModes.restrict()
+        AllocatorPolicy.apply(environment: ProcessInfo.processInfo.environment)
         // A SIGHUP before the reload service traps it (it is installed while
         // start-up goes on, READY=1 may come first) must not end the process
         // by its default action: until then it is ignored (the fences file

@@ -41,4 +41,9 @@ int cbu_wait_readable(int fd, int64_t nanoseconds);
 /// bytes to keep at the top of the heap. Returns 1 when memory was released.
 int cbu_malloc_trim(unsigned long pad);
 
+/// Fixes the size from which glibc gives a block a mapping of its own
+/// (mallopt(3), M_MMAP_THRESHOLD: otherwise it rises with the largest
+/// mapped block freed). Returns 1 on success.
+int cbu_set_mmap_threshold(int bytes);
+
 #endif

@@ -2,7 +2,7 @@
 /// tracking stage, and of each group commit.
 public struct EngineConfig: Sendable, Equatable {
     /// Most fixes waiting for the writer; beyond it datagrams are shed (reason `overload`).
-    public var queueMaxFixes = 200_000
+    public var queueMaxFixes = 100_000
     /// Most time the oldest waiting datagram may have waited, ms; while it is
     /// older, arriving datagrams are shed (reason `overload`). Keeps the
     /// acknowledgement delay under devices' resend timeouts when the writer
