@@ -23,13 +23,25 @@ import FleetModel
 ///   (the state before it) for `holdMs` (2 minutes) of fix time or
 ///   `holdFixes` fixes,
 ///   so the buffered records that arrive after it fill the gap in order.
+/// - **A device never heard before** (`opening(first:)`): its first fix
+///   may be its live record, with its buffer behind it, so the time before
+///   it is a gap like any other. Until its next fix in order it keeps only
+///   that fix (what it raised is found again by tracking it once more, the
+///   tracker being deterministic); a fix older than it then opens the gap
+///   as above, and the next fix in order without one drops the rewind.
 ///
 /// Kept in memory only (not checkpointed): after a restart the first late
 /// fixes of a device are late as before. A restart's replay of stored fixes
 /// runs in fix-time order anyway, which is the order a rewind restores.
 public struct Rewind: Sendable {
     /// The state before `fixes[0]` (nil: the device had none).
-    var base: DeviceState?
+    var base: DeviceState? {
+        get { baseBox?.value }
+        set { baseBox = newValue.map(StateBox.init) }
+    }
+    /// `base` and `mark` in boxes of their own: a rewind holding a new
+    /// device's first fix is about 100 bytes, not 900.
+    private var baseBox: StateBox?
     /// Fixes tracked since `base`, ascending by time.
     var fixes: [Fix] = []
     /// What tracking each of `fixes` raised (`at`: its index): alerts
@@ -37,13 +49,20 @@ public struct Rewind: Sendable {
     /// replay raises nothing twice.
     var raised: [Raised] = []
     /// The state before `fixes[markAt]`, a window after the base.
-    var mark: DeviceState?
+    var mark: DeviceState? {
+        get { markBox?.value }
+        set { markBox = newValue.map(StateBox.init) }
+    }
+    private var markBox: StateBox?
     var markAt = 0
     /// While the base holds a gap open for a backlog: until when (fix time, ms).
     var holdUntil: Int64?
     /// Until when (fix time, ms) the device's fixes are kept for the reorder
     /// window: `reorderKeepMs` after its last fix that came out of order.
     var reorderUntil: Int64?
+    /// Opened at the device's first fix and nothing placed yet: `raised` is
+    /// not kept (see `opening(first:)`).
+    var fresh = false
 
     /// A device that sent a fix out of order within the window has its
     /// fixes kept for this long after it (fix time); one whose datagrams
@@ -77,6 +96,17 @@ public struct Rewind: Sendable {
         self.init(base: state, reorderUntil: state.lastTime + Self.holdMs)
     }
 
+    /// For a device whose first fix is `first`: a gap from the start, held
+    /// as a backlog's (`holdMs`), keeping only that fix until a late one
+    /// comes.
+    static func opening(first: Fix) -> Rewind {
+        var r = Rewind(base: nil)
+        r.fixes = [first]
+        r.holdUntil = first.time + holdMs
+        r.fresh = true
+        return r
+    }
+
     /// The fix time before which nothing can be put in place.
     var floor: Int64 { base?.lastTime ?? .min }
 
@@ -101,4 +131,11 @@ public struct Rewind: Sendable {
         mark = nil
         markAt = 0
     }
+}
+
+/// A state kept by a rewind (never changed in place).
+private final class StateBox: Sendable {
+    let value: DeviceState
+
+    init(_ value: DeviceState) { self.value = value }
 }

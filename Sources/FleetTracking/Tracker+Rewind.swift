@@ -33,6 +33,15 @@ extension Tracker {
         // when its time has come.
         let last = state?.lastTime
         let gapMs = Int64((settings.backlogAfterS * 1000).rounded())
+        if state == nil, gapMs > 0, fix.valid {
+            // Never heard before: its buffer may follow (`Rewind.opening`).
+            let outcome = process(fix, state: &state, containing: containing)
+            rewind = .opening(first: fix)
+            return outcome
+        }
+        if rewind?.fresh == true {
+            rewind = nil  // its next fix is in order: no buffer behind the first
+        }
         let reordering = rewind?.reorderUntil.map { fix.time <= $0 } ?? false
         if let last, gapMs > 0, fix.time - last > gapMs {
             rewind = Rewind(base: state, reorderUntil: rewind?.reorderUntil)
@@ -90,6 +99,15 @@ extension Tracker {
         // Reordered: keep its recent fixes a while longer.
         let keep = newest + Rewind.reorderKeepMs
         var r = reach
+        if r.fresh {
+            // What the first fix raised, found again (the tracker is deterministic).
+            let first = r.fixes[0]
+            var s: DeviceState?
+            r.fixes = []
+            r.raised = []
+            r.note(first, process(first, state: &s))
+            r.fresh = false
+        }
         r.reorderUntil = max(r.reorderUntil ?? keep, keep)
         rewind = nil  // `r` holds the only reference: no copy of its arrays
         defer { rewind = r }

@@ -115,6 +115,42 @@ import Testing
         #expect(none.dispositions.filter { $0 == .late }.count == 18)
     }
 
+    /// A device never heard before whose first fix is its live record, its
+    /// buffer (all older) sent after it oldest first in packets of five:
+    /// tracked in fix-time order, as if it had all come in order.
+    @Test func aNewDevicesBufferBehindItsLiveRecordIsTrackedInOrder() {
+        let d = Self.drive
+        let order = [d[40]] + Array(d[0..<40]) + Array(d[41...])
+        let want = run(d)
+        let got = run(order)
+        // Each alert once. The enter and exit are raised when the first
+        // buffered fix arrives (the way from it to the live record crosses
+        // the yard) and keep those times; the trip comes out whole.
+        func kinds(_ r: Run) -> [String] {
+            r.alerts.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+        }
+        #expect(kinds(got) == kinds(want))
+        #expect(got.trips == want.trips)
+        #expect(!want.trips.isEmpty)
+        #expect(!got.dispositions.contains(.late))
+        // With no window (no rewind at all), the buffer is late.
+        let none = run(order, window: 0)
+        #expect(none.dispositions.filter { $0 == .late }.count == 40)
+    }
+
+    /// A new device whose second fix is in order keeps no rewind: the
+    /// memory goes only where a buffer follows the first fix.
+    @Test func aNewDeviceInOrderKeepsNothingAfterItsSecondFix() {
+        var tracker = Tracker(fences: FenceIndex(fences: [yard()]))
+        var state: DeviceState?
+        var rewind: Rewind?
+        _ = tracker.process(Self.drive[0], state: &state, rewind: &rewind)
+        #expect(rewind?.fixes.count == 1)
+        #expect(rewind?.base == nil)
+        _ = tracker.process(Self.drive[1], state: &state, rewind: &rewind)
+        #expect(rewind == nil)
+    }
+
     /// A fix more than the window older than the newest, with no gap to
     /// fill, is late; a resend of a fix kept in the rewind is a duplicate.
     @Test func olderThanTheWindowIsLateAndResendsAreDuplicates() {
