@@ -272,6 +272,11 @@ scripts/ack-sittings.sh "$bin" 3 \
   || echo "bench: the acknowledging harness did not run (gcc or libsqlite3-dev missing?)" >&2
 
 echo
+echo "== The same storm and ladder with consumers off and on (10 webhook subscriptions, 100 live streams), two rounds"
+scripts/ack-sinks.sh "$bin" 2 \
+  || echo "bench: the consumers' runs did not run" >&2
+
+echo
 echo "== the console with 10 000 live vehicles (headless chromium) =="
 # fleetsim load drives 10 000 devices at a fix a second each (JSON over UDP)
 # into fleetd with the standard fences; the console, open in chromium, takes

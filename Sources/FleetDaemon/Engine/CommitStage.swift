@@ -136,9 +136,17 @@ final class CommitStage: @unchecked Sendable {
         }
     }
 
-    /// Runs the jobs waiting (on the writer thread); `ending` marks the
+    /// While a batch waits to be committed, the jobs run before it take at
+    /// most about this long (at least one runs); the rest wait for the next
+    /// turn, so a backlog of jobs (a webhook backlog's deliveries each record
+    /// their attempt here) delays each commit by a bounded amount instead of
+    /// by all of them.
+    static let jobBudgetBeforeCommit = Duration.milliseconds(2)
+
+    /// Runs the jobs waiting (on the writer thread), all of them, or with a
+    /// batch waiting (`budget`), those that fit its time; `ending` marks the
     /// thread ended, so later jobs run on their callers.
-    private func runJobs(ending: Bool = false) {
+    private func runJobs(ending: Bool = false, budget: Duration? = nil) {
         let waiting = jobs.withLock { j in
             defer {
                 j.waiting.removeAll()
@@ -146,7 +154,22 @@ final class CommitStage: @unchecked Sendable {
             }
             return j.waiting
         }
-        for job in waiting { job(store) }
+        guard let budget else {
+            for job in waiting { job(store) }
+            return
+        }
+        let start = ContinuousClock.now
+        var ran = 0
+        for job in waiting {
+            if ran > 0 && ContinuousClock.now - start >= budget { break }
+            job(store)
+            ran += 1
+        }
+        if ran < waiting.count {
+            let rest = waiting[ran...]
+            jobs.withLock { j in j.waiting.insert(contentsOf: rest, at: 0) }
+            handoff.poke()
+        }
     }
 
     private func now() -> Int64 { WallClock.system.nowMs() }
@@ -154,7 +177,7 @@ final class CommitStage: @unchecked Sendable {
     private func writeLoop() {
         while let next = handoff.take(idle: 0.5) {
             heartbeat.store(now(), ordering: .relaxed)
-            runJobs()
+            runJobs(budget: next == nil ? nil : Self.jobBudgetBeforeCommit)
             guard var c = next else { continue }
             addOutbox(&c.batch)
             if let alerts = commit(c.batch) {

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# make bench's consumers on and off: the shared harness's storm and ladder
+# (../shared/bench/ack/: its workload, its pinned load generator, its
+# warm-up of 100 096 first fixes at 20 000/s and its 3 s steps, a step held
+# when every fix is acknowledged within 2 s) against fleetd alone ("off")
+# and against fleetd with 10 webhook subscriptions (every alert type, to a
+# receiver on loopback that answers 204) and 100 live streams open
+# (`/api/v1/events?positions=batch`, the console's way), "on"; ROUNDS times,
+# alternating (MODES="off webhooks streams on" also runs each alone: webhooks
+# without streams, streams without webhooks). Per run: the storm's last acknowledgement, the highest rate
+# held, p99 at 50 000 fixes/s, fleetd's peak RSS, and what the consumers got.
+# The journal is not measured: this machine runs no journald.
+# usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]
+set -euo pipefail
+bin=$(cd "${1:?usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]}" && pwd)
+rounds=${2:-2}
+shift $(( $# >= 2 ? 2 : 1 ))
+rates=("$@"); [ ${#rates[@]} -gt 0 ] || rates=(50000 70000 90000 100000 110000 120000)
+cd "$(dirname "$0")/.."
+ack=../shared/bench/ack
+[ -f "$ack/fleetload.c" ] || { echo "bench: $ack/fleetload.c not found" >&2; exit 1; }
+work=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+python3 "$ack/../gen_workload.py" "$work" >/dev/null 2>&1
+gcc -O2 -o "$work/fleetload" "$ack/fleetload.c" -lpthread -lm
+port() { python3 -c "import socket;s=socket.socket(socket.AF_INET,socket.SOCK_${1:-DGRAM});s.bind(('127.0.0.1',0));print(s.getsockname()[1])"; }
+summary=$work/summary
+for round in $(seq "$rounds"); do
+  for mode in ${MODES:-off on}; do
+    dir=$(mktemp -d "$work/run-XXXX")
+    pf=$(port); ph=$(port STREAM); pw=$(port STREAM)
+    {
+      printf '[storage]\ndatabase = "%s"\nretain_days = 0\n[geofences]\nfile = "%s"\n' "$dir/f.db" "$work/fences10k.geojson"
+      printf '[listen]\njson = "127.0.0.1:%s"\nteltonika = ""\nnmea = ""\n' "$pf"
+      printf '[http]\nlisten = "127.0.0.1:%s"\nmax_streams_per_user = 100\nwebhooks_allow_private = true\n' "$ph"
+      if [ "$mode" = on ] || [ "$mode" = webhooks ]; then
+        for w in $(seq 10); do
+          secret=$(python3 -c "import base64,os;print('whsec_'+base64.b64encode(os.urandom(24)).decode())")
+          printf '[[webhooks]]\nname = "hook%s"\nurl = "http://127.0.0.1:%s/hook%s"\nsecret = "%s"\nallow_private = true\n' "$w" "$pw" "$w" "$secret"
+        done
+      fi
+    } > "$dir/fleetd.toml"
+    "$bin/fleetd" --config "$dir/fleetd.toml" > "$dir/fleetd.log" 2>&1 & fpid=$!
+    for _ in $(seq 120); do grep -qi ready "$dir/fleetd.log" && break; sleep 1; done
+    cpid=""
+    if [ "$mode" != off ]; then
+      token=$("$bin/fleetctl" tokens add bench --role viewer --db "$dir/f.db" 2>/dev/null | grep -o 'fltk_[A-Za-z0-9_-]*' | head -1)
+      streams=100; [ "$mode" = webhooks ] && streams=0
+      python3 scripts/ack_sinks_clients.py "$pw" "$ph" "$token" "$streams" > "$dir/clients.txt" & cpid=$!
+      sleep 3
+    fi
+    base=$(( $(date +%s) * 1000 - 172800000 )); k=1; best=0; p50k=""; out=""
+    line=$("$work/fleetload" "$pf" 20000 5 100000 "$work/points100k.csv" 30 "$base" 0)
+    storm=$(sed 's/.*acked=\([0-9]*\).*max_ms=\([0-9.]*\).*/\1 acked, the last after \2 ms/' <<<"$line")
+    for r in "${rates[@]}"; do
+      line=$("$work/fleetload" "$pf" "$r" 3 100000 "$work/points100k.csv" 2 "$base" "$k")
+      sent=$(sed 's/.*sent=\([0-9]*\).*/\1/' <<<"$line"); acked=$(sed 's/.*acked=\([0-9]*\).*/\1/' <<<"$line")
+      drops=$(sed 's/.*ack_drops=\([0-9-]*\).*/\1/' <<<"$line"); [ "$drops" -gt 0 ] || drops=0
+      [ $((acked + drops)) -ge "$sent" ] && best=$r
+      [ "$r" = 50000 ] && p50k=$(sed 's/.*p99_ms=\([0-9.]*\).*/\1/' <<<"$line")
+      k=$(( k + (sent + 99999) / 100000 )); sleep 2
+    done
+    hwm=$(awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$fpid/status")
+    got=""
+    if [ -n "$cpid" ]; then kill -TERM "$cpid"; wait "$cpid" || true; got=$(cat "$dir/clients.txt"); fi
+    kill -TERM "$fpid"; wait "$fpid" || true
+    echo "round $round, consumers $mode: storm $storm; highest held $best; p99 at 50000 ${p50k:-?} ms; peak RSS $hwm MB${got:+; $got}"
+    echo "$mode $best ${p50k:-0} $hwm" >> "$summary"
+    rm -rf "$dir"
+  done
+done
+awk '{ n[$1]++; h[$1, n[$1]] = $2; p[$1, n[$1]] = $3; r[$1, n[$1]] = $4 }
+  function med(a, m, k,   i, j, t, b) { for (i = 1; i <= k; i++) b[i] = a[m, i]
+    for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (b[j] < b[i]) { t = b[i]; b[i] = b[j]; b[j] = t }
+    return k % 2 ? b[(k + 1) / 2] : (b[k / 2] + b[k / 2 + 1]) / 2 }
+  END { for (m in n) printf "consumers %s over %d runs (medians): highest held %d fixes/s, p99 at 50000 %.1f ms, peak RSS %d MB\n",
+    m, n[m], med(h, m, n[m]), med(p, m, n[m]), med(r, m, n[m]) }' "$summary" | sort

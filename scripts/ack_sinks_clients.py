@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The consumers `scripts/ack-sinks.sh` opens beside fleetd while the shared
+harness's load runs: a webhook receiver (HTTP/1.1 on loopback, answers every
+POST with 204 and counts the alerts in it) and N live streams
+(`GET /api/v1/events?positions=batch`, the console's way, read and counted
+as bytes and events). Runs until SIGTERM, then prints one line of
+key=value: webhook_posts, webhook_alerts, streams_open, stream_events,
+stream_mb. Standard library only; loopback only.
+
+usage: ack_sinks_clients.py WEBHOOK_PORT HTTP_PORT TOKEN STREAMS
+"""
+import asyncio
+import os
+import signal
+import sys
+
+posts = 0
+alerts = 0
+events = 0
+stream_bytes = 0
+open_streams = 0
+
+
+async def webhook(reader, writer):
+    global posts, alerts
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            body = await reader.readexactly(length) if length else b""
+            posts += 1
+            alerts += max(1, body.count(b'"type"'))
+            writer.write(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n")
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+        pass
+    finally:
+        writer.close()
+
+
+async def stream(port, token):
+    global events, stream_bytes, open_streams
+    while True:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(
+                f"GET /api/v1/events?positions=batch HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                f"Authorization: Bearer {token}\r\nAccept: text/event-stream\r\n\r\n".encode())
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            if b" 200 " not in head.split(b"\r\n", 1)[0]:
+                writer.close()
+                await asyncio.sleep(1)
+                continue
+            open_streams += 1
+            try:
+                while True:
+                    chunk = await reader.read(1 << 20)
+                    if not chunk:
+                        break
+                    stream_bytes += len(chunk)
+                    events += chunk.count(b"\nevent:") + chunk.startswith(b"event:")
+            finally:
+                open_streams -= 1
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
+            await asyncio.sleep(0.5)
+
+
+async def main():
+    hook_port, http_port, token, n = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+    server = await asyncio.start_server(webhook, "127.0.0.1", hook_port, limit=1 << 24)
+    tasks = [asyncio.create_task(stream(http_port, token)) for _ in range(n)]
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    print(f"webhook_posts={posts} webhook_alerts={alerts} streams_open={open_streams} "
+          f"stream_events={events} stream_mb={stream_bytes / 1e6:.1f}", flush=True)
+    os._exit(0)  # the streams and the server go with the process
+
+
+asyncio.run(main())
