@@ -2,6 +2,7 @@ import FleetModel
 import FleetStorage
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Webhook subscriptions and their outbox on the writer's connection (the
 /// commit stage runs these between commits). The outbox rows themselves
@@ -75,21 +76,33 @@ extension SQLiteStore {
         """
 
     /// The commit's outbox rows: for each alert owed to any subscription,
-    /// one row naming their ids.
+    /// one row naming their ids. An alert owed to the same subscriptions as
+    /// the one before it reuses its list (a storm's alerts mostly are), and
+    /// the statement is bound by hand: a storm writes millions of these.
     func insertOutbox(
         _ outbox: [(alert: Int, webhook: String)], _ committed: [AlertRecord], _ db: Database
     ) throws {
-        let insert = try db.cachedStatement(sql: Self.addOutbox)
+        let insert = try db.cachedStatement(sql: Self.addOutbox).sqliteStatement
         var k = 0
+        var previous = 0..<0
+        var tags = ","
         while k < outbox.count {
             let alert = outbox[k].alert
-            var tags = ","
-            while k < outbox.count, outbox[k].alert == alert {
-                tags += "\(try webhookId(outbox[k].webhook, db)),"
-                k += 1
+            let start = k
+            while k < outbox.count, outbox[k].alert == alert { k += 1 }
+            let run = start..<k
+            let same =
+                run.count == previous.count
+                && zip(run, previous).allSatisfy { outbox[$0].webhook == outbox[$1].webhook }
+            if !same {
+                tags = ","
+                for i in run { tags += "\(try webhookId(outbox[i].webhook, db))," }
             }
+            previous = run
             guard committed.indices.contains(alert), tags.count > 1 else { continue }
-            try insert.execute(arguments: [committed[alert].id, tags])
+            sqlite3_bind_int64(insert, 1, committed[alert].id)
+            bindText(insert, 2, tags)
+            try step(insert, db)
         }
     }
 

@@ -428,7 +428,7 @@ public final class SQLiteStore {
 
     /// Binds `v` as TEXT (copied by SQLite), or NULL.
     @inline(__always)
-    private func bindText(_ s: OpaquePointer?, _ i: Int32, _ v: String?) {
+    func bindText(_ s: OpaquePointer?, _ i: Int32, _ v: String?) {
         guard var v else {
             sqlite3_bind_null(s, i)
             return
@@ -453,7 +453,7 @@ public final class SQLiteStore {
     private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     @inline(__always)
-    private func step(_ s: OpaquePointer?, _ db: Database) throws {
+    func step(_ s: OpaquePointer?, _ db: Database) throws {
         let rc = sqlite3_step(s)
         sqlite3_reset(s)
         guard rc == SQLITE_DONE else {

@@ -73,6 +73,33 @@ import Testing
         #expect(a.lastDeliveryMs == 3000)
     }
 
+    /// Alerts of one commit owed to different sets of subscriptions, runs
+    /// of the same set between them: each subscription is owed exactly its own.
+    @Test(arguments: BackendKind.allCases) func eachAlertIsOwedToItsOwnSubscriptions(
+        _ kind: BackendKind
+    ) async throws {
+        let db = try await Backend.fresh(kind)
+        let store = try db.store()
+        #expect(try store.putWebhook(hook("a"), since: nil, audit: nil))
+        #expect(try store.putWebhook(hook("b"), since: nil, audit: nil))
+        let owed = [["a"], ["a", "b"], ["b"], ["a", "b"], ["a", "b"], ["a"], ["a"]]
+        var b = WriteBatch()
+        for (i, hooks) in owed.enumerated() {
+            b.alerts.append(
+                Alert(
+                    type: .geofenceEnter, device: "truck-\(i)", time: 1000 + Int64(i),
+                    fence: "depot", lat: 48, lon: 11))
+            for w in hooks { b.outbox.append((i, w)) }
+        }
+        try store.commit(b, committedMs: 1000)
+        for name in ["a", "b"] {
+            let batch = try #require(try store.nextWebhookBatch(name, nowMs: 2000))
+            let ids = try db.reader().webhookAlerts(batch).map(\.id)
+            let want = owed.indices.filter { owed[$0].contains(name) }.map { Int64($0 + 1) }
+            #expect(ids == want, "\(name)")
+        }
+    }
+
     @Test(arguments: BackendKind.allCases) func failuresWaitRefusalsSkipAfterThreeAndGoneDisables(
         _ kind: BackendKind
     ) async throws {

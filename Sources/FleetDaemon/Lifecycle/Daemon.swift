@@ -152,7 +152,10 @@ public final class Daemon: Sendable {
                         underlying: APIUnavailable("the commit stage is not running"))
                 }
                 return try await stage.perform(job)
-            }, reader: try store.makeReader(), logger: logger, metrics: metrics)
+            }, reader: try store.makeReader(), logger: logger, metrics: metrics,
+            ingestBehind: { [queue, batch = config.engine.batchMaxFixes] in
+                queue.depth > batch
+            })
         sinks += [delivery, metrics, ReplySink(metrics: metrics)]
         // Mail: the rules' planner and sender, when [[notifications]] are set.
         let mail = try makeMailDelivery(

@@ -47,11 +47,21 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
 
     /// Counts each attempt's outcome (`GET /metrics`).
     private let metrics: Metrics?
+    /// True while ingest is behind (more fixes wait for the writer than one
+    /// group commit takes): a subscription then waits before its next
+    /// batch (`yieldStep`, at most `yieldMax` in a row), so a backlog of
+    /// deliveries does not take the CPU and the writer's turns the
+    /// devices' acknowledgements need. Alerts wait in the outbox meanwhile.
+    private let ingestBehind: @Sendable () -> Bool
+    static let yieldStep = Duration.milliseconds(50)
+    static let yieldMax = Duration.seconds(5)
 
     init(
         perform: @escaping Perform, reader: any StoreReading, logger: Logger,
-        maxInFlight: Int = 32, metrics: Metrics? = nil
+        maxInFlight: Int = 32, metrics: Metrics? = nil,
+        ingestBehind: @escaping @Sendable () -> Bool = { false }
     ) {
+        self.ingestBehind = ingestBehind
         self.metrics = metrics
         self.perform = perform
         self.reader = reader
@@ -116,6 +126,7 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
         var failing = false
         var next: WebhookBatch?? = nil  // formed with the last outcome's record
         while !Task.isCancelled {
+            await yieldToIngest()
             let now = nowMs()
             let batch: WebhookBatch?
             if let formed = next {
@@ -181,6 +192,15 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
                 logger.error("webhook \(name): \(error)")
             }
             if gather { try? await Task.sleep(for: Self.linger) }
+        }
+    }
+
+    /// Waits while ingest is behind, `yieldMax` at most (never starved).
+    private func yieldToIngest() async {
+        var waited = Duration.zero
+        while ingestBehind(), waited < Self.yieldMax, !Task.isCancelled {
+            try? await Task.sleep(for: Self.yieldStep)
+            waited += Self.yieldStep
         }
     }
 
