@@ -28,12 +28,12 @@ public struct Fix: Sendable, Equatable {
     /// Device extras (Teltonika IO elements, NMEA quality); nil for plain fixes.
     public var extra: FixExtra? {
         get { extraBox?.value }
-        set { extraBox = newValue.map(ExtraBox.init) }
+        set { extraBox = newValue.map(Frozen.init) }
     }
     /// The extras in a box of their own: a fix without them takes about 120
     /// bytes instead of 350 wherever fixes wait in numbers (the door's
     /// queue, a group commit, a device's rewind).
-    private var extraBox: ExtraBox?
+    private var extraBox: Frozen<FixExtra>?
 
     public init(
         device: String, time: Int64, lat: Double, lon: Double, speedKmh: Double? = nil,
@@ -51,16 +51,6 @@ public struct Fix: Sendable, Equatable {
         self.sats = sats
         self.ignition = ignition
         self.valid = valid
-        self.extraBox = extra.map(ExtraBox.init)
+        self.extraBox = extra.map(Frozen.init)
     }
-}
-
-/// A fix's extras, shared by the copies of the fix (never changed in
-/// place: setting `Fix.extra` makes a new box).
-private final class ExtraBox: Sendable, Equatable {
-    let value: FixExtra
-
-    init(_ value: FixExtra) { self.value = value }
-
-    static func == (a: ExtraBox, b: ExtraBox) -> Bool { a === b || a.value == b.value }
 }

@@ -37,11 +37,11 @@ public struct Rewind: Sendable {
     /// The state before `fixes[0]` (nil: the device had none).
     var base: DeviceState? {
         get { baseBox?.value }
-        set { baseBox = newValue.map(StateBox.init) }
+        set { baseBox = newValue.map(Frozen.init) }
     }
     /// `base` and `mark` in boxes of their own: a rewind holding a new
     /// device's first fix is about 100 bytes, not 900.
-    private var baseBox: StateBox?
+    private var baseBox: Frozen<DeviceState>?
     /// Fixes tracked since `base`, ascending by time.
     var fixes: [Fix] = []
     /// What tracking each of `fixes` raised (`at`: its index): alerts
@@ -51,9 +51,9 @@ public struct Rewind: Sendable {
     /// The state before `fixes[markAt]`, a window after the base.
     var mark: DeviceState? {
         get { markBox?.value }
-        set { markBox = newValue.map(StateBox.init) }
+        set { markBox = newValue.map(Frozen.init) }
     }
-    private var markBox: StateBox?
+    private var markBox: Frozen<DeviceState>?
     var markAt = 0
     /// While the base holds a gap open for a backlog: until when (fix time, ms).
     var holdUntil: Int64?
@@ -108,7 +108,7 @@ public struct Rewind: Sendable {
     }
 
     /// The fix time before which nothing can be put in place.
-    var floor: Int64 { base?.lastTime ?? .min }
+    var floor: Int64 { baseBox?.value.lastTime ?? .min }
 
     /// Notes what tracking an in-order fix raised.
     mutating func note(_ fix: Fix, _ outcome: Tracker.Outcome) {
@@ -131,11 +131,4 @@ public struct Rewind: Sendable {
         mark = nil
         markAt = 0
     }
-}
-
-/// A state kept by a rewind (never changed in place).
-private final class StateBox: Sendable {
-    let value: DeviceState
-
-    init(_ value: DeviceState) { self.value = value }
 }

@@ -10,10 +10,10 @@ extension Tracker {
         /// Kept out of line: the in-place path, the daemon's, moves outcomes
         /// by the thousand with no state, and a `DeviceState` is 328 bytes.
         public var state: DeviceState? {
-            get { stateBox?.state }
-            set { stateBox = newValue.map(StateBox.init) }
+            get { stateBox?.value }
+            set { stateBox = newValue.map(Frozen.init) }
         }
-        private var stateBox: StateBox?
+        private var stateBox: Frozen<DeviceState>?
         /// Trips the fix ended.
         public var trips: [Trip] = []
         /// Times (ms) of earlier fixes held as jump suspects that this fix
@@ -33,7 +33,7 @@ extension Tracker {
         ) {
             self.disposition = disposition
             self.alerts = alerts
-            self.stateBox = state.map(StateBox.init)
+            self.stateBox = state.map(Frozen.init)
             self.trips = trips
             self.confirmed = confirmed
         }
@@ -41,13 +41,6 @@ extension Tracker {
         public static func == (a: Outcome, b: Outcome) -> Bool {
             a.disposition == b.disposition && a.alerts == b.alerts && a.state == b.state
                 && a.trips == b.trips && a.confirmed == b.confirmed
-        }
-
-        /// An immutable box: outcomes stay values (a copy shares the box,
-        /// and setting `state` replaces it).
-        private final class StateBox: Sendable {
-            let state: DeviceState
-            init(_ state: DeviceState) { self.state = state }
         }
     }
 }
