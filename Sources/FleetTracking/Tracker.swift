@@ -1,5 +1,6 @@
 import FleetGeo
 import FleetModel
+import Foundation
 
 /// Per-device tracking: fixes in, alerts, trips and new state out.
 ///
@@ -154,6 +155,35 @@ public struct Tracker: Sendable {
     /// The name of the fence with id `id`, if this tracker's fences have it.
     public func fenceName(id: String) -> String? { fenceDetector.name(id: id) }
 
+    /// A parked vehicle creeping away from its mean (`Motion.still`), seen
+    /// before the odometer gate calls it moving: `fix` and the accepted
+    /// position before it (`prev`) both lie beyond half of `stillRadiusM`
+    /// from the mean `mean`, on the same side of it (their bearings from
+    /// it within 45°), `fix` the farther, the step between them heading
+    /// away from the mean (within 45° of the bearing to `fix`), and `fix`
+    /// reports no speed of 0.
+    /// Its fences are then judged on the fix, not the mean, so an exit
+    /// comes where the vehicle crossed out rather than where the gate
+    /// confirms the departure (up to `stillRadiusM` later). A parked
+    /// device's scatter rarely lands twice in a row beyond that distance,
+    /// on one side and receding; one reporting that it stands never.
+    func creeping(_ fix: Fix, from mean: Coordinate, prev: Waypoint?) -> Bool {
+        guard let prev, (fix.speedKmh ?? 1) > 0 else { return false }
+        let half = settings.stillRadiusM / 2
+        let mLat = 111_132.954
+        let mLon = 111_319.49 * cos(mean.lat * .pi / 180)
+        let a = ((prev.lon - mean.lon) * mLon, (prev.lat - mean.lat) * mLat)
+        let b = ((fix.lon - mean.lon) * mLon, (fix.lat - mean.lat) * mLat)
+        let da = (a.0 * a.0 + a.1 * a.1).squareRoot()
+        let db = (b.0 * b.0 + b.1 * b.1).squareRoot()
+        guard da > half, db > da else { return false }
+        let step = (b.0 - a.0, b.1 - a.1)
+        let ds = (step.0 * step.0 + step.1 * step.1).squareRoot()
+        let cos45 = 0.5.squareRoot()
+        return (a.0 * b.0 + a.1 * b.1) / (da * db) >= cos45
+            && (step.0 * b.0 + step.1 * b.1) / (ds * db) >= cos45
+    }
+
     /// A fix that passed the filters: moves the vehicle, runs every detector.
     private mutating func accept(
         _ fix: Fix, state st: inout DeviceState, relocatedVia via: [Suspect]?,
@@ -241,7 +271,8 @@ public struct Tracker: Sendable {
         var independent = 1.0
         var restTime: Int64?
         if case .still(let lat, let lon, let weight, let rest, nil)? = st.motion, weight >= 2,
-            settings.accuracyGate || !vague
+            settings.accuracyGate || !vague,
+            vague || !creeping(fix, from: Coordinate(lat: lat, lon: lon), prev: prev)
         {
             p = Coordinate(lat: lat, lon: lon)
             let spans = 1 + Double(fix.time - rest.time) / Self.parkedErrorCorrelationMs

@@ -175,3 +175,56 @@ import Testing
         #expect(zip(alerts.map(\.time), [560_000, 600_000]).allSatisfy { abs($0 - $1) < 100 })
     }
 }
+
+/// A parked vehicle that creeps away (a bus pulling out at walking pace)
+/// is judged on its fixes, not on its parked mean, once two in a row lie
+/// beyond half of `stillRadiusM` from the mean, on one side and receding:
+/// its exit comes where it crossed out, not 25 m later when the odometer
+/// gate confirms the departure. A fix that reports standing (speed 0)
+/// stays on the mean.
+@Suite struct CreepingDepartureTests {
+    /// Parked 10 m inside the yard's north edge for ten minutes, a fix a
+    /// minute; then north at 3 m/s, a fix every 2 s, speed reported or not.
+    func run(speedKmh: Double?) -> [Alert] {
+        var tracker = Tracker(
+            fences: FenceIndex(fences: [yard(margin: 0)]),
+            settings: TrackerSettings(marginM: 0, exitConfirmFixes: 1))
+        var state: DeviceState?
+        var alerts: [Alert] = []
+        func fix(_ t: Int64, north: Double, speed: Double?) -> Fix {
+            Fix(
+                device: "v", time: t * 1000, lat: 48 + north * mLat, lon: 11 + 100 * mLon,
+                speedKmh: speed)
+        }
+        var fixes = (0..<10).map { fix(Int64($0) * 60, north: 190, speed: 0) }
+        fixes += (1...20).map {
+            fix(600 + Int64($0) * 2, north: 190 + 6 * Double($0), speed: speedKmh)
+        }
+        for f in fixes {
+            alerts += tracker.process(f, state: &state).alerts.filter {
+                $0.type == .geofenceEnter || $0.type == .geofenceExit
+            }
+        }
+        return alerts
+    }
+
+    /// The edge (200 m) is crossed between the first fix out (196 m) and
+    /// the second (202 m), both within half the radius of the mean: the
+    /// exit comes at the sixth (226 m: the second beyond 25 m of the mean,
+    /// receding), dated at it; the gate confirms the departure only at the
+    /// ninth (244 m: the second beyond 50 m).
+    @Test func aCreepingVehicleExitsOnItsFixes() {
+        let alerts = run(speedKmh: nil)
+        #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
+        #expect(alerts.last?.time == 612_000)
+        #expect(run(speedKmh: 10.8).last?.time == 612_000)
+    }
+
+    /// The same fixes, each reporting speed 0 (a device that says it
+    /// stands): judged on the mean until the departure is confirmed.
+    @Test func aFixReportingStandingStaysOnTheMean() {
+        let alerts = run(speedKmh: 0)
+        #expect(alerts.map(\.type) == [.geofenceEnter, .geofenceExit])
+        #expect(alerts.last.map { $0.time > 612_000 } == true, "\(alerts.map(\.time))")
+    }
+}
