@@ -31,6 +31,10 @@ struct AccuracyBench: ParsableCommand {
     @Option(help: "GNSS error per axis, metres (the scenario's noise).") var noise = 5.0
     @Option(help: "Share of fixes that are multipath outliers.") var outliers = 0.002
     @Flag(help: "Run with the accuracy gate off as well.") var both = false
+    @Flag(help: "Also print how much GNSS error a per-device Kalman filter removes (FilterStudy).")
+    var filterStudy = false
+    @Option(help: "With --filter-study: the way's modelled error times these (comma-separated).")
+    var filterScales = "1,0.7,0.3"
     @Option(help: "tracking.accuracy_gate_factor (default: fleetd's).") var gateFactor: Double?
     @Flag(help: "List every missed true fence event and every phantom fence alert.")
     var misses = false
@@ -59,6 +63,13 @@ struct AccuracyBench: ParsableCommand {
         if let problem = s.problem { throw ValidationError(problem) }
         let world = FleetWorld(scenario: s, routes: loaded, fences: given)
         let index = FenceIndex(fences: world.fences)
+        if filterStudy {
+            for scale in filterScales.split(separator: ",").compactMap({ Double($0) }) {
+                var study = FilterStudy(scale: scale)
+                study.run(world)
+                say(study.text)
+            }
+        }
         for gate in both ? [true, false] : [true] {
             var settings = TrackerSettings()
             settings.speedLimitKmh = speedLimit
