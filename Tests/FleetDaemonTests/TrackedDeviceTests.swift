@@ -37,4 +37,27 @@ import Testing
         #expect(entry.state == nil)
         #expect(entry.heardMs == 5)
     }
+
+    /// What the silence check reads inline follows the state through every
+    /// way it is changed: set, changed in place, dropped.
+    @Test func theSilenceCheckSeesTheStateItDoesNotCopy() {
+        var entry = TrackedDevice()
+        #expect(!entry.hasState && !entry.isSilent)
+        var silent = Self.state(1000)
+        silent.silent = true
+        entry = TrackedDevice(state: silent)
+        #expect(entry.hasState && entry.isSilent)
+        entry.withStateAndRewind { state, _ in state!.silent = false }
+        #expect(entry.hasState && !entry.isSilent)
+        entry.withStateAndRewind { state, _ in state!.silent = true }
+        #expect(entry.isSilent)
+        entry.state = Self.state(2000)
+        #expect(entry.hasState && !entry.isSilent)
+        entry.withStateAndRewind { state, _ in state = nil }
+        #expect(!entry.hasState && !entry.isSilent)
+        entry.state = silent
+        #expect(entry.isSilent)
+        entry.state = nil
+        #expect(!entry.hasState && !entry.isSilent)
+    }
 }

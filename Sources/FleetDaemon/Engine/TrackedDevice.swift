@@ -18,7 +18,17 @@ struct TrackedDevice: Sendable {
     /// The state changed since it was last written (its device waits in the
     /// engine's checkpoint order).
     var dirty = false
-    /// Where `state` lives once set.
+    /// What the silence check reads of `state`, kept beside it whenever it
+    /// is stored: the entry has a state, and that state is `silent`. The
+    /// check visits every entry each second; reading these (inline) instead
+    /// of the state (in its box) keeps that visit to a few nanoseconds, not
+    /// a copy of the state with its arrays retained and released (100 000
+    /// devices: 11–16 ms of the engine's thread every second, every fix
+    /// arriving meanwhile held as long).
+    private(set) var hasState = false
+    private(set) var isSilent = false
+    /// Where `state` lives once set (no observer: `Box.take` and `store`
+    /// need it in place, and each caller here calls `mirror` after them).
     private var stateBox: Box<DeviceState>?
     /// Where `rewind` lives while the device has one.
     private var rewindBox: Box<Rewind>?
@@ -30,12 +40,22 @@ struct TrackedDevice: Sendable {
         self.dirty = dirty
         stateBox = state.map(Box.init)
         rewindBox = rewind.map(Box.init)
+        mirror()
+    }
+
+    /// Copies what the silence check reads from the state (`hasState`, `isSilent`).
+    private mutating func mirror() {
+        hasState = stateBox?.value != nil
+        isSilent = stateBox?.value?.silent ?? false
     }
 
     /// The tracker's state (nil until the first fix that set it).
     var state: DeviceState? {
         get { stateBox?.value }
-        set { Box.store(newValue, in: &stateBox) }
+        set {
+            Box.store(newValue, in: &stateBox)
+            mirror()
+        }
     }
 
     /// The device's recent fixes, so that one arriving after newer ones is
@@ -54,6 +74,7 @@ struct TrackedDevice: Sendable {
         defer {
             Box.store(state, in: &stateBox)
             Box.store(rewind, in: &rewindBox)
+            mirror()
         }
         return body(&state, &rewind)
     }

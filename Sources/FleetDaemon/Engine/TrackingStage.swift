@@ -417,17 +417,22 @@ final class TrackingStage: @unchecked Sendable {
         var forget: [String] = []
         var known = 0
         var silent = 0
+        // Every entry each second: only its inline fields are read
+        // (`TrackedDevice.isSilent`), never its state.
         for shard in shards {
             known += shard.devices.count
-            for (device, e) in shard.devices {
-                guard let s = e.state else { continue }
-                if s.silent {
+            let devices = shard.devices
+            for i in devices.indices {
+                let heard = devices.values[i].heardMs
+                if devices.values[i].isSilent {
                     silent += 1
-                    if let f = forgetting, !e.dirty, t - e.heardMs >= f.afterMs {
-                        forget.append(device)
+                    if let f = forgetting, !devices.values[i].dirty, t - heard >= f.afterMs {
+                        forget.append(devices.keys[i])
                     }
-                } else if silentAfterMs > 0, t - e.heardMs >= silentAfterMs {
-                    quiet.append((device, e.heardMs))
+                } else if silentAfterMs > 0, t - heard >= silentAfterMs,
+                    devices.values[i].hasState
+                {
+                    quiet.append((devices.keys[i], heard))
                 }
             }
         }
