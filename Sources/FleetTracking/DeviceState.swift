@@ -68,7 +68,7 @@ public struct DeviceState: Sendable, Equatable {
     }
 
     /// The last accepted fix as a waypoint (nil before the first).
-    var lastWaypoint: Waypoint? {
+    public var lastWaypoint: Waypoint? {
         lat.isNaN
             ? nil
             : Waypoint(

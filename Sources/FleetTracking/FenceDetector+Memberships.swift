@@ -197,6 +197,13 @@ extension FenceDetector {
             } else {
                 inside = k > 0 && ranks[k - 1] == r
             }
+            // Inside and still inside (the usual case): kept as it is, its
+            // fence not looked at (whatever the gate below would say, it
+            // would keep it too).
+            if inside, case .inside = m.phase {
+                next.append(m)
+                continue
+            }
             let index = Int(indexByRank[Int(r)])
             // The accuracy gate: a fix that may be on either side of this
             // fence's boundary changes nothing about it (no exit, no step

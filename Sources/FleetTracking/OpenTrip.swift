@@ -35,8 +35,16 @@ extension Tracker {
     /// `fences`: look the start's fences up (an index query; the engine does
     /// it once, when the trip opens).
     public func openTrip(device: String, state st: DeviceState, fences: Bool) -> OpenTrip? {
-        guard case .driving(let start, _, let maxKmh) = st.trip, let last = st.lastWaypoint
-        else { return nil }
+        openTrip(device: device, trip: st.trip, last: st.lastWaypoint, fences: fences)
+    }
+
+    /// The same from the two parts of a state it reads (`DeviceState.trip`
+    /// and its last accepted position), for a caller that has the state in
+    /// place and would otherwise copy it (the engine, once per fix).
+    public func openTrip(device: String, trip: TripPhase?, last: Waypoint?, fences: Bool)
+        -> OpenTrip?
+    {
+        guard case .driving(let start, _, let maxKmh) = trip, let last else { return nil }
         var trip = OpenTrip(
             device: device, start: start, last: last, maxSpeedKmh: maxKmh,
             startFence: fences ? fenceNames(lat: start.lat, lon: start.lon) : nil)

@@ -113,8 +113,10 @@ final class TrackingShard: @unchecked Sendable {
                 wasDriving = state?.trip?.isDriving ?? false
                 let outcome = tracker.process(
                     fix, state: &state, rewind: &rewind, containing: containing)
-                if outcome.changesState, let st = state {
-                    open = tracker.openTrip(device: fix.device, state: st, fences: !wasDriving)
+                if outcome.changesState, state != nil {
+                    open = tracker.openTrip(
+                        device: fix.device, trip: state?.trip, last: state?.lastWaypoint,
+                        fences: !wasDriving)
                 }
                 return outcome
             })

@@ -144,6 +144,8 @@ final class TrackingStage: @unchecked Sendable {
         while let items = queue.take(
             maxFixes: maxFixes, maxDelay: maxDelay, idle: checkpoints.waiting > 0 ? 0.05 : 0.5)
         {
+            let tTaken = expNs()
+            let wTaken = now()
             heartbeat.store(now(), ordering: .relaxed)
             metrics.queueDepth(queue.depth)
             metrics.unwrittenStates(checkpoints.waiting)
@@ -174,7 +176,8 @@ final class TrackingStage: @unchecked Sendable {
                 checkpoint(into: &batch, all: false, limit: 64 + batch.positions.count / 2)
             }
             if items.isEmpty && batch.isEmpty { continue }
-            handoff.put(PendingCommit(batch: batch, items: items))
+            let tNow = expNs()
+            handoff.put(PendingCommit(batch: batch, items: items, putNs: tNow, takenWallMs: wTaken, trackNs: tNow - tTaken))
         }
         // A clean stop leaves every state written: nothing to replay at the next start.
         while checkpoints.waiting > 0 {
