@@ -6,12 +6,7 @@ import Foundation
 struct PendingCommit: Sendable {
     var batch: WriteBatch
     var items: [Arrival]
-    var putNs: UInt64 = 0
-    var takenWallMs: Int64 = 0
-    var trackNs: UInt64 = 0
 }
-
-func expNs() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// The bounded hand-off between tracking and committing: the engine tracks
 /// batch n + 1 while the writer commits batch n. `put` blocks while

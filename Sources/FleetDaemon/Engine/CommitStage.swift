@@ -176,23 +176,14 @@ final class CommitStage: @unchecked Sendable {
 
     private func writeLoop() {
         while let next = handoff.take(idle: 0.5) {
-            let t0 = expNs()
             heartbeat.store(now(), ordering: .relaxed)
             runJobs(budget: next == nil ? nil : Self.jobBudgetBeforeCommit)
             guard var c = next else { continue }
-            let t1 = expNs()
             addOutbox(&c.batch)
             if let alerts = commit(c.batch) {
-                let t2 = expNs()
                 let commit = Commit(
                     batch: c.batch, alerts: alerts, arrivals: c.items, committedMs: now())
                 for sink in sinks { sink.committed(commit) }
-                let t3 = expNs()
-                let oldest = c.items.map(\.receivedMs).min() ?? now()
-                let age = now() - oldest
-                if age >= 20 {
-                    FileHandle.standardError.write(Data("EXP age=\(age) inq=\(c.takenWallMs - oldest) track=\(c.trackNs / 1000_000) handoff=\((t0 - c.putNs) / 1000_000) jobs=\((t1 - t0) / 1000_000) commit=\((t2 - t1) / 1000_000) sinks=\((t3 - t2) / 1000_000) fixes=\(c.batch.positions.count) states=\(c.batch.states.count) alerts=\(c.batch.alerts.count)\n".utf8))
-                }
             }
         }
         runJobs(ending: true)

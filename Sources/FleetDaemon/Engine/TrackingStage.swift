@@ -144,8 +144,6 @@ final class TrackingStage: @unchecked Sendable {
         while let items = queue.take(
             maxFixes: maxFixes, maxDelay: maxDelay, idle: checkpoints.waiting > 0 ? 0.05 : 0.5)
         {
-            let tTaken = expNs()
-            let wTaken = now()
             heartbeat.store(now(), ordering: .relaxed)
             metrics.queueDepth(queue.depth)
             metrics.unwrittenStates(checkpoints.waiting)
@@ -176,8 +174,7 @@ final class TrackingStage: @unchecked Sendable {
                 checkpoint(into: &batch, all: false, limit: 64 + batch.positions.count / 2)
             }
             if items.isEmpty && batch.isEmpty { continue }
-            let tNow = expNs()
-            handoff.put(PendingCommit(batch: batch, items: items, putNs: tNow, takenWallMs: wTaken, trackNs: tNow - tTaken))
+            handoff.put(PendingCommit(batch: batch, items: items))
         }
         // A clean stop leaves every state written: nothing to replay at the next start.
         while checkpoints.waiting > 0 {
