@@ -156,7 +156,8 @@ public final class Daemon: Sendable {
             ingestBehind: { [queue, batch = config.engine.batchMaxFixes] in
                 queue.depth > batch
             })
-        sinks += [delivery, metrics, ReplySink(metrics: metrics)]
+        let replies = ReplySink(metrics: metrics)
+        sinks += [delivery, metrics, replies]
         // Mail: the rules' planner and sender, when [[notifications]] are set.
         let mail = try makeMailDelivery(
             reader: try store.makeReader(),
@@ -270,6 +271,7 @@ public final class Daemon: Sendable {
                 "commit stage", start: commit.start,
                 stop: { [logger] in
                     commit.finish()
+                    replies.flush()  // the last commits' replies sent
                     // Every state written: the other nodes may take the devices at once.
                     do {
                         try membership?.leave()
