@@ -294,6 +294,17 @@ echo "== accuracy: the standard simulated fleet scored against its truth =="
 scripts/accuracy.sh "$bin"
 
 echo
+echo "== accuracy: what a per-device filter could take off the GNSS error (fleetbench accuracy --filter-study) =="
+# A causal Kalman filter per device (the world's own noise model, the way
+# between fixes from reported speeds and courses), scored against the truth
+# beside the raw fixes, on seed 1 (development) and seed 5 (hold-out); see
+# docs/benchmarks.md, "A per-device filter, measured before building one".
+for seed in 1 5; do
+  echo "-- seed $seed"
+  "$bin/fleetbench" accuracy --seed "$seed" --filter-study | sed -n '/^filter study/,/restarts/p'
+done
+
+echo
 echo "== PostgreSQL: one node against SQLite at stepped rates (fleetbench ingest) =="
 # The same ingest as above, 20 000 devices, Teltonika, a fix a datagram; on
 # SQLite, then on a throwaway PostgreSQL 15 (scripts/pg-test-server.sh:
