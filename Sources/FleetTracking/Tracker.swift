@@ -1,6 +1,5 @@
 import FleetGeo
 import FleetModel
-import Foundation
 
 /// Per-device tracking: fixes in, alerts, trips and new state out.
 ///
@@ -170,18 +169,17 @@ public struct Tracker: Sendable {
     func creeping(_ fix: Fix, from mean: Coordinate, prev: Waypoint?) -> Bool {
         guard let prev, (fix.speedKmh ?? 1) > 0 else { return false }
         let half = settings.stillRadiusM / 2
-        let mLat = 111_132.954
-        let mLon = 111_319.49 * cos(mean.lat * .pi / 180)
-        let a = ((prev.lon - mean.lon) * mLon, (prev.lat - mean.lat) * mLat)
-        let b = ((fix.lon - mean.lon) * mLon, (fix.lat - mean.lat) * mLat)
-        let da = (a.0 * a.0 + a.1 * a.1).squareRoot()
-        let db = (b.0 * b.0 + b.1 * b.1).squareRoot()
+        let around = LocalProjection(lat0: mean.lat, lon0: mean.lon)
+        let a = around.project(lat: prev.lat, lon: prev.lon)
+        let b = around.project(lat: fix.lat, lon: fix.lon)
+        let da = (a.x * a.x + a.y * a.y).squareRoot()
+        let db = (b.x * b.x + b.y * b.y).squareRoot()
         guard da > half, db > da else { return false }
-        let step = (b.0 - a.0, b.1 - a.1)
-        let ds = (step.0 * step.0 + step.1 * step.1).squareRoot()
+        let step = (x: b.x - a.x, y: b.y - a.y)
+        let ds = (step.x * step.x + step.y * step.y).squareRoot()
         let cos45 = 0.5.squareRoot()
-        return (a.0 * b.0 + a.1 * b.1) / (da * db) >= cos45
-            && (step.0 * b.0 + step.1 * b.1) / (ds * db) >= cos45
+        return (a.x * b.x + a.y * b.y) / (da * db) >= cos45
+            && (step.x * b.x + step.y * b.y) / (ds * db) >= cos45
     }
 
     /// A fix that passed the filters: moves the vehicle, runs every detector.

@@ -1,3 +1,4 @@
+import FleetGeo
 import FleetSimCore
 import Foundation
 
@@ -24,9 +25,9 @@ import Foundation
 /// 4th ed., ch. 6 (augmenting the state with a Gauss–Markov error).
 struct FilterStudy {
     /// Multiplies the way's modelled error (1: as modelled).
-    var scale: Double
+    let scale: Double
     /// A share of the way's length added to its error.
-    var slack = 0.15
+    let slack = 0.15
 
     /// Per fix, squared error per axis of the raw fix and of the estimate.
     private(set) var moving: [(raw: Double, filtered: Double)] = []
@@ -92,10 +93,10 @@ struct FilterStudy {
         for device in world.devices {
             let fixes = device.packets.flatMap(\.fixes).sorted { $0.time < $1.time }
             guard let first = fixes.first else { continue }
-            let mLat = 111_132.954
-            let mLon = 111_319.49 * cos(first.lat * .pi / 180)
+            let frame = LocalProjection(lat0: first.lat, lon0: first.lon)
             func local(_ lat: Double, _ lon: Double) -> (Double, Double) {
-                ((lon - first.lon) * mLon, (lat - first.lat) * mLat)
+                let p = frame.project(lat: lat, lon: lon)
+                return (p.x, p.y)
             }
             var east = Axis(z: 0, v: sigma * sigma)
             var north = east

@@ -19,13 +19,12 @@ struct TrackedDevice: Sendable {
     /// engine's checkpoint order).
     var dirty = false
     /// What the silence check reads of `state`, kept beside it whenever it
-    /// is stored: the entry has a state, and that state is `silent`. The
-    /// check visits every entry each second; reading these (inline) instead
-    /// of the state (in its box) keeps that visit to a few nanoseconds, not
-    /// a copy of the state with its arrays retained and released (100 000
-    /// devices: 11–16 ms of the engine's thread every second, every fix
-    /// arriving meanwhile held as long).
-    private(set) var hasState = false
+    /// is stored: that state is `silent`. The check visits every entry each
+    /// second; reading this (inline) instead of the state (in its box) keeps
+    /// that visit to a few nanoseconds, not a copy of the state with its
+    /// arrays retained and released (100 000 devices: 11–16 ms of the
+    /// engine's thread every second, every fix arriving meanwhile held as
+    /// long).
     private(set) var isSilent = false
     /// Where `state` lives once set (no observer: `Box.take` and `store`
     /// need it in place, and each caller here calls `mirror` after them).
@@ -43,11 +42,14 @@ struct TrackedDevice: Sendable {
         mirror()
     }
 
-    /// Copies what the silence check reads from the state (`hasState`, `isSilent`).
+    /// Copies what the silence check reads from the state (`isSilent`).
     private mutating func mirror() {
-        hasState = stateBox?.value != nil
         isSilent = stateBox?.value?.silent ?? false
     }
+
+    /// The entry has a state (its box is dropped when the state is nil;
+    /// only `withStateAndRewind` holds an empty one, for its call).
+    var hasState: Bool { stateBox != nil }
 
     /// The tracker's state (nil until the first fix that set it).
     var state: DeviceState? {
