@@ -18,6 +18,20 @@ echo "== geofence classification (one core) =="
 if [ -f "$data/points100k.csv" ]; then
   "$bin/fleetbench" geo --fences "$data/fences10k.geojson" --points "$data/points100k.csv" \
     --scaling 1000 --scaling 10000 --scaling 100000
+  # The yardstick: the C grid of ../shared/bench/cref, one core, interleaved
+  # with FenceIndex's batched rate in three rounds of the same sitting.
+  cref=../shared/bench/cref
+  if [ -f "$cref/geo_common.h" ] && command -v gcc >/dev/null; then
+    echo "-- FenceIndex (batches) against the C grid, three interleaved rounds:"
+    gcc -O2 -o "$data/cgrid" scripts/yardsticks/cgrid.c -I"$cref" -lm 2>/dev/null
+    for round in 1 2 3; do
+      c=$("$data/cgrid" "$data/fences10k.txt" "$data/points100k.csv" | awk '{print $3}')
+      f=$("$bin/fleetbench" geo --fences "$data/fences10k.geojson" --points "$data/points100k.csv" \
+        --scaling 1000 | awk '/^FenceIndex: [0-9]/ {print $2}')
+      awk -v r="$round" -v c="$c" -v f="$f" 'BEGIN {
+        printf "round %d: C grid %.0f points/s, FenceIndex %.0f points/s: %.1fx\n", r, c, f, f / c }'
+    done
+  fi
 else
   "$bin/fleetbench" geo --scaling 1000 --scaling 10000 --scaling 100000
 fi

@@ -41,23 +41,31 @@ enum EdgeParity {
         return degenerate ? nil : refInside != odd
     }
 
-    /// Whether (x, y) is inside, for a cell crossed by one edge only (at `start`,
-    /// as x1, y1, x2, y2): the edge's chord splits the cell, so the side of
-    /// its line decides — one orientation test. `leftInside`: points left
-    /// of the edge (counter-clockwise turn) are inside. Nil exactly on the
-    /// line: the caller then uses `decide`.
+    /// Whether (x, y) is inside, for a cell whose boundary is one edge's
+    /// chord (`IndexBuilder.oneSide`) or two edges meeting at a vertex
+    /// (`IndexBuilder.wedge`: at `start`, A→V as x1, y1, x2, y2, then V→B).
+    /// The wedge left of both edges is the intersection of their
+    /// half-planes when A→V→B turns left (`wedgeBoth`), else their union;
+    /// `leftInside`: that wedge is the inside, else its complement. One edge
+    /// is the same test with the edge taken twice, so both kinds run the
+    /// same instructions (no branch between them to mispredict). Nil on
+    /// either line: the caller then uses `decide`.
     @inline(__always)
-    static func side(
-        _ x: Double, _ y: Double, _ e: UnsafeBufferPointer<UInt64>, _ start: Int,
-        leftInside: Bool
+    static func sides(
+        _ x: Double, _ y: Double, _ e: UnsafeBufferPointer<UInt64>, _ start: Int, _ flags: UInt8
     ) -> Bool? {
-        let x1 = Double(bitPattern: e[start])
-        let y1 = Double(bitPattern: e[start + 1])
-        let x2 = Double(bitPattern: e[start + 2])
-        let y2 = Double(bitPattern: e[start + 3])
-        let d = Orientation.sign(x1, y1, x2, y2, x, y)
-        guard d != 0 else { return nil }
-        return (d > 0) == leftInside
+        let second = start + (flags & IndexBuilder.wedge != 0 ? 4 : 0)
+        let s1 = Orientation.sign(
+            Double(bitPattern: e[start]), Double(bitPattern: e[start + 1]),
+            Double(bitPattern: e[start + 2]), Double(bitPattern: e[start + 3]), x, y)
+        let s2 = Orientation.sign(
+            Double(bitPattern: e[second]), Double(bitPattern: e[second + 1]),
+            Double(bitPattern: e[second + 2]), Double(bitPattern: e[second + 3]), x, y)
+        guard s1 != 0, s2 != 0 else { return nil }
+        let l1 = s1 > 0
+        let l2 = s2 > 0
+        let inWedge = flags & IndexBuilder.wedgeBoth != 0 ? (l1 && l2) : (l1 || l2)
+        return inWedge == (flags & IndexBuilder.leftInside != 0)
     }
 
     /// True when the closed segment touches the closed rectangle.

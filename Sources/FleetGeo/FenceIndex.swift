@@ -15,10 +15,14 @@ import CPrefetch
 ///   or wholly outside (nothing is stored);
 /// - one edge crosses the cell: its chord is the fence's whole boundary in
 ///   the cell, so the side of its line decides (one orientation test);
-/// - more edges cross the cell: a *boundary entry* keeps the coordinates of
-///   just those edges and whether the cell's centre is inside. A point is
-///   decided by the parity of the crossings of the short segment from the
-///   centre to it, usually two or three edge tests.
+/// - two edges meeting at a vertex, and no other: the two rays from the
+///   vertex are the whole boundary in the cell, so the sides of their lines
+///   decide (two orientation tests: the wedge between them is the
+///   intersection or the union of their half-planes, by the turn);
+/// - otherwise a *boundary entry* keeps the coordinates of just those edges
+///   and whether the cell's centre is inside. A point is decided by the
+///   parity of the crossings of the short segment from the centre to it,
+///   usually two or three edge tests.
 /// Circles and corridors get interior cells the same way; their boundary
 /// entries are decided exactly. A cell's lists and edges lie in one
 /// contiguous run of memory, found with one table look-up (`GridLevel`:
@@ -44,8 +48,10 @@ public struct FenceIndex: Sendable {
         public var interiorEntries = 0
         public var boundaryEntries = 0
         public var edgeCopies = 0
-        /// Boundary entries decided by one side-of-line test (`EdgeParity.side`).
+        /// Boundary entries decided by one side-of-line test (`EdgeParity.sides`).
         public var sideEntries = 0
+        /// Boundary entries decided by two side tests at a vertex (`EdgeParity.wedge`).
+        public var wedgeEntries = 0
         /// Grids with a dense table (the rest are hashed).
         public var denseGrids = 0
         /// Bytes held by the index structures (the fences themselves not counted).
@@ -70,6 +76,7 @@ public struct FenceIndex: Sendable {
         s.boundaryEntries = b.boundaryCount
         s.edgeCopies = b.edgeCopies
         s.sideEntries = b.sideCount
+        s.wedgeEntries = b.wedgeCount
         s.denseGrids = grids.filter { !$0.offsets.isEmpty }.count
         s.bytes = grids.reduce(0) { $0 + $1.bytes } + words.count * 8
         stats = s
@@ -84,10 +91,15 @@ public struct FenceIndex: Sendable {
         guard x.isFinite, y.isFinite, abs(y) <= 90, abs(x) <= 180 else { return }
         words.withUnsafeBufferPointer { w in
             for g in grids {
-                let ix = Int(((x + 180) * g.inverse).rounded(.down))
-                let iy = Int(((y + 90) * g.inverse).rounded(.down))
+                let (ix, iy) = FenceIndex.cell(x, y, g)
                 guard let r = g.run(ix, iy) else { continue }
-                scan(w, r.start, g, ix, iy, p, &out)
+                let bound = GridLevel.head(w, at: r.start).bound
+                let n = out.count
+                out.append(contentsOf: repeatElement(0, count: bound))
+                let found = out.withUnsafeMutableBufferPointer { o in
+                    scan(w, r.start, g, ix, iy, p, o.baseAddress! + n, already: n)
+                }
+                out.removeLast(bound - found)
             }
         }
     }
@@ -103,9 +115,8 @@ public struct FenceIndex: Sendable {
     public func forEachContaining(
         _ points: UnsafeBufferPointer<Coordinate>, _ body: (Int, UnsafeBufferPointer<Int32>) -> Void
     ) {
-        var out: [Int32] = []
-        out.reserveCapacity(64)
         guard grids.count == 1 else {
+            var out: [Int32] = []
             for (i, p) in points.enumerated() {
                 containing(p, into: &out)
                 out.withUnsafeBufferPointer { body(i, $0) }
@@ -122,14 +133,17 @@ public struct FenceIndex: Sendable {
             capacity: ringSize)
         defer { ring.deallocate() }
         let n = points.count
+        // The fences found for one point: at most its run's entries (`bound`).
+        var capacity = 64
+        var out = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+        defer { out.deallocate() }
         words.withUnsafeBufferPointer { w in
             for t in 0..<(n + 2 * d) {
                 // A: the cell of point t, and a prefetch of its table entry.
                 if t < n {
                     let p = points[t]
                     if p.lon.isFinite, p.lat.isFinite, abs(p.lat) <= 90, abs(p.lon) <= 180 {
-                        let ix = Int(((p.lon + 180) * g.inverse).rounded(.down))
-                        let iy = Int(((p.lat + 90) * g.inverse).rounded(.down))
+                        let (ix, iy) = FenceIndex.cell(p.lon, p.lat, g)
                         g.prefetch(ix, iy)
                         ring[t & mask] = (ix, iy, -2)
                     } else {
@@ -157,38 +171,61 @@ public struct FenceIndex: Sendable {
                 let a = t - 2 * d
                 if a >= 0 {
                     let c = ring[a & mask]
-                    out.removeAll(keepingCapacity: true)
+                    var found = 0
                     if c.start >= 0 {
-                        scan(w, c.start, g, c.ix, c.iy, points[a], &out)
+                        let bound = GridLevel.head(w, at: c.start).bound
+                        if bound > capacity {
+                            out.deallocate()
+                            capacity = bound
+                            out = .allocate(capacity: capacity)
+                        }
+                        found = scan(w, c.start, g, c.ix, c.iy, points[a], out, already: 0)
                     }
-                    out.withUnsafeBufferPointer { body(a, $0) }
+                    body(a, UnsafeBufferPointer(start: out, count: found))
                 }
             }
         }
+    }
+
+    /// The cell of grid `g` holding (x, y), a valid longitude and latitude.
+    /// Both products are ≥ 0, so truncation is the floor (one instruction,
+    /// where `rounded(.down)` is a call to libm's `floor` on baseline x86-64).
+    @inline(__always)
+    static func cell(_ x: Double, _ y: Double, _ g: GridLevel) -> (Int, Int) {
+        (Int((x + 180) * g.inverse), Int((y + 90) * g.inverse))
     }
 
     /// Points between prefetching an entry and using it in
     /// `forEachContaining` (each of its two stages).
     static let lookahead = 8
 
-    /// Appends the fences of the cell run at `start` (grid `g`, cell ix, iy)
-    /// that contain `p`.
+    /// Writes the fences of the cell run at `start` (grid `g`, cell ix, iy)
+    /// that contain `p` to `out` (room for the run's `bound`), returning how
+    /// many. `already`: fences just before `out` found in other grids (a
+    /// fence of several parts is reported once, so those are searched too).
     @inline(__always)
     private func scan(
         _ w: UnsafeBufferPointer<UInt64>, _ start: Int, _ g: GridLevel, _ ix: Int, _ iy: Int,
-        _ p: Coordinate,
-        _ out: inout [Int32]
-    ) {
+        _ p: Coordinate, _ out: UnsafeMutablePointer<Int32>, already: Int
+    ) -> Int {
         let x = p.lon
         let y = p.lat
         let run = GridLevel.head(w, at: start)
-        // The ids are consecutive Int32s: one bulk append.
+        var n = 0
+        // The ids are consecutive Int32s: one bulk copy.
         if !run.multiPart {
-            out.append(contentsOf: run.interior)
+            out.update(from: run.interior.baseAddress!, count: run.interior.count)
+            n = run.interior.count
         } else {
-            for v in run.interior { FenceIndex.emit(v, &out) }
+            for v in run.interior {
+                let f = v >= 0 ? v : -v - 1
+                if v >= 0 || !FenceIndex.holds(out - already, already + n, f) {
+                    out[n] = f
+                    n += 1
+                }
+            }
         }
-        guard run.boundary > 0 else { return }
+        guard run.boundary > 0 else { return n }
         var i = run.entries
         let cx = -180 + (Double(ix) + 0.5) * g.cellSize
         let cy = -90 + (Double(iy) + 0.5) * g.cellSize
@@ -196,9 +233,8 @@ public struct FenceIndex: Sendable {
             let (fence, flags, edges) = GridLevel.entry(w[i])
             i += 1
             let inside: Bool
-            if flags & IndexBuilder.oneSide != 0,
-                let d = EdgeParity.side(
-                    x, y, w, i, leftInside: flags & IndexBuilder.leftInside != 0)
+            if flags & (IndexBuilder.oneSide | IndexBuilder.wedge) != 0,
+                let d = EdgeParity.sides(x, y, w, i, flags)
             {
                 inside = d
             } else if flags & IndexBuilder.exact != 0 {
@@ -211,19 +247,26 @@ public struct FenceIndex: Sendable {
                 inside = fences[Int(fence)].contains(p)
             }
             i += 4 * edges
-            if inside, flags & IndexBuilder.dedupe == 0 || !out.contains(fence) {
-                out.append(fence)
-            }
+            // Written either way, counted only when inside (no branch to mispredict).
+            out[n] = fence
+            let keep =
+                inside
+                && (flags & IndexBuilder.dedupe == 0
+                    || !FenceIndex.holds(out - already, already + n, fence))
+            n &+= keep ? 1 : 0
         }
+        return n
     }
 
+    /// Whether the first `count` ids at `ids` include `f`.
     @inline(__always)
-    static func emit(_ v: Int32, _ out: inout [Int32]) {
-        if v >= 0 {
-            out.append(v)
-        } else if !out.contains(-v - 1) {
-            out.append(-v - 1)
+    static func holds(_ ids: UnsafeMutablePointer<Int32>, _ count: Int, _ f: Int32) -> Bool {
+        var k = 0
+        while k < count {
+            if ids[k] == f { return true }
+            k += 1
         }
+        return false
     }
 
     /// Indices of every fence containing `p`, ascending.

@@ -133,18 +133,21 @@ struct GridLevel: Sendable {
 
     /// The head of the cell run at `start`: its interior fence ids (two
     /// `Int32`s to a word; −(f+1) for a fence of several parts, when
-    /// `multiPart`), how many boundary entries follow, and the word where
-    /// the first of them starts.
+    /// `multiPart`), how many boundary entries follow, the word where
+    /// the first of them starts, and `bound`, the most fences the run can
+    /// report (its interior ids and boundary entries).
     @inline(__always)
     static func head(_ w: UnsafeBufferPointer<UInt64>, at start: Int) -> (
-        interior: UnsafeBufferPointer<Int32>, multiPart: Bool, boundary: Int, entries: Int
+        interior: UnsafeBufferPointer<Int32>, multiPart: Bool, boundary: Int, entries: Int,
+        bound: Int
     ) {
         let header = w[start]
         let n = Int(UInt32(truncatingIfNeeded: header) & 0x7FFF_FFFF)
         let ids = UnsafeRawPointer(w.baseAddress! + start + 1).assumingMemoryBound(to: Int32.self)
+        let boundary = Int(header >> 32)
         return (
             UnsafeBufferPointer(start: ids, count: n), header & IndexBuilder.hasMultiPart != 0,
-            Int(header >> 32), start + 1 + (n + 1) / 2
+            boundary, start + 1 + (n + 1) / 2, n + boundary
         )
     }
 

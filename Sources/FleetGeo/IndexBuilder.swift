@@ -10,10 +10,19 @@ struct IndexBuilder {
     static let exact: UInt8 = 2
     static let dedupe: UInt8 = 4
     /// Boundary entry with one edge whose chord splits the cell: decided by
-    /// the side of its line (`EdgeParity.side`).
+    /// the side of its line (`EdgeParity.sides`).
     static let oneSide: UInt8 = 8
-    /// With `oneSide`: points left of the edge are inside.
+    /// With `oneSide`: points left of the edge are inside. With `wedge`:
+    /// points in the wedge left of both edges (see `wedgeBoth`) are inside.
     static let leftInside: UInt8 = 16
+    /// Boundary entry with two edges meeting at a vertex (A→V stored first,
+    /// then V→B), no other edge of the fence in the cell: the two rays from
+    /// V are the whole boundary in the cell, so two side tests decide
+    /// (`EdgeParity.wedge`).
+    static let wedge: UInt8 = 32
+    /// With `wedge`: the turn A→V→B is to the left, so the wedge left of
+    /// both edges is their half-planes' intersection (else their union).
+    static let wedgeBoth: UInt8 = 64
     /// Header bit: the cell's interior list holds a fence of several parts.
     static let hasMultiPart: UInt64 = 1 << 31
 
@@ -22,6 +31,7 @@ struct IndexBuilder {
     private(set) var interiorCount = 0
     private(set) var boundaryCount = 0
     private(set) var sideCount = 0
+    private(set) var wedgeCount = 0
     private var levels: [Int: LevelBuild] = [:]
     private var baseCell = 1.0
 
@@ -264,6 +274,12 @@ struct IndexBuilder {
                             sideCount += 1
                             if (d > 0) == inside { flags |= IndexBuilder.leftInside }
                         }
+                    } else if flags & IndexBuilder.exact == 0, edges.count == 2,
+                        let w = wedge(edges[0], edges[1], xc, yc, inside, ex1, ey1, ex2, ey2)
+                    {
+                        flags |= w.flags
+                        if w.swapped { edges.swapAt(0, 1) }
+                        wedgeCount += 1
                     }
                     let start = Int32(g.staging.count)
                     for e in edges {
@@ -453,4 +469,39 @@ struct IndexBuilder {
 
     /// Edges copied into boundary entries, over all grids.
     var edgeCopies: Int { levels.values.reduce(0) { $0 + $1.staging.count / 4 } }
+
+    /// The wedge flags for a boundary cell crossed by edges `e` and `f` only,
+    /// when they meet at a vertex V (one ends where the other starts), and
+    /// whether f is A→V (to be stored first); nil otherwise, or when the turn at V or the
+    /// cell's centre (xc, yc) lies on a line of the two (the parity test then
+    /// decides). Both far ends lie outside the padded cell (a vertex inside
+    /// brings its other edge too), so within the cell the boundary is the
+    /// two rays from V: inside is the wedge left of both edges (their
+    /// half-planes' intersection when A→V→B turns left, else their union)
+    /// or its complement, whichever holds the centre as `centreInside` says.
+    private func wedge(
+        _ e: Int, _ f: Int, _ xc: Double, _ yc: Double, _ centreInside: Bool,
+        _ ex1: [Double], _ ey1: [Double], _ ex2: [Double], _ ey2: [Double]
+    ) -> (flags: UInt8, swapped: Bool)? {
+        let swapped: Bool
+        if ex2[e] == ex1[f] && ey2[e] == ey1[f] {
+            swapped = false
+        } else if ex2[f] == ex1[e] && ey2[f] == ey1[e] {
+            swapped = true
+        } else {
+            return nil
+        }
+        let (a, b) = swapped ? (f, e) : (e, f)
+        let turn = Orientation.sign(ex1[a], ey1[a], ex2[a], ey2[a], ex2[b], ey2[b])
+        let s1 = Orientation.sign(ex1[a], ey1[a], ex2[a], ey2[a], xc, yc)
+        let s2 = Orientation.sign(ex1[b], ey1[b], ex2[b], ey2[b], xc, yc)
+        guard turn != 0, s1 != 0, s2 != 0 else { return nil }
+        let both = turn > 0
+        let inWedge = both ? (s1 > 0 && s2 > 0) : (s1 > 0 || s2 > 0)
+        var flags = IndexBuilder.wedge
+        if both { flags |= IndexBuilder.wedgeBoth }
+        if inWedge == centreInside { flags |= IndexBuilder.leftInside }
+        return (flags, swapped)
+    }
+
 }

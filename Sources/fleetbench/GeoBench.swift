@@ -90,9 +90,9 @@ struct GeoBench: ParsableCommand {
         print(
             String(
                 format:
-                    "FenceIndex: build %.3f s; index %@ (RSS grew %@); grids %@ (%d dense); %d cells, %d interior and %d boundary entries (%d by one side test), %d edge copies",
+                    "FenceIndex: build %.3f s; index %@ (RSS grew %@); grids %@ (%d dense); %d cells, %d interior and %d boundary entries (%d by one side test, %d by two at a vertex), %d edge copies",
                 build, Measure.mib(s.bytes), Measure.mib(rssGrowth), sizes, s.denseGrids, s.cells,
-                s.interiorEntries, s.boundaryEntries, s.sideEntries,
+                s.interiorEntries, s.boundaryEntries, s.sideEntries, s.wedgeEntries,
                 s.edgeCopies))
         print(
             String(
