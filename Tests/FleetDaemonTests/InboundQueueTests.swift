@@ -30,4 +30,27 @@ import Testing
         // Drained: taken again.
         #expect(q.offer([datagram(fixes: 1, at: 11_002)]) == 1)
     }
+
+    /// A taken datagram is the taker's alone: the queue keeps nothing of it
+    /// (under a backlog, taken slots wait for a compaction, and once kept
+    /// every taken datagram's fixes and reply until then).
+    @Test func keepsNothingOfWhatWasTaken() {
+        let q = InboundQueue(capacity: 10_000)
+        weak var first: CommitWaiter?
+        do {
+            let w = CommitWaiter()
+            first = w
+            var a = datagram(fixes: 1, at: 0)
+            a.ack = .waiter(w)
+            #expect(q.offer([a] + (0..<3000).map { datagram(fixes: 1, at: Int64($0)) }) == 3001)
+        }
+        #expect(first != nil)
+        do {
+            let batch = q.take(maxFixes: 10, maxDelay: 0, idle: 0.1)
+            #expect(batch?.count == 10)
+        }
+        // 2 991 still waiting, the slot taken not yet compacted away.
+        #expect(q.depth == 2991)
+        #expect(first == nil)
+    }
 }

@@ -84,6 +84,10 @@ final class InboundQueue: @unchecked Sendable {
         while head < items.count && (out.isEmpty || n + items[head].fixes.count <= maxFixes) {
             n += items[head].fixes.count
             out.append(items[head])
+            // The slot lets go of what it held now, not at the next compaction
+            // (under a backlog, that held every taken datagram's fixes and
+            // reply until half the array was taken: up to twice the queue).
+            items[head] = InboundQueue.taken
             head += 1
         }
         fixes -= n
@@ -93,6 +97,9 @@ final class InboundQueue: @unchecked Sendable {
         }
         return out
     }
+
+    /// What a taken slot holds until compaction: nothing on the heap.
+    private static let taken = Arrival(fixes: [], reply: nil, ack: .none, receivedMs: 0)
 
     /// Fixes waiting now.
     var depth: Int {
