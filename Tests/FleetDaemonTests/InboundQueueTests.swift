@@ -32,8 +32,8 @@ import Testing
     }
 
     /// A taken datagram is the taker's alone: the queue keeps nothing of it
-    /// (under a backlog, taken slots wait for a compaction, and once kept
-    /// every taken datagram's fixes and reply until then).
+    /// (an array taken from its front once kept every taken datagram's
+    /// fixes and reply until half of it was taken).
     @Test func keepsNothingOfWhatWasTaken() {
         let q = InboundQueue(capacity: 10_000)
         weak var first: CommitWaiter?
@@ -49,7 +49,7 @@ import Testing
             let batch = q.take(maxFixes: 10, maxDelay: 0, idle: 0.1)
             #expect(batch?.count == 10)
         }
-        // 2 991 still waiting, the slot taken not yet compacted away.
+        // 2 991 still waiting behind it.
         #expect(q.depth == 2991)
         #expect(first == nil)
     }

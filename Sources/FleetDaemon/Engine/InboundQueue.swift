@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// The bounded queue between the UDP door and the engine, counted in fixes.
 ///
@@ -8,10 +9,15 @@ import Foundation
 /// waiting datagram (received that long ago and not yet taken): while the
 /// writer is that far behind, nothing new is taken, so what is taken is
 /// acknowledged before its sender gives up and resends.
+///
+/// The datagrams wait in a ring (`CircularBuffer`): a taken one is let go
+/// of at once, and the ring never holds more slots than the most that
+/// waited. An array taken from its front had held every taken datagram's
+/// fixes until half of it was taken, up to twice the queue (+90 MB in the
+/// shared harness's first failing step).
 final class InboundQueue: @unchecked Sendable {
     private let cond = NSCondition()
-    private var items: [Arrival] = []
-    private var head = 0
+    private var items = CircularBuffer<Arrival>(initialCapacity: 1024)
     private var fixes = 0
     private var closed = false
     /// While `take` waits for its batch to fill: the fixes it wants (it is
@@ -30,12 +36,12 @@ final class InboundQueue: @unchecked Sendable {
         cond.lock()
         defer { cond.unlock() }
         guard !closed else { return 0 }
-        if head < items.count, let newest = datagrams.last,
-            newest.receivedMs - items[head].receivedMs > maxDelayMs
+        if let oldest = items.first, let newest = datagrams.last,
+            newest.receivedMs - oldest.receivedMs > maxDelayMs
         {
             return 0
         }
-        let wasEmpty = head == items.count
+        let wasEmpty = items.isEmpty
         var taken = 0
         for d in datagrams {
             guard fixes + d.fixes.count <= capacity else { break }
@@ -54,9 +60,9 @@ final class InboundQueue: @unchecked Sendable {
         cond.lock()
         defer { cond.unlock() }
         let idleDeadline = Date(timeIntervalSinceNow: idle)
-        while head == items.count {
+        while items.isEmpty {
             if closed { return nil }
-            if !cond.wait(until: idleDeadline) { return head == items.count ? [] : take0(maxFixes) }
+            if !cond.wait(until: idleDeadline) { return items.isEmpty ? [] : take0(maxFixes) }
         }
         if maxDelay > 0 && !closed {
             let deadline = Date(timeIntervalSinceNow: maxDelay)
@@ -70,36 +76,16 @@ final class InboundQueue: @unchecked Sendable {
     }
 
     private func take0(_ maxFixes: Int) -> [Arrival] {
-        if head == 0 && fixes <= maxFixes && !items.isEmpty {
-            // Everything waiting fits: hand over the array itself (no copy of
-            // each datagram), and start a fresh one of the same size.
-            var out: [Arrival] = []
-            out.reserveCapacity(items.count)
-            swap(&out, &items)
-            fixes = 0
-            return out
-        }
         var out: [Arrival] = []
+        out.reserveCapacity(min(items.count, maxFixes))
         var n = 0
-        while head < items.count && (out.isEmpty || n + items[head].fixes.count <= maxFixes) {
-            n += items[head].fixes.count
-            out.append(items[head])
-            // The slot lets go of what it held now, not at the next compaction
-            // (under a backlog, that held every taken datagram's fixes and
-            // reply until half the array was taken: up to twice the queue).
-            items[head] = InboundQueue.taken
-            head += 1
+        while let first = items.first, out.isEmpty || n + first.fixes.count <= maxFixes {
+            n += first.fixes.count
+            out.append(items.removeFirst())
         }
         fixes -= n
-        if head > 1024 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
         return out
     }
-
-    /// What a taken slot holds until compaction: nothing on the heap.
-    private static let taken = Arrival(fixes: [], reply: nil, ack: .none, receivedMs: 0)
 
     /// Fixes waiting now.
     var depth: Int {
