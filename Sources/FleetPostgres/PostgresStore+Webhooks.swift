@@ -70,18 +70,16 @@ extension PostgresStore {
     /// The commit's outbox rows: for each alert owed to any subscription,
     /// one row naming their ids.
     func insertOutbox(
-        _ outbox: [(alert: Int, webhook: String)], _ committed: [AlertRecord], _ s: PGSession
+        _ outbox: [(alerts: Range<Int>, webhooks: [String])], _ committed: [AlertRecord],
+        _ s: PGSession
     ) throws {
-        var k = 0
-        while k < outbox.count {
-            let alert = outbox[k].alert
+        for run in outbox {
             var tags = ","
-            while k < outbox.count, outbox[k].alert == alert {
-                tags += "\(try webhookId(outbox[k].webhook, s)),"
-                k += 1
+            for name in run.webhooks { tags += "\(try webhookId(name, s))," }
+            guard tags.count > 1 else { continue }
+            for alert in run.alerts where committed.indices.contains(alert) {
+                try s.run(PGWebhookSQL.addOutbox, .of(committed[alert].id, tags))
             }
-            guard committed.indices.contains(alert), tags.count > 1 else { continue }
-            try s.run(PGWebhookSQL.addOutbox, .of(committed[alert].id, tags))
         }
     }
 

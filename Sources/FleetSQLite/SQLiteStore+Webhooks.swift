@@ -76,33 +76,24 @@ extension SQLiteStore {
         """
 
     /// The commit's outbox rows: for each alert owed to any subscription,
-    /// one row naming their ids. An alert owed to the same subscriptions as
-    /// the one before it reuses its list (a storm's alerts mostly are), and
-    /// the statement is bound by hand: a storm writes millions of these.
+    /// one row naming their ids. A run of alerts owed alike (a storm's
+    /// mostly are) binds its list once, and the statement is bound by hand:
+    /// a storm writes millions of these.
     func insertOutbox(
-        _ outbox: [(alert: Int, webhook: String)], _ committed: [AlertRecord], _ db: Database
+        _ outbox: [(alerts: Range<Int>, webhooks: [String])], _ committed: [AlertRecord],
+        _ db: Database
     ) throws {
         let insert = try db.cachedStatement(sql: Self.addOutbox).sqliteStatement
-        var k = 0
-        var previous = 0..<0
-        var tags = ","
-        while k < outbox.count {
-            let alert = outbox[k].alert
-            let start = k
-            while k < outbox.count, outbox[k].alert == alert { k += 1 }
-            let run = start..<k
-            let same =
-                run.count == previous.count
-                && zip(run, previous).allSatisfy { outbox[$0].webhook == outbox[$1].webhook }
-            if !same {
-                tags = ","
-                for i in run { tags += "\(try webhookId(outbox[i].webhook, db))," }
-            }
-            previous = run
-            guard committed.indices.contains(alert), tags.count > 1 else { continue }
-            sqlite3_bind_int64(insert, 1, committed[alert].id)
+        for run in outbox {
+            var tags = ","
+            for name in run.webhooks { tags += "\(try webhookId(name, db))," }
+            guard tags.count > 1 else { continue }
+            // Bindings outlive `sqlite3_reset`: the list is bound once a run.
             bindText(insert, 2, tags)
-            try step(insert, db)
+            for alert in run.alerts where committed.indices.contains(alert) {
+                sqlite3_bind_int64(insert, 1, committed[alert].id)
+                try step(insert, db)
+            }
         }
     }
 

@@ -15,11 +15,13 @@ public struct WriteBatch: Sendable {
     /// devices whose trip moved on: nil when the device's trip ended (or it
     /// stopped driving). Not stored: post-commit sinks read it.
     public var tripsUnderWay: [(device: String, trip: OpenTrip?)] = []
-    /// The webhook outbox's rows: for each alert (its index in `alerts`),
-    /// the subscriptions it goes to. The commit stage fills it from the
-    /// subscriptions in force, so that an alert and what is owed of it to
-    /// every subscriber are committed in one transaction.
-    public var outbox: [(alert: Int, webhook: String)] = []
+    /// The webhook outbox's rows: runs of consecutive alerts (indices in
+    /// `alerts`) owed to the same subscriptions, by name. The commit stage
+    /// fills it from the subscriptions in force, so that an alert and what
+    /// is owed of it to every subscriber are committed in one transaction.
+    /// A storm's alerts are mostly owed alike: a run for a commit's worth,
+    /// not a pair for each alert and subscription.
+    public var outbox: [(alerts: Range<Int>, webhooks: [String])] = []
 
     /// Devices this node hands over to another (cluster): their leases are
     /// given up in the same transaction as their states in `states`.

@@ -1,5 +1,6 @@
 import FleetModel
 import FleetStorage
+import FleetTracking
 import Foundation
 import Logging
 import Synchronization
@@ -128,12 +129,34 @@ final class CommitStage: @unchecked Sendable {
     /// Fills `batch.outbox` from the subscriptions in force.
     private func addOutbox(_ batch: inout WriteBatch) {
         guard !webhooks.isEmpty, !batch.alerts.isEmpty else { return }
-        for (k, a) in batch.alerts.enumerated() {
-            for w in webhooks
+        batch.outbox = Self.outbox(for: batch.alerts, webhooks)
+    }
+
+    /// The outbox runs of `alerts`: an alert owed to the same subscriptions
+    /// as the one before it lengthens that one's run (compared by their
+    /// places in `webhooks`); one owed to none is in no run.
+    static func outbox(
+        for alerts: [Alert], _ webhooks: [WebhookMatcher]
+    ) -> [(alerts: Range<Int>, webhooks: [String])] {
+        var runs: [(alerts: Range<Int>, webhooks: [String])] = []
+        var matched: [Int] = []
+        var previous: [Int] = []
+        for (k, a) in alerts.enumerated() {
+            matched.removeAll(keepingCapacity: true)
+            for (i, w) in webhooks.enumerated()
             where w.matches(type: a.type.rawValue, device: a.device, fence: a.fence) {
-                batch.outbox.append((k, w.name))
+                matched.append(i)
+            }
+            guard !matched.isEmpty else { continue }
+            if let last = runs.indices.last, runs[last].alerts.upperBound == k, matched == previous
+            {
+                runs[last].alerts = runs[last].alerts.lowerBound..<(k + 1)
+            } else {
+                runs.append((k..<(k + 1), matched.map { webhooks[$0].name }))
+                swap(&previous, &matched)
             }
         }
+        return runs
     }
 
     /// While a batch waits to be committed, the jobs run before it take at

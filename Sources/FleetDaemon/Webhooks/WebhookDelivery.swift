@@ -25,7 +25,18 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
             _ job: @escaping @Sendable (any Store) throws(StoreError) -> WebhookBatch?
         ) async throws -> WebhookBatch?
     private let reader: any StoreReading
-    private let sender = WebhookSender()
+    /// Where the deliveries' work runs: below ingest's priority.
+    private let thread = DeliveryThread()
+    /// Made at the first send, on `thread`'s event loop.
+    private let madeSender = Mutex<WebhookSender?>(nil)
+    private var sender: WebhookSender {
+        madeSender.withLock { s in
+            if let s { return s }
+            let made = WebhookSender(eventLoopGroup: thread.eventLoopGroup)
+            s = made
+            return made
+        }
+    }
     private let logger: Logger
     private let limit: Limiter
     /// The subscriptions in force and each one's task and doorbell.
@@ -81,7 +92,7 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
     func committed(_ commit: Commit) {
         guard !commit.batch.outbox.isEmpty else { return }
         var names = Set<String>()
-        for (_, name) in commit.batch.outbox { names.insert(name) }
+        for run in commit.batch.outbox { names.formUnion(run.webhooks) }
         let bells = running.withLock { r in names.compactMap { r[$0]?.bell } }
         for b in bells { b.ring() }
     }
@@ -99,7 +110,10 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
         }
         for t in tasks { t.cancel() }
         for t in tasks { await t.value }
-        await sender.shutdown()
+        await madeSender.withLock { s in
+            defer { s = nil }; return s
+        }?.shutdown()
+        await thread.shutdown()
     }
 
     /// Starts a task for each new subscription; stops those of removed ones.
@@ -208,10 +222,11 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
     private func send(_ batch: WebhookBatch, to s: WebhookSubscription) async throws
         -> WebhookAttempt
     {
-        let alerts = try await Blocking.run { [reader] () throws(StoreError) in
-            try reader.webhookAlerts(batch)
+        // The alerts read and their JSON made on the deliveries' own thread,
+        // below ingest's priority (`DeliveryThread`).
+        let body = try await thread.run { [reader] in
+            WebhookPayload.body(webhook: s.name, alerts: try reader.webhookAlerts(batch))
         }
-        let body = WebhookPayload.body(webhook: s.name, alerts: alerts)
         let secret = try WebhookSecret(s.secret)
         await limit.acquire()
         let outcome = await sender.send(
