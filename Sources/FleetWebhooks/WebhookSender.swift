@@ -17,7 +17,6 @@ import Synchronization
 /// `shutdown` once done.
 public final class WebhookSender: Sendable {
     private let client: HTTPClient
-    private let group: any EventLoopGroup
     private let configuration: HTTPClient.Configuration
     private let resolve: Resolver
     /// Clients pinned to one checked address each, by host and address,
@@ -31,11 +30,9 @@ public final class WebhookSender: Sendable {
 
     /// `caFile`: CA certificates (PEM) trusted for https receivers besides
     /// the system's (nil: the system's only). `resolve`: how hosts are
-    /// resolved (getaddrinfo with a time limit). `eventLoopGroup`: where the
-    /// connections run (AsyncHTTPClient's shared group unless given).
+    /// resolved (getaddrinfo with a time limit).
     public init(
-        caFile: String? = nil, resolve: Resolver? = nil,
-        eventLoopGroup: (any EventLoopGroup)? = nil
+        caFile: String? = nil, resolve: Resolver? = nil
     ) {
         var c = HTTPClient.Configuration(redirectConfiguration: .disallow)
         c.connectionPool = .init(idleTimeout: .seconds(30))
@@ -49,8 +46,7 @@ public final class WebhookSender: Sendable {
         }
         configuration = c
         self.resolve = resolve ?? { await WebhookResolver.resolve($0, timeoutS: $1) }
-        group = eventLoopGroup ?? HTTPClient.defaultEventLoopGroup
-        client = HTTPClient(eventLoopGroup: group, configuration: c)
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: c)
     }
 
     public func shutdown() async {
@@ -73,7 +69,8 @@ public final class WebhookSender: Sendable {
             }
             var config = configuration
             config.dnsOverride = [host: address]
-            let c = HTTPClient(eventLoopGroup: group, configuration: config)
+            let c = HTTPClient(
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
             p.append((key, c))
             return (c, p.count > Self.maxPinned ? p.removeFirst().client : nil)
         }

@@ -27,16 +27,7 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
     private let reader: any StoreReading
     /// Where the deliveries' work runs: below ingest's priority.
     private let thread = DeliveryThread()
-    /// Made at the first send, on `thread`'s event loop.
-    private let madeSender = Mutex<WebhookSender?>(nil)
-    private var sender: WebhookSender {
-        madeSender.withLock { s in
-            if let s { return s }
-            let made = WebhookSender(eventLoopGroup: thread.eventLoopGroup)
-            s = made
-            return made
-        }
-    }
+    private let sender = WebhookSender()
     private let logger: Logger
     private let limit: Limiter
     /// The subscriptions in force and each one's task and doorbell.
@@ -110,10 +101,8 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
         }
         for t in tasks { t.cancel() }
         for t in tasks { await t.value }
-        await madeSender.withLock { s in
-            defer { s = nil }; return s
-        }?.shutdown()
-        await thread.shutdown()
+        await sender.shutdown()
+        thread.shutdown()
     }
 
     /// Starts a task for each new subscription; stops those of removed ones.
