@@ -397,17 +397,7 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
             fences.indices.filter { fences[$0].contains(p) }.map { Int32($0) }
         }
         #expect(expected.reduce(0) { $0 + $1.count } > 1000)
-        var mismatches: [String] = []
-        for (k, p) in points.enumerated() where index.containing(p) != expected[k] {
-            mismatches.append("\(p): index \(index.containing(p)), fences \(expected[k])")
-        }
-        points.withUnsafeBufferPointer { buf in
-            index.forEachContaining(buf) { k, got in
-                if got.sorted() != expected[k] {
-                    mismatches.append("batch \(points[k]): \(got.sorted()), fences \(expected[k])")
-                }
-            }
-        }
+        let mismatches = indexMismatches(index, points, expected)
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     }
 
@@ -431,6 +421,25 @@ func polygon(_ pts: [(Double, Double)], holes: [[(Double, Double)]] = []) -> Pol
             #expect(index.containing(p) == Oracle.containing(fences, p))
         }
     }
+}
+
+/// Where `index` answers otherwise than `expected` (each point's fences,
+/// ascending), one point at a time and in batches.
+func indexMismatches(_ index: FenceIndex, _ points: [Coordinate], _ expected: [[Int32]])
+    -> [String]
+{
+    var mismatches: [String] = []
+    for (k, p) in points.enumerated() where index.containing(p) != expected[k] {
+        mismatches.append("\(p): index \(index.containing(p)), expected \(expected[k])")
+    }
+    points.withUnsafeBufferPointer { buf in
+        index.forEachContaining(buf) { k, got in
+            if got.sorted() != expected[k] {
+                mismatches.append("batch \(points[k]): \(got.sorted()), expected \(expected[k])")
+            }
+        }
+    }
+    return mismatches
 }
 
 func wrap(_ lon: Double) -> Double { lon > 180 ? lon - 360 : lon < -180 ? lon + 360 : lon }

@@ -91,17 +91,7 @@ import Testing
         let points = Self.probes(&rng)
         let expected = points.map { Oracle.containing(Self.fences, $0) }
         #expect(expected.filter { !$0.isEmpty }.count > points.count / 4)
-        var mismatches: [String] = []
-        for (k, p) in points.enumerated() where index.containing(p) != expected[k] {
-            mismatches.append("\(p): index \(index.containing(p)), oracle \(expected[k])")
-        }
-        points.withUnsafeBufferPointer { buf in
-            index.forEachContaining(buf) { k, got in
-                if got.sorted() != expected[k] {
-                    mismatches.append("batch \(points[k]): \(got.sorted()), oracle \(expected[k])")
-                }
-            }
-        }
+        let mismatches = indexMismatches(index, points, expected)
         #expect(mismatches.count == 0, "\(mismatches.prefix(5))")
     }
 }
