@@ -18,7 +18,7 @@ struct IndexBuilder {
     /// Boundary entry with two edges meeting at a vertex (A→V stored first,
     /// then V→B), no other edge of the fence in the cell: the two rays from
     /// V are the whole boundary in the cell, so two side tests decide
-    /// (`EdgeParity.wedge`).
+    /// (`EdgeParity.sides`).
     static let wedge: UInt8 = 32
     /// With `wedge`: the turn A→V→B is to the left, so the wedge left of
     /// both edges is their half-planes' intersection (else their union).
@@ -472,9 +472,9 @@ struct IndexBuilder {
 
     /// The wedge flags for a boundary cell crossed by edges `e` and `f` only,
     /// when they meet at a vertex V (one ends where the other starts), and
-    /// whether f is A→V (to be stored first); nil otherwise, or when the turn at V or the
-    /// cell's centre (xc, yc) lies on a line of the two (the parity test then
-    /// decides). Both far ends lie outside the padded cell (a vertex inside
+    /// whether f is A→V (to be stored first); nil otherwise, or when the
+    /// turn at V is straight or the cell's centre (xc, yc) lies on a line of
+    /// the two (the parity test then decides). Both far ends lie outside the padded cell (a vertex inside
     /// brings its other edge too), so within the cell the boundary is the
     /// two rays from V: inside is the wedge left of both edges (their
     /// half-planes' intersection when A→V→B turns left, else their union)
@@ -503,5 +503,4 @@ struct IndexBuilder {
         if inWedge == centreInside { flags |= IndexBuilder.leftInside }
         return (flags, swapped)
     }
-
 }
