@@ -50,7 +50,7 @@ public struct FenceIndex: Sendable {
         public var edgeCopies = 0
         /// Boundary entries decided by one side-of-line test (`EdgeParity.sides`).
         public var sideEntries = 0
-        /// Boundary entries decided by two side tests at a vertex (`EdgeParity.wedge`).
+        /// Boundary entries decided by two side tests at a vertex (`EdgeParity.sides`).
         public var wedgeEntries = 0
         /// Grids with a dense table (the rest are hashed).
         public var denseGrids = 0

@@ -18,67 +18,21 @@ import Foundation
 /// writer's last commit) sends what is left and ends it.
 final class ReplySink: CommitSink, @unchecked Sendable {
     private let metrics: Metrics?
-    /// Batches handed over and not yet sent, and whether `flush` was called.
-    private let cond = NSCondition()
-    private var pending: [[Arrival]] = []
-    private var closing = false
-    /// The thread has ended (after `flush`): batches are sent by their caller.
-    private var ended = false
-    private let done = DispatchSemaphore(value: 0)
-    /// One reused batch per socket (the reply thread's alone).
+    private let thread = WorkerThread(name: "fleetd-replies")
+    /// One reused batch per socket (touched by one thread at a time: the
+    /// reply thread, or after `flush` the writer).
     private var replies: [(socket: UDPSocket, batch: ReplyBatch)] = []
-
-    /// The thread was started (at the first batch).
-    private var started = false
 
     init(metrics: Metrics?) { self.metrics = metrics }
 
     func committed(_ commit: Commit) {
-        cond.lock()
-        if ended {
-            cond.unlock()
-            send(commit.arrivals)
-            return
-        }
-        pending.append(commit.arrivals)
-        if !started {
-            started = true
-            let thread = Thread { [self] in
-                Thread.current.name = "fleetd-replies"
-                run()
-                done.signal()
-            }
-            thread.start()
-        }
-        cond.signal()
-        cond.unlock()
+        let arrivals = commit.arrivals
+        if !thread.submit({ [self] in send(arrivals) }) { send(arrivals) }
     }
 
     /// Sends every batch handed over so far and ends the thread; later
     /// batches are sent at once on the caller's thread.
-    func flush() {
-        cond.lock()
-        let wait = started && !closing
-        closing = true
-        if !started { ended = true }
-        cond.signal()
-        cond.unlock()
-        if wait { done.wait() }
-    }
-
-    private func run() {
-        while true {
-            cond.lock()
-            while pending.isEmpty && !closing { cond.wait() }
-            let taken = pending
-            pending.removeAll(keepingCapacity: true)
-            let end = closing && taken.isEmpty
-            if end { ended = true }
-            cond.unlock()
-            if end { return }
-            for arrivals in taken { send(arrivals) }
-        }
-    }
+    func flush() { thread.finish() }
 
     private func send(_ arrivals: [Arrival]) {
         var oldest = Int64.max

@@ -25,8 +25,9 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
             _ job: @escaping @Sendable (any Store) throws(StoreError) -> WebhookBatch?
         ) async throws -> WebhookBatch?
     private let reader: any StoreReading
-    /// Where the deliveries' work runs: below ingest's priority.
-    private let thread = DeliveryThread()
+    /// Where the deliveries' work runs: `fleetd-webhooks`, below ingest's
+    /// priority (`deliveryNice`).
+    private let thread = WorkerThread(name: "fleetd-webhooks", nice: WebhookDelivery.deliveryNice)
     private let sender = WebhookSender()
     private let logger: Logger
     private let limit: Limiter
@@ -56,6 +57,15 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
     /// devices' acknowledgements need. Alerts wait in the outbox meanwhile.
     private let ingestBehind: @Sendable () -> Bool
     static let yieldStep = Duration.milliseconds(50)
+    /// Added to fleetd's nice value on the deliveries' thread, whose work
+    /// (reading each batch's alerts through a reader, their JSON) would
+    /// otherwise take the cores the engine and the writer need while an
+    /// alert storm's backlog goes out. At +10 the scheduler gives it about
+    /// a tenth of a core that ingest also wants (CFS weights 110 against
+    /// 1 024), and every idle cycle: deliveries are slowed, never stopped.
+    /// A plain thread, not an event loop: a PostgreSQL reader waits on its
+    /// futures there, which an event loop refuses.
+    static let deliveryNice: Int32 = 10
     static let yieldMax = Duration.seconds(5)
 
     init(
@@ -102,7 +112,7 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
         for t in tasks { t.cancel() }
         for t in tasks { await t.value }
         await sender.shutdown()
-        thread.shutdown()
+        thread.close()
     }
 
     /// Starts a task for each new subscription; stops those of removed ones.
@@ -212,7 +222,7 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
         -> WebhookAttempt
     {
         // The alerts read and their JSON made on the deliveries' own thread,
-        // below ingest's priority (`DeliveryThread`).
+        // below ingest's priority (`deliveryNice`).
         let body = try await thread.run { [reader] in
             WebhookPayload.body(webhook: s.name, alerts: try reader.webhookAlerts(batch))
         }
