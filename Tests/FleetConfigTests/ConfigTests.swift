@@ -66,6 +66,7 @@ import Testing
             "[engine]\nbatch_max_delay_ms = 60",
             "f:2: engine.batch_max_delay_ms: must be 0…50, found 60"
         ),
+        ("[udp]\nreceiver_nice = -21", "f:2: udp.receiver_nice: must be -20…19, found -21"),
         (
             "[storage]\nbatch_max_fixes = 10",
             "f:2: storage.batch_max_fixes: has moved: set batch_max_fixes in [engine]"

@@ -8,8 +8,7 @@ import Foundation
 /// (`ReplySink`'s `fleetd-replies`, the webhook deliveries'
 /// `fleetd-webhooks`). Started at the first job, so a daemon never started
 /// leaves no thread. `nice`: added to the caller's nice value on the thread
-/// (setpriority(2) with `who` 0, which on Linux is the calling thread: each
-/// thread has a nice value of its own).
+/// (`ThreadNice.add`).
 ///
 /// `close` refuses further jobs; the thread ends once it has run those it
 /// holds (`finish` also waits for that). A refused job is the caller's.
@@ -73,10 +72,7 @@ final class WorkerThread: @unchecked Sendable {
 
     private func work() {
         Thread.current.name = name
-        if nice != 0 {
-            let which = __priority_which_t(PRIO_PROCESS.rawValue)
-            _ = setpriority(which, 0, min(getpriority(which, 0) + nice, 19))
-        }
+        if nice != 0 { ThreadNice.add(nice) }
         while true {
             cond.lock()
             while jobs.isEmpty && !closing { cond.wait() }

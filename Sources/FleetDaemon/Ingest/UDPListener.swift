@@ -2,6 +2,7 @@ import CBatchUDP
 import FleetModel
 import FleetProtocols
 import Foundation
+import Logging
 import Synchronization
 
 /// A thread that reads one UDP socket: up to 64 datagrams per
@@ -26,6 +27,9 @@ final class UDPListener: @unchecked Sendable {
             ? WallClock.system.nowMs() : heartbeat.load(ordering: .relaxed)
     }
     private let done = DispatchSemaphore(value: 0)
+    /// `[udp] receiver_nice`: the nice value the thread asks for.
+    private let nice: Int32
+    private let logger: Logger
     /// Datagrams per `recvmmsg`, and bytes kept for each: the largest UDP
     /// payload (65 507 bytes) is read whole.
     static let batch = 64
@@ -33,9 +37,15 @@ final class UDPListener: @unchecked Sendable {
     static let gatherMicroseconds: UInt32 = 250
     static let slot = 65_536
 
-    /// `badPerSource`: `[udp] bad_items_per_source_s` (0: no limit).
-    init(socket: UDPSocket, format: any WireFormat, door: Door, badPerSource: Int = 0) {
+    /// `badPerSource`: `[udp] bad_items_per_source_s` (0: no limit);
+    /// `nice`: `[udp] receiver_nice`.
+    init(
+        socket: UDPSocket, format: any WireFormat, door: Door, badPerSource: Int = 0,
+        nice: Int32 = 0, logger: Logger
+    ) {
         self.socket = socket
+        self.nice = nice
+        self.logger = logger
         self.handler = DatagramHandler(
             door: door, format: format, socket: socket, badPerSource: badPerSource)
     }
@@ -44,6 +54,7 @@ final class UDPListener: @unchecked Sendable {
         let thread = Thread { [self] in
             // Set from the thread itself, so `top -H` and `ps -L` show it (15 bytes at most).
             Thread.current.name = "udp-\(name)"
+            prioritize()
             run()
             done.signal()
         }
@@ -54,6 +65,19 @@ final class UDPListener: @unchecked Sendable {
     func stop() {
         stopping.store(true, ordering: .relaxed)
         done.wait()
+    }
+
+    /// Asks for `nice` on this thread when it is below the process's value;
+    /// a refusal is logged and the thread goes on at the process's value.
+    private func prioritize() {
+        let own = ThreadNice.current
+        guard nice < own else { return }
+        let refused = ThreadNice.set(nice)
+        if refused != 0 {
+            logger.notice(
+                "udp-\(name) stays at nice \(own): nice \(nice) (udp.receiver_nice) was refused (\(String(cString: strerror(refused)))); it needs CAP_SYS_NICE or LimitNICE=\(nice), and without it a busy machine may drop datagrams at the socket"
+            )
+        }
     }
 
     private static func nowMs() -> Int64 { WallClock.system.nowMs() }

@@ -488,7 +488,8 @@ public final class Daemon: Sendable {
                 listeners.append(
                     UDPListener(
                         socket: socket, format: format, door: door,
-                        badPerSource: config.udp.badItemsPerSourceS))
+                        badPerSource: config.udp.badItemsPerSourceS,
+                        nice: Int32(config.udp.receiverNice), logger: logger))
             }
         } catch {
             for l in listeners { l.socket.close() }
