@@ -52,9 +52,10 @@ final class UDPListener: @unchecked Sendable {
 
     func start() {
         let thread = Thread { [self] in
+            // Its priority first: once the thread shows its name, it runs at its nice value.
+            prioritize()
             // Set from the thread itself, so `top -H` and `ps -L` show it (15 bytes at most).
             Thread.current.name = "udp-\(name)"
-            prioritize()
             run()
             done.signal()
         }
