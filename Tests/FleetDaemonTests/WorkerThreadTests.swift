@@ -3,10 +3,6 @@ import Testing
 
 @testable import FleetDaemon
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A worker thread (the webhook deliveries' one here): its jobs run in
 /// order, on a thread of its own, named, its nice steps below the caller;
 /// errors come back to the caller; once closed it refuses more, and
@@ -16,15 +12,14 @@ import Testing
 
     @Test func runsJobsBelowTheCallersPriorityAndPassesErrorsBack() async throws {
         let thread = WorkerThread(name: "fleetd-webhooks", nice: WebhookDelivery.deliveryNice)
-        let which = __priority_which_t(PRIO_PROCESS.rawValue)
-        let mine = getpriority(which, 0)
+        let mine = ThreadNice.current
         let seen = try await thread.run { () -> (Int32, String?) in
-            (getpriority(which, 0), Thread.current.name)
+            (ThreadNice.current, Thread.current.name)
         }
         #expect(seen.0 == min(mine + WebhookDelivery.deliveryNice, 19))
         #expect(seen.1 == "fleetd-webhooks")
         // The caller's own priority is untouched.
-        #expect(getpriority(which, 0) == mine)
+        #expect(ThreadNice.current == mine)
         await #expect(throws: Boom.self) { try await thread.run { () -> Int in throw Boom() } }
         let order = try await withThrowingTaskGroup(of: Int.self) { group in
             for k in 0..<20 { group.addTask { try await thread.run { k } } }

@@ -9,10 +9,7 @@ enum ThreadNice {
     private static let which = __priority_which_t(PRIO_PROCESS.rawValue)
 
     /// The calling thread's nice value (-20…19).
-    static var current: Int32 {
-        errno = 0
-        return getpriority(which, 0)
-    }
+    static var current: Int32 { getpriority(which, 0) }
 
     /// Sets the calling thread's nice value to `value` (clamped to -20…19).
     /// Returns 0, or the errno of the refusal: lowering a nice value (a

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A named thread of its own that runs the jobs handed to it, in order
 /// (`ReplySink`'s `fleetd-replies`, the webhook deliveries'
 /// `fleetd-webhooks`). Started at the first job, so a daemon never started

@@ -57,6 +57,7 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
     /// devices' acknowledgements need. Alerts wait in the outbox meanwhile.
     private let ingestBehind: @Sendable () -> Bool
     static let yieldStep = Duration.milliseconds(50)
+    static let yieldMax = Duration.seconds(5)
     /// Added to fleetd's nice value on the deliveries' thread, whose work
     /// (reading each batch's alerts through a reader, their JSON) would
     /// otherwise take the cores the engine and the writer need while an
@@ -66,7 +67,6 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
     /// A plain thread, not an event loop: a PostgreSQL reader waits on its
     /// futures there, which an event loop refuses.
     static let deliveryNice: Int32 = 10
-    static let yieldMax = Duration.seconds(5)
 
     init(
         perform: @escaping Perform, reader: any StoreReading, logger: Logger,
