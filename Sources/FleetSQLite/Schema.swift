@@ -9,8 +9,19 @@ import GRDB
 /// brought up to date on open, and never rewritten backwards.
 public enum Schema {
     /// Opens (creating its folder and the file when missing) a read-write
-    /// connection in WAL mode with a 5 s busy timeout, and runs pending
-    /// migrations. `synchronous` nil keeps SQLite's default for the connection.
+    /// connection in WAL mode with a 5 s busy timeout and its temporary
+    /// storage in memory, and runs pending migrations. `synchronous` nil keeps
+    /// SQLite's default for the connection.
+    ///
+    /// `temp_store = MEMORY` (https://sqlite.org/pragma.html#pragma_temp_store):
+    /// a statement that writes many rows inside a transaction (the writer's
+    /// grouped `INSERT … VALUES (…),(…)`) keeps a statement journal of the
+    /// pages it changes (https://sqlite.org/tempfiles.html, section 2.5), and
+    /// past 64 KiB SQLite spills it to a file it creates and unlinks in the
+    /// temporary folder: a file created, written and deleted on the writer's
+    /// thread in every commit, each a metadata change of the file system that
+    /// can wait for its journal. In memory, a statement's journal is only what
+    /// that statement changes and is emptied when it ends.
     static func openWritable(path: String, synchronous: SynchronousMode?) throws -> DatabaseQueue {
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty {
@@ -20,6 +31,7 @@ public enum Schema {
         config.busyMode = .timeout(5)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
             if let synchronous {
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
             }
