@@ -24,16 +24,44 @@ public struct JSONReply: Sendable, Equatable {
     /// True when there is nothing to tell the sender.
     public var isEmpty: Bool { acked.isEmpty && rejected.isEmpty }
 
-    /// The reply's bytes (one JSON object, no newline).
+    /// The reply's bytes (one JSON object, no newline), written byte by
+    /// byte: one is built for every datagram that asks for a reply.
     public func encoded() -> [UInt8] {
-        var s = "{\"ack\":[" + acked.map(String.init).joined(separator: ",") + "]"
-        if !rejected.isEmpty {
-            s += ",\"rejected\":["
-            s += rejected.map { "{\"seq\":\($0.seq),\"reason\":\"\($0.reason.rawValue)\"}" }.joined(
-                separator: ",")
-            s += "]"
+        var out: [UInt8] = []
+        out.reserveCapacity(10 + acked.count * 12 + rejected.count * 48)
+        out.append(contentsOf: #"{"ack":["#.utf8)
+        for (i, seq) in acked.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            Self.appendDecimal(seq, to: &out)
         }
-        return Array((s + "}").utf8)
+        out.append(UInt8(ascii: "]"))
+        if !rejected.isEmpty {
+            out.append(contentsOf: #","rejected":["#.utf8)
+            for (i, r) in rejected.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: #"{"seq":"#.utf8)
+                Self.appendDecimal(r.seq, to: &out)
+                // Reasons are ASCII identifiers (`RejectReason`): nothing to escape.
+                out.append(contentsOf: #","reason":""#.utf8)
+                out.append(contentsOf: r.reason.rawValue.utf8)
+                out.append(contentsOf: #""}"#.utf8)
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// Appends `value` in decimal (a leading `-` when negative).
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        let start = out.count
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        out[start...].reverse()
     }
 
     /// Parses a reply (the simulator and tests read them). Nil when malformed.
