@@ -40,6 +40,12 @@ public struct FenceIndex: Sendable {
     /// `flags | edgeCount << 8`) and its edges as x1, y1, x2, y2 bit patterns.
     let words: LargePageBuffer<UInt64>
     public let stats: Stats
+    /// Each fence's place among all the fences' names in `String` order,
+    /// equal names sharing one (`FenceIndex.ranks`): lists of the fences at a
+    /// point are sorted by these numbers, not by comparing their strings.
+    public let nameRanks: [Int32]
+    /// The same for the fences' ids.
+    public let idRanks: [Int32]
 
     public struct Stats: Sendable {
         /// Cell sizes of the grids in use, degrees, finest first.
@@ -80,6 +86,23 @@ public struct FenceIndex: Sendable {
         s.denseGrids = grids.filter { !$0.offsets.isEmpty }.count
         s.bytes = grids.reduce(0) { $0 + $1.bytes } + words.count * 8
         stats = s
+        nameRanks = Self.ranks(of: fences.map(\.name))
+        idRanks = Self.ranks(of: fences.map(\.id))
+    }
+
+    /// Each string's place in `String` order among the distinct values of
+    /// `strings` (0 for the least; equal strings, by `==`, share a place).
+    static func ranks(of strings: [String]) -> [Int32] {
+        let order = strings.indices.sorted { strings[$0] < strings[$1] }
+        var ranks = [Int32](repeating: 0, count: strings.count)
+        var rank: Int32 = -1
+        var previous: String?
+        for i in order {
+            if strings[i] != previous { rank += 1 }
+            ranks[i] = rank
+            previous = strings[i]
+        }
+        return ranks
     }
 
     /// Indices (into `fences`) of every fence containing `p`, into `out`

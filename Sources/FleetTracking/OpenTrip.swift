@@ -45,10 +45,11 @@ extension Tracker {
         -> OpenTrip?
     {
         guard case .driving(let start, _, let maxKmh) = trip, let last else { return nil }
+        let at: (names: String?, ids: String?) =
+            fences ? self.fences.namesAndIds(lat: start.lat, lon: start.lon) : (nil, nil)
         var trip = OpenTrip(
-            device: device, start: start, last: last, maxSpeedKmh: maxKmh,
-            startFence: fences ? fenceNames(lat: start.lat, lon: start.lon) : nil)
-        trip.startFenceId = fences ? fenceIds(lat: start.lat, lon: start.lon) : nil
+            device: device, start: start, last: last, maxSpeedKmh: maxKmh, startFence: at.names)
+        trip.startFenceId = at.ids
         return trip
     }
 }

@@ -82,17 +82,18 @@ struct TripDetector: Sendable {
         _ device: String, start: Waypoint, end: Waypoint, maxKmh: Double, alerts: inout [Alert],
         trips: inout [Trip]
     ) {
+        let from = fences.namesAndIds(lat: start.lat, lon: start.lon)
+        let to = fences.namesAndIds(lat: end.lat, lon: end.lon)
         var trip = Trip(
-            device: device, start: start, end: end,
-            startFence: fences.names(lat: start.lat, lon: start.lon),
-            endFence: fences.names(lat: end.lat, lon: end.lon), maxSpeedKmh: maxKmh)
+            device: device, start: start, end: end, startFence: from.names, endFence: to.names,
+            maxSpeedKmh: maxKmh)
         // The average is never above the maximum (a trip shorter than one
         // span, or speeds reported low).
         if trip.durationS > 0 {
             trip.maxSpeedKmh = max(trip.maxSpeedKmh, trip.distanceM / trip.durationS * 3.6)
         }
-        trip.startFenceId = fences.ids(lat: start.lat, lon: start.lon)
-        trip.endFenceId = fences.ids(lat: end.lat, lon: end.lon)
+        trip.startFenceId = from.ids
+        trip.endFenceId = to.ids
         trips.append(trip)
         var details = [
             AlertDetail("distance_m", (trip.distanceM * 10).rounded() / 10),
