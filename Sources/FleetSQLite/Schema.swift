@@ -9,9 +9,9 @@ import GRDB
 /// brought up to date on open, and never rewritten backwards.
 public enum Schema {
     /// Opens (creating its folder and the file when missing) a read-write
-    /// connection in WAL mode with a 5 s busy timeout and its temporary
-    /// storage in memory, and runs pending migrations. `synchronous` nil keeps
-    /// SQLite's default for the connection.
+    /// connection in WAL mode with a 5 s busy timeout, runs pending
+    /// migrations, then keeps the connection's temporary storage in memory.
+    /// `synchronous` nil keeps SQLite's default for the connection.
     ///
     /// `temp_store = MEMORY` (https://sqlite.org/pragma.html#pragma_temp_store):
     /// a statement that writes many rows inside a transaction (the writer's
@@ -21,7 +21,10 @@ public enum Schema {
     /// temporary folder: a file created, written and deleted on the writer's
     /// thread in every commit, each a metadata change of the file system that
     /// can wait for its journal. In memory, a statement's journal is only what
-    /// that statement changes and is emptied when it ends.
+    /// that statement changes and is emptied when it ends. Set only after the
+    /// migrations: one that builds an index over a large table sorts it, and
+    /// with temporary storage in memory SQLite's sorter would hold the whole
+    /// sort in memory instead of spilling it to files.
     static func openWritable(path: String, synchronous: SynchronousMode?) throws -> DatabaseQueue {
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty {
@@ -31,13 +34,13 @@ public enum Schema {
         config.busyMode = .timeout(5)
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
             if let synchronous {
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
             }
         }
         let queue = try DatabaseQueue(path: path, configuration: config)
         try migrator.migrate(queue)
+        try queue.inDatabase { try $0.execute(sql: "PRAGMA temp_store = MEMORY") }
         return queue
     }
 
