@@ -8,7 +8,8 @@
 # (`/api/v1/events?positions=batch`, the console's way), "on"; ROUNDS times,
 # alternating (MODES="off webhooks streams on" also runs each alone: webhooks
 # without streams, streams without webhooks). Per run: the storm's last acknowledgement, the highest rate
-# held, p99 at 50 000 fixes/s, fleetd's peak RSS, and what the consumers got.
+# held, p99 at 50 000 fixes/s, fleetd's peak RSS, what the consumers got, and
+# the CPU seconds fleetd and the consumers' own process used.
 # The journal is not measured: this machine runs no journald.
 # usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]
 set -euo pipefail
@@ -60,10 +61,19 @@ for round in $(seq "$rounds"); do
       k=$(( k + (sent + 99999) / 100000 )); sleep 2
     done
     hwm=$(awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$fpid/status")
+    # CPU seconds (user + system) of fleetd and of the consumers' own
+    # process: both share this machine's two cores with the load generator.
+    cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+    fcpu=$(cpu "$fpid")
     got=""
-    if [ -n "$cpid" ]; then kill -TERM "$cpid"; wait "$cpid" || true; got=$(cat "$dir/clients.txt"); fi
+    if [ -n "$cpid" ]; then
+      ccpu=$(cpu "$cpid")
+      kill -TERM "$cpid"; wait "$cpid" || true
+      got="$(cat "$dir/clients.txt") consumers_cpu_s=$ccpu"
+    fi
+    got="fleetd_cpu_s=$fcpu${got:+ $got}"
     kill -TERM "$fpid"; wait "$fpid" || true
-    echo "round $round, consumers $mode: storm $storm; highest held $best; p99 at 50000 ${p50k:-?} ms; peak RSS $hwm MB${got:+; $got}"
+    echo "round $round, consumers $mode: storm $storm; highest held $best; p99 at 50000 ${p50k:-?} ms; peak RSS $hwm MB; $got"
     echo "$mode $best ${p50k:-0} $hwm" >> "$summary"
     rm -rf "$dir"
   done
