@@ -472,13 +472,14 @@ struct IndexBuilder {
 
     /// The wedge flags for a boundary cell crossed by edges `e` and `f` only,
     /// when they meet at a vertex V (one ends where the other starts), and
-    /// whether f is A→V (to be stored first); nil otherwise, or when the
-    /// turn at V is straight or the cell's centre (xc, yc) lies on a line of
-    /// the two (the parity test then decides). Both far ends lie outside the
-    /// padded cell (a vertex inside brings its other edge too), so within the cell the boundary is the
-    /// two rays from V: inside is the wedge left of both edges (their
-    /// half-planes' intersection when A→V→B turns left, else their union)
-    /// or its complement, whichever holds the centre as `centreInside` says.
+    /// whether f is A→V (to be stored first); nil otherwise, or when the turn
+    /// at V is straight or the cell's centre (xc, yc) lies on a line of the two
+    /// (the parity test then decides). Both far ends lie outside the padded
+    /// cell (a vertex inside brings its other edge too), so within the cell the
+    /// boundary is the two rays from V: inside is the wedge left of both edges
+    /// (their half-planes' intersection when A→V→B turns left, else their
+    /// union) or its complement, whichever holds the centre as `centreInside`
+    /// says.
     private func wedge(
         _ e: Int, _ f: Int, _ xc: Double, _ yc: Double, _ centreInside: Bool,
         _ ex1: [Double], _ ey1: [Double], _ ex2: [Double], _ ey2: [Double]

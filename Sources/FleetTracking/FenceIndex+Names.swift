@@ -7,13 +7,8 @@ extension FenceIndex {
         listed(containing(Coordinate(lat: lat, lon: lon)), names: true)
     }
 
-    /// Ids of the fences containing a position, sorted and distinct, ", "
-    /// between several; nil when none.
-    func ids(lat: Double, lon: Double) -> String? {
-        listed(containing(Coordinate(lat: lat, lon: lon)), names: false)
-    }
-
-    /// `names(lat:lon:)` and `ids(lat:lon:)` from one look-up.
+    /// `names(lat:lon:)`, and the fences' ids listed the same way, from one
+    /// look-up.
     func namesAndIds(lat: Double, lon: Double) -> (names: String?, ids: String?) {
         let hits = containing(Coordinate(lat: lat, lon: lon))
         return (listed(hits, names: true), listed(hits, names: false))

@@ -140,17 +140,6 @@ public struct Tracker: Sendable {
         return outcome
     }
 
-    /// Names of the fences containing a position, ", " between several; nil when none.
-    public func fenceNames(lat: Double, lon: Double) -> String? {
-        fences.names(lat: lat, lon: lon)
-    }
-
-    /// Ids of the fences containing a position, sorted, ", " between
-    /// several; nil when none.
-    public func fenceIds(lat: Double, lon: Double) -> String? {
-        fences.ids(lat: lat, lon: lon)
-    }
-
     /// The name of the fence with id `id`, if this tracker's fences have it.
     public func fenceName(id: String) -> String? { fenceDetector.name(id: id) }
 

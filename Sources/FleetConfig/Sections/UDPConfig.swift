@@ -11,17 +11,17 @@ public struct UDPConfig: Sendable, Equatable {
     /// for being unregistered. A device resends what was dropped. 0 = no
     /// limit (0–10 000 000).
     public var badItemsPerSourceS = 10_000
-    /// The nice value each UDP receiving thread asks for (-20…19). A UDP
-    /// socket holds only what its receive buffer holds (about 30 ms of
-    /// fixes at 120 000 a second with Linux's usual 4 MiB cap); past it the
-    /// kernel drops datagrams unseen. The receiving thread's work is small,
-    /// but on a busy machine it waits for a core behind the engine, the
-    /// writer and the replies' thread, and then the socket overflows: in
-    /// fleetd's half of the shared harness at 120 000 fixes/s, 8 647 of
-    /// 360 064 were dropped at nice 0 and none at -5. Below the process's own value it needs
-    /// `CAP_SYS_NICE` or an `RLIMIT_NICE` that allows it (the packaged unit
-    /// sets `LimitNICE=-5`); refused, the thread keeps the process's value
-    /// and fleetd says so once at start. Never set above the process's value.
+    /// The nice value each UDP receiving thread asks for (-20…19). A UDP socket
+    /// holds only what its receive buffer holds (about 30 ms of fixes at
+    /// 120 000 a second with Linux's usual 4 MiB cap); past it the kernel drops
+    /// datagrams unseen. The receiving thread's work is small, but on a busy
+    /// machine it waits for a core behind the engine, the writer and the
+    /// replies' thread, and then the socket overflows: in fleetd's half of the
+    /// shared harness at 120 000 fixes/s, 8 647 of 360 064 were dropped at nice
+    /// 0 and none at -5. Below the process's own value it needs `CAP_SYS_NICE`
+    /// or an `RLIMIT_NICE` that allows it (the packaged unit sets
+    /// `LimitNICE=-5`); refused, the thread keeps the process's value and
+    /// fleetd says so once at start. Never set above the process's value.
     public var receiverNice = -5
 
     public init() {}
