@@ -5,7 +5,7 @@ import GRDB
 import GRDBSQLite
 
 /// Webhook subscriptions and their outbox on the writer's connection (the
-/// commit stage runs these between commits). The outbox rows themselves
+/// commit stage runs these between commits). The outbox runs themselves
 /// are written by `commit`, with their alerts.
 extension SQLiteStore {
     public func webhooks() throws(StoreError) -> [WebhookSubscription] {
@@ -48,7 +48,8 @@ extension SQLiteStore {
         }
     }
 
-    /// Owes `s` every stored alert after id `after` that it matches.
+    /// Owes `s` every stored alert after id `after` that it matches: runs
+    /// of its own (its id is new, so they overlap none of its others).
     private func backfill(_ s: WebhookSubscription, after: Int64, _ db: Database) throws {
         let matcher = WebhookMatcher(s)
         let rows = try Row.fetchCursor(
@@ -60,39 +61,59 @@ extension SQLiteStore {
         let id =
             try Int64.fetchOne(
                 db, sql: "SELECT id FROM webhooks WHERE name = ?", arguments: [s.name]) ?? 0
-        // Not the commit's statement: that one is bound by hand.
-        let insert = try db.makeStatement(sql: Self.addOutbox)
+        let tag = WebhookSQL.tag(id)
+        let insert = try db.makeStatement(sql: WebhookSQL.addRun)
+        var run: ClosedRange<Int64>?
+        func flush() throws {
+            guard let r = run else { return }
+            try insert.execute(arguments: [r.lowerBound, r.upperBound, tag])
+            run = nil
+        }
         while let r = try rows.next() {
-            if matcher.matches(type: r[1], device: r[2], fence: r[3]) {
-                try insert.execute(arguments: [r[0] as Int64, WebhookSQL.tag(id)])
+            guard matcher.matches(type: r[1], device: r[2], fence: r[3]) else { continue }
+            let alert: Int64 = r[0]
+            if let current = run, alert == current.upperBound + 1,
+                alert - current.lowerBound < WebhookSQL.maxRun
+            {
+                run = current.lowerBound...alert
+            } else {
+                try flush()
+                run = alert...alert
             }
         }
+        try flush()
     }
 
-    /// Adds `?2` (`,ID,` or `,ID,ID,`) to alert `?1`'s outbox row.
-    static let addOutbox = """
-        INSERT INTO webhook_outbox (alert_id, hooks) VALUES (?1, ?2)
-        ON CONFLICT(alert_id) DO UPDATE SET hooks = hooks || substr(excluded.hooks, 2)
-        """
-
-    /// The commit's outbox rows: for each alert owed to any subscription,
-    /// one row naming their ids. A run of alerts owed alike (a storm's
-    /// mostly are) binds its list once, and the statement is bound by hand:
-    /// a storm writes millions of these.
+    /// The commit's outbox: for each run of alerts owed alike, one row per
+    /// stretch of consecutive ids (a commit's alerts have consecutive ids:
+    /// one writer), at most `WebhookSQL.maxRun` long, naming the
+    /// subscriptions. Bound by hand: every commit of a storm writes these.
     func insertOutbox(
         _ outbox: [(alerts: Range<Int>, webhooks: [String])], _ committed: [AlertRecord],
         _ db: Database
     ) throws {
-        let insert = try db.cachedStatement(sql: Self.addOutbox).sqliteStatement
+        let insert = try db.cachedStatement(sql: WebhookSQL.addRun).sqliteStatement
         for run in outbox {
             var tags = ","
             for name in run.webhooks { tags += "\(try webhookId(name, db))," }
             guard tags.count > 1 else { continue }
             // Bindings outlive `sqlite3_reset`: the list is bound once a run.
-            bindText(insert, 2, tags)
-            for alert in run.alerts where committed.indices.contains(alert) {
-                sqlite3_bind_int64(insert, 1, committed[alert].id)
+            bindText(insert, 3, tags)
+            let alerts = run.alerts.clamped(to: committed.indices)
+            var k = alerts.lowerBound
+            while k < alerts.upperBound {
+                // The stretch of consecutive ids from `k`.
+                let first = committed[k].id
+                var end = k + 1
+                while end < alerts.upperBound, committed[end].id == committed[end - 1].id + 1,
+                    committed[end].id - first < WebhookSQL.maxRun
+                {
+                    end += 1
+                }
+                sqlite3_bind_int64(insert, 1, first)
+                sqlite3_bind_int64(insert, 2, committed[end - 1].id)
                 try step(insert, db)
+                k = end
             }
         }
     }
@@ -111,7 +132,7 @@ extension SQLiteStore {
         try queue.write(path: path, "cannot delete webhook \(name)") { db in
             try db.execute(sql: "DELETE FROM webhooks WHERE name = ?", arguments: [name])
             guard db.changesCount > 0 else { return false }
-            // Its id stays in outbox rows, owed to nobody (ids are not reused);
+            // Its id stays in outbox runs, owed to nobody (ids are not reused);
             // retention deletes them.
             webhookIds[name] = nil
             try db.execute(sql: "DELETE FROM webhook_batches WHERE webhook = ?", arguments: [name])
@@ -145,14 +166,9 @@ extension SQLiteStore {
                     WHERE webhook = ? AND state = 'pending' ORDER BY id LIMIT 1
                     """)
             // Up to batch_max ids owed after the cursor, reading the outbox
-            // only up to `top` and only once (`scanned`): rows after the
+            // only up to `top` and only once (`scanned`): runs after the
             // cursor but before `scanned` were read and hold none.
-            let owed = try db.cachedStatement(
-                sql: """
-                    SELECT alert_id FROM webhook_outbox
-                    WHERE alert_id > ? AND alert_id <= ? AND instr(hooks, ?) > 0
-                    ORDER BY alert_id LIMIT ?
-                    """)
+            let owed = try db.cachedStatement(sql: WebhookSQL.runsAfter)
             // Bounded: a call dead-letters at most this many batches.
             for _ in 0..<1000 {
                 if let b = try Row.fetchOne(open, arguments: [name]).map(WebhookSQL.batch) {
@@ -163,11 +179,24 @@ extension SQLiteStore {
                     continue
                 }
                 let top =
-                    try Int64.fetchOne(db, sql: "SELECT max(alert_id) FROM webhook_outbox") ?? 0
+                    try Int64.fetchOne(db, sql: "SELECT max(last_alert) FROM webhook_runs") ?? 0
                 let from = max(cursor, scanned)
-                let ids = try Int64.fetchAll(owed, arguments: [from, top, tag, batchMax])
-                scanned = ids.count < batchMax ? top : (ids.last ?? top)
-                guard let first = ids.first, let last = ids.last else {
+                // The first `batchMax` ids owed in `from + 1…top`.
+                var first: Int64?
+                var last: Int64 = 0
+                var count = 0
+                let runs = try Row.fetchCursor(owed, arguments: [from, tag])
+                while count < batchMax, let run = try runs.next() {
+                    let lo = max(run[0] as Int64, from + 1)
+                    let hi = min(run[1] as Int64, top)
+                    guard lo <= hi else { continue }
+                    let take = min(Int(hi - lo + 1), batchMax - count)
+                    if first == nil { first = lo }
+                    last = lo + Int64(take) - 1
+                    count += take
+                }
+                scanned = count < batchMax ? top : last
+                guard let first else {
                     try db.execute(
                         sql: "UPDATE webhooks SET scanned = ? WHERE name = ?",
                         arguments: [scanned, name])
@@ -184,7 +213,7 @@ extension SQLiteStore {
                         VALUES (?,?,?,?,?,?,?,?, 'pending')
                         """,
                     arguments: [
-                        name, WebhookBatch.newMessageId(), first, last, ids.count, oldest, nowMs,
+                        name, WebhookBatch.newMessageId(), first, last, count, oldest, nowMs,
                         nowMs,
                     ])
                 cursor = last
@@ -250,7 +279,7 @@ extension SQLiteStore {
             try db.execute(
                 sql: "DELETE FROM webhook_batches WHERE state = 'delivered' AND done_ms < ?",
                 arguments: [cutoffMs])
-            // Outbox rows go once no subscription may still need them: before
+            // Outbox runs go once no subscription may still need them: before
             // every subscription's cursor and every batch not delivered, and
             // their alert committed before the cutoff.
             let bound =
@@ -265,8 +294,8 @@ extension SQLiteStore {
                         """, arguments: [cutoffMs]) ?? 0
             try db.execute(
                 sql: """
-                    DELETE FROM webhook_outbox WHERE alert_id IN
-                      (SELECT alert_id FROM webhook_outbox WHERE alert_id <= ? ORDER BY alert_id LIMIT ?)
+                    DELETE FROM webhook_runs WHERE rowid IN
+                      (SELECT rowid FROM webhook_runs WHERE last_alert <= ? ORDER BY last_alert LIMIT ?)
                     """, arguments: [bound, maxRows])
             return db.changesCount
         }

@@ -237,7 +237,7 @@ public final class SQLiteStore {
                 }
                 if !batch.outbox.isEmpty {
                     // What the subscriptions are owed of these alerts, in the
-                    // same transaction: one row per alert, listing them.
+                    // same transaction: a row per run of alerts owed alike.
                     try insertOutbox(batch.outbox, committed, db)
                 }
                 if !batch.states.isEmpty {

@@ -330,6 +330,9 @@ public enum Schema {
         m.registerMigration("v19: alerts by fence found through id slices") { db in
             try db.execute(sql: AlertSlices.schema)
         }
+        m.registerMigration("v20: the webhook outbox in runs of alerts") { db in
+            try db.execute(sql: WebhookSQL.runsSchema)
+        }
         return m
     }
 }

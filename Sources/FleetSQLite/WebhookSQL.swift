@@ -2,15 +2,23 @@ import FleetStorage
 import Foundation
 import GRDB
 
-/// The webhooks' tables (schema v9), shared by the writer and the readers:
-/// `webhooks` (one row per subscription: its `id`, never reused, settings,
-/// state, `cursor`: the last alert id put in a batch, `scanned`: the outbox
-/// is read up to there), `webhook_outbox` (one row per alert owed to any
-/// subscription, written in the alert's own commit: `hooks` lists the ids
-/// of the subscriptions owed it as `,3,7,`, so that ten subscriptions of
-/// every alert cost one row, not ten) and `webhook_batches` (one row per
-/// request's worth, with its fixed `webhook-id`: the alerts of the outbox
-/// in `first_alert…last_alert` whose `hooks` name the subscription).
+/// The webhooks' tables (schema v9, the outbox in runs since v20), shared
+/// by the writer and the readers: `webhooks` (one row per subscription:
+/// its `id`, never reused, settings, state, `cursor`: the last alert id put
+/// in a batch, `scanned`: the outbox is read up to there), `webhook_runs`
+/// (the outbox: one row per run of consecutive alert ids owed to the same
+/// subscriptions, written in the alerts' own commit: `hooks` lists the ids
+/// of the subscriptions owed them as `,3,7,`, so that a storm's thousands
+/// of alerts a commit, owed to ten subscriptions, cost one row, not
+/// thousands or ten thousands) and `webhook_batches` (one row per
+/// request's worth, with its fixed `webhook-id`: the alerts in
+/// `first_alert…last_alert` of the runs whose `hooks` name the subscription).
+///
+/// A subscription's runs never overlap: a commit writes at most one run
+/// per alert, and a subscription made with a backfill (a new id) gets runs
+/// of its own. Runs of different subscriptions may overlap (a backfill's).
+/// A run holds at most `maxRun` alerts, so the runs that reach into an id
+/// range are found through `webhook_runs_by_last` with a bounded scan.
 enum WebhookSQL {
     static let columns = """
         name, url, secret, types, devices, fences, allow_private, batch_max, timeout_s,
@@ -53,6 +61,42 @@ enum WebhookSQL {
     /// `,ID,`: how `hooks` names subscription `id`.
     static func tag(_ id: Int64) -> String { ",\(id)," }
 
+    /// Schema v20: the outbox in runs (the per-alert rows of v9 become runs
+    /// of one alert each).
+    static let runsSchema = """
+        CREATE TABLE webhook_runs (
+            first_alert INTEGER NOT NULL,
+            last_alert INTEGER NOT NULL,
+            hooks TEXT NOT NULL
+        );
+        INSERT INTO webhook_runs (first_alert, last_alert, hooks)
+            SELECT alert_id, alert_id, hooks FROM webhook_outbox ORDER BY alert_id;
+        DROP TABLE webhook_outbox;
+        CREATE INDEX webhook_runs_by_last ON webhook_runs(last_alert);
+        """
+
+    /// Most alerts in one run (longer ones are stored as several): a run
+    /// reaching into `a…b` ends in `a…b + maxRun - 1`.
+    static let maxRun: Int64 = 4096
+
+    /// Adds a run: `?1…?2` owed to the subscriptions `?3` lists.
+    static let addRun =
+        "INSERT INTO webhook_runs (first_alert, last_alert, hooks) VALUES (?1, ?2, ?3)"
+
+    /// The runs owed to the subscription `tag` names that end after
+    /// `after`, in id order (`?1`: after, `?2`: tag).
+    static let runsAfter = """
+        SELECT first_alert, last_alert FROM webhook_runs
+        WHERE last_alert > ?1 AND instr(hooks, ?2) > 0 ORDER BY last_alert
+        """
+
+    /// Splits `ids…` (consecutive alert ids) into runs of at most `maxRun`.
+    static func runs(_ ids: ClosedRange<Int64>) -> [ClosedRange<Int64>] {
+        stride(from: ids.lowerBound, through: ids.upperBound, by: Int(maxRun)).map {
+            $0...min($0 + maxRun - 1, ids.upperBound)
+        }
+    }
+
     /// Every subscription with its deliveries' standing.
     static func statuses(_ db: Database) throws -> [WebhookStatus] {
         try Row.fetchAll(
@@ -65,18 +109,23 @@ enum WebhookSQL {
             let s = subscription(r)
             let cursor: Int64 = r[12]
             let tag = Self.tag(r[16])
-            let unbatched =
-                try Int.fetchOne(
-                    db,
-                    sql:
-                        "SELECT count(*) FROM webhook_outbox WHERE alert_id > ? AND instr(hooks, ?) > 0",
-                    arguments: [cursor, tag]) ?? 0
-            let firstUnbatched = try Int64.fetchOne(
-                db,
-                sql: """
-                    SELECT a.committed_ms FROM webhook_outbox o JOIN alerts a ON a.id = o.alert_id
-                    WHERE o.alert_id > ? AND instr(o.hooks, ?) > 0 ORDER BY o.alert_id LIMIT 1
-                    """, arguments: [cursor, tag])
+            // Owed and not yet in a batch: the runs after the cursor (a
+            // storm's alerts are a few runs a commit, so this reads few rows).
+            var unbatched = 0
+            var firstUnbatched: Int64?
+            let runs = try Row.fetchCursor(db, sql: runsAfter, arguments: [cursor, tag])
+            while let run = try runs.next() {
+                let first = max(run[0] as Int64, cursor + 1)
+                let last: Int64 = run[1]
+                if firstUnbatched == nil {
+                    firstUnbatched = try Int64.fetchOne(
+                        db,
+                        sql:
+                            "SELECT committed_ms FROM alerts WHERE id BETWEEN ? AND ? ORDER BY id LIMIT 1",
+                        arguments: [first, last])
+                }
+                unbatched += Int(last - first + 1)
+            }
             var byState: [String: (alerts: Int, oldest: Int64?)] = [:]
             for b in try Row.fetchAll(
                 db,
@@ -104,12 +153,13 @@ enum WebhookSQL {
         try Row.fetchAll(
             db,
             sql: """
-                SELECT \(columns) FROM webhook_outbox o
-                JOIN alerts a ON a.id = o.alert_id JOIN devices d ON d.id = a.device_id
-                WHERE o.alert_id BETWEEN ? AND ?
-                  AND instr(o.hooks, ',' || (SELECT id FROM webhooks WHERE name = ?) || ',') > 0
-                ORDER BY o.alert_id
-                """, arguments: [batch.firstAlert, batch.lastAlert, batch.webhook]
+                SELECT \(columns) FROM webhook_runs o
+                JOIN alerts a ON a.id BETWEEN max(o.first_alert, ?1) AND min(o.last_alert, ?2)
+                JOIN devices d ON d.id = a.device_id
+                WHERE o.last_alert BETWEEN ?1 AND ?2 + ?4 - 1 AND o.first_alert <= ?2
+                  AND instr(o.hooks, ',' || (SELECT id FROM webhooks WHERE name = ?3) || ',') > 0
+                ORDER BY a.id
+                """, arguments: [batch.firstAlert, batch.lastAlert, batch.webhook, maxRun]
         ).map(SQLiteReader.alert)
     }
 

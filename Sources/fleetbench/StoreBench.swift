@@ -33,7 +33,7 @@ struct StoreBench: ParsableCommand {
     )
     var alertsPerFix = 0.0
 
-    @Option(help: "Webhook subscriptions each alert is owed to (outbox rows per alert).")
+    @Option(help: "Webhook subscriptions each alert is owed to (its outbox run names them all).")
     var webhooks = 0
 
     @Option(help: "Memberships per device state (the standard workload: ~20).")

@@ -54,4 +54,45 @@ import Testing
         #expect(runs.map(\.alerts) == [0..<1, 2..<4])
         #expect(CommitStage.outbox(for: alerts, []).isEmpty)
     }
+
+    /// Against the definition, on random subscriptions (filters on type,
+    /// device and fence, alone and together) and random alerts: each alert
+    /// is owed to exactly the subscriptions it matches, in their order, and
+    /// two adjacent runs never list the same subscriptions.
+    @Test func randomAlertsAreOwedToExactlyTheirMatchesInMaximalRuns() {
+        var rng = SystemRandomNumberGenerator()
+        let types = AlertType.allCases
+        for round in 0..<200 {
+            let hooks = (0..<Int.random(in: 0...6, using: &rng)).map { i in
+                WebhookMatcher(
+                    WebhookSubscription(
+                        name: "h\(i)", url: "https://example.com/h\(i)", secret: "whsec_test",
+                        types: Bool.random(using: &rng)
+                            ? [] : [types.randomElement(using: &rng)!.rawValue],
+                        devices: Bool.random(using: &rng)
+                            ? [] : ["d\(Int.random(in: 0..<3, using: &rng))"],
+                        fences: Int.random(in: 0..<3, using: &rng) > 0 ? [] : ["f0"]))
+            }
+            let alerts = (0..<Int.random(in: 0...40, using: &rng)).map { _ in
+                Alert(
+                    type: types.randomElement(using: &rng)!,
+                    device: "d\(Int.random(in: 0..<3, using: &rng))", time: 1000,
+                    fence: Bool.random(using: &rng)
+                        ? nil : "f\(Int.random(in: 0..<2, using: &rng))",
+                    lat: 48, lon: 11)
+            }
+            let runs = CommitStage.outbox(for: alerts, hooks)
+            for (k, a) in alerts.enumerated() {
+                let owed = runs.filter { $0.alerts.contains(k) }.flatMap(\.webhooks)
+                let matching = hooks.filter {
+                    $0.matches(type: a.type.rawValue, device: a.device, fence: a.fence)
+                }.map(\.name)
+                #expect(owed == matching, "round \(round), alert \(k)")
+            }
+            for (r, s) in zip(runs, runs.dropFirst())
+            where r.alerts.upperBound == s.alerts.lowerBound {
+                #expect(r.webhooks != s.webhooks, "round \(round): runs not merged")
+            }
+        }
+    }
 }

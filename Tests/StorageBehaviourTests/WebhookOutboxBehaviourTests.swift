@@ -185,14 +185,87 @@ import Testing
         let db = try await Backend.fresh(kind)
         let store = try db.store()
         _ = try store.putWebhook(hook("a", batchMax: 3), since: nil, audit: nil)
-        try commitAlerts(store, 6, to: ["a"])
+        try commitAlerts(store, 3, to: ["a"])
+        try commitAlerts(store, 3, to: ["a"], at: 2000, from: 2000)
         let b = try #require(try store.nextWebhookBatch("a", nowMs: 2000))
         try store.recordWebhookAttempt(b, .delivered(status: 204), nowMs: 2000)
-        // By the alerts' commit time (1000), and only what every subscription is done with.
+        // By the alerts' commit time (1000), and only what every
+        // subscription is done with (the first commit's three alerts).
         #expect(try store.pruneWebhooks(before: 1000, maxRows: 100) == 0)
-        #expect(try store.pruneWebhooks(before: 1001, maxRows: 100) == 3)
-        #expect(try store.pruneWebhooks(before: 1001, maxRows: 100) == 0)
+        #expect(try store.pruneWebhooks(before: 3000, maxRows: 100) > 0)
+        #expect(try store.pruneWebhooks(before: 3000, maxRows: 100) == 0)
         let status = try #require(try db.reader().webhookStatuses().first)
         #expect(status.delivered == 3 && status.pending == 3)
+        let next = try #require(try store.nextWebhookBatch("a", nowMs: 3000))
+        #expect(try db.reader().webhookAlerts(next).map(\.id) == [4, 5, 6])
+    }
+
+    /// Batches of two cut across runs of alerts owed to different sets of
+    /// subscriptions, and across commits: delivered one after another,
+    /// each subscription gets exactly its own alerts, each once, in order.
+    @Test(arguments: BackendKind.allCases) func smallBatchesCutAcrossRunsOweEachAlertOnce(
+        _ kind: BackendKind
+    ) async throws {
+        let db = try await Backend.fresh(kind)
+        let store = try db.store()
+        for name in ["a", "b", "c"] {
+            #expect(try store.putWebhook(hook(name, batchMax: 2), since: nil, audit: nil))
+        }
+        let owed: [[String]] = [
+            ["a", "b"], ["a", "b"], ["a", "b"], ["b"], ["a", "b", "c"], ["a"], [], ["a"], ["c"],
+            ["c"], ["a", "b", "c"],
+        ]
+        // Two commits: the second starts in the middle of the list.
+        for (part, range) in [(0, 0..<5), (1, 5..<owed.count)] {
+            var b = WriteBatch()
+            for i in range {
+                b.alerts.append(
+                    Alert(
+                        type: .geofenceEnter, device: "truck-\(i)", time: 1000 + Int64(i),
+                        fence: "depot", lat: 48, lon: 11))
+                let k = i - range.lowerBound
+                if !owed[i].isEmpty { b.outbox.append((k..<(k + 1), owed[i])) }
+            }
+            try store.commit(b, committedMs: 1000 + Int64(part))
+        }
+        let statuses = try db.reader().webhookStatuses()
+        for name in ["a", "b", "c"] {
+            let want = owed.indices.filter { owed[$0].contains(name) }.map { Int64($0 + 1) }
+            #expect(statuses.first { $0.subscription.name == name }?.pending == want.count)
+            var got: [Int64] = []
+            while let batch = try store.nextWebhookBatch(name, nowMs: 2000) {
+                let ids = try db.reader().webhookAlerts(batch).map(\.id)
+                #expect(ids.count == batch.count && ids.count <= 2, "\(name)")
+                #expect(ids.first == batch.firstAlert && ids.last == batch.lastAlert, "\(name)")
+                got += ids
+                try store.recordWebhookAttempt(batch, .delivered(status: 204), nowMs: 2000)
+            }
+            #expect(got == want, "\(name)")
+        }
+    }
+
+    /// A storm's commit: five thousand alerts owed to two subscriptions
+    /// (more than SQLite keeps in one run), in batches of five hundred,
+    /// each alert once and in order; the status counts them all before the
+    /// first batch.
+    @Test(arguments: BackendKind.allCases) func aStormsCommitGoesOutWhole(
+        _ kind: BackendKind
+    ) async throws {
+        let db = try await Backend.fresh(kind)
+        let store = try db.store()
+        for name in ["a", "b"] {
+            #expect(try store.putWebhook(hook(name, batchMax: 500), since: nil, audit: nil))
+        }
+        try commitAlerts(store, 5000, to: ["a", "b"])
+        #expect(try db.reader().webhookStatuses().map(\.pending) == [5000, 5000])
+        var got: [Int64] = []
+        while let batch = try store.nextWebhookBatch("a", nowMs: 2000) {
+            let ids = try db.reader().webhookAlerts(batch).map(\.id)
+            #expect(ids.count == 500 && batch.count == 500)
+            got += ids
+            try store.recordWebhookAttempt(batch, .delivered(status: 204), nowMs: 2000)
+        }
+        #expect(got == Array(1...5000))
+        #expect(try db.reader().webhookStatuses().map(\.pending) == [0, 5000])
     }
 }

@@ -135,25 +135,38 @@ final class CommitStage: @unchecked Sendable {
     /// The outbox runs of `alerts`: an alert owed to the same subscriptions
     /// as the one before it lengthens that one's run (compared by their
     /// places in `webhooks`); one owed to none is in no run.
+    ///
+    /// The subscriptions that take an alert type are worked out once per
+    /// call; an alert's device and fence are looked at only for those that
+    /// filter on them. A storm's alerts (every one owed to every
+    /// subscription, as a plain subscription's are) cost a table look-up each.
     static func outbox(
         for alerts: [Alert], _ webhooks: [WebhookMatcher]
     ) -> [(alerts: Range<Int>, webhooks: [String])] {
+        // Per type (by its place in `AlertType.allCases`): the places of
+        // the subscriptions taking it, and whether any of them filters more.
+        let types = AlertType.allCases
+        let byType: [(takers: [Int], filtered: Bool)] = types.map { t in
+            let takers = webhooks.indices.filter { webhooks[$0].takes(type: t.rawValue) }
+            return (takers, takers.contains { webhooks[$0].filtersMore })
+        }
+        let place = Dictionary(uniqueKeysWithValues: types.enumerated().map { ($1, $0) })
         var runs: [(alerts: Range<Int>, webhooks: [String])] = []
-        var matched: [Int] = []
         var previous: [Int] = []
         for (k, a) in alerts.enumerated() {
-            matched.removeAll(keepingCapacity: true)
-            for (i, w) in webhooks.enumerated()
-            where w.matches(type: a.type.rawValue, device: a.device, fence: a.fence) {
-                matched.append(i)
-            }
+            guard let p = place[a.type] else { continue }
+            let entry = byType[p]
+            let matched =
+                entry.filtered
+                ? entry.takers.filter { webhooks[$0].takes(device: a.device, fence: a.fence) }
+                : entry.takers
             guard !matched.isEmpty else { continue }
             if let last = runs.indices.last, runs[last].alerts.upperBound == k, matched == previous
             {
                 runs[last].alerts = runs[last].alerts.lowerBound..<(k + 1)
             } else {
                 runs.append((k..<(k + 1), matched.map { webhooks[$0].name }))
-                swap(&previous, &matched)
+                previous = matched
             }
         }
         return runs

@@ -30,6 +30,7 @@ public protocol WebhookOutboxStore: AnyObject {
 
     /// Retention: deletes delivered batches (and their outbox rows)
     /// delivered before `cutoffMs`, at most about `maxRows` rows. Returns
-    /// outbox rows deleted.
+    /// outbox rows deleted (a backend's own rows: PostgreSQL keeps one per
+    /// alert, SQLite one per run of alerts), 0 when nothing is left to prune.
     func pruneWebhooks(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int
 }

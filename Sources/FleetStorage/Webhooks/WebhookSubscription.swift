@@ -82,11 +82,22 @@ public struct WebhookMatcher: Sendable {
 
     /// Whether an alert of `type` for `device` (about `fence`) goes to this subscription.
     public func matches(type: String, device: String, fence: String?) -> Bool {
-        if !types.isEmpty, !types.contains(type) { return false }
+        takes(type: type) && takes(device: device, fence: fence)
+    }
+
+    /// Whether the type filter lets an alert of `type` through.
+    public func takes(type: String) -> Bool { types.isEmpty || types.contains(type) }
+
+    /// Whether the device and fence filters let an alert for `device`
+    /// (about `fence`) through.
+    public func takes(device: String, fence: String?) -> Bool {
         if !devices.isEmpty, !devices.contains(device) { return false }
         if !fences.isEmpty {
             guard let fence, fences.contains(fence) else { return false }
         }
         return true
     }
+
+    /// Whether it filters on devices or fences (not on the type alone).
+    public var filtersMore: Bool { !devices.isEmpty || !fences.isEmpty }
 }
