@@ -54,7 +54,13 @@ extension AlertRecord {
         s += "\"device\":\(JSONValue.quote(device)),\"type\":\(JSONValue.quote(type)),"
         s +=
             "\"fence\":\(fence.map(JSONValue.quote) ?? "null"),\"lat\":\(num(lat)),\"lon\":\(num(lon))"
-        if let d = details, d.hasPrefix("{"), d.count > 2 { s += "," + d.dropFirst().dropLast() }
+        // The details object's members, cut by bytes (ASCII braces), not
+        // by characters: no grapheme breaking over JSON text.
+        if let d = details, d.utf8.count > 2, d.utf8.first == UInt8(ascii: "{"),
+            let members = String(d.utf8.dropFirst().dropLast())
+        {
+            s += "," + members
+        }
         if let ackedBy, let ackedMs {
             s += ",\"acked_by\":\(JSONValue.quote(ackedBy)),"
             s += "\"acked_at\":\(JSONValue.quote(RFC3339.format(millis: ackedMs)))"
