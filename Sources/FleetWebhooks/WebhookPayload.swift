@@ -7,10 +7,15 @@ import FleetStorage
 /// alerts and `"test": true`.
 public enum WebhookPayload {
     public static func body(webhook: String, alerts: [AlertRecord]) -> [UInt8] {
+        body(webhook: webhook, lines: alerts.map(\.jsonLine))
+    }
+
+    /// The same body from the alerts' `jsonLine`s, made already.
+    public static func body(webhook: String, lines: [String]) -> [UInt8] {
         var s = "{\"webhook\":" + JSONValue.quote(webhook) + ",\"alerts\":["
-        for (i, a) in alerts.enumerated() {
+        for (i, line) in lines.enumerated() {
             if i > 0 { s += "," }
-            s += a.jsonLine
+            s += line
         }
         s += "]}"
         return Array(s.utf8)

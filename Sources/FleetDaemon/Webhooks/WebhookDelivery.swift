@@ -29,6 +29,8 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
     /// priority (`deliveryNice`).
     private let thread = WorkerThread(name: "fleetd-webhooks", nice: WebhookDelivery.deliveryNice)
     private let sender = WebhookSender()
+    /// Alerts' JSON just read, for the other subscriptions sending them.
+    private let lines = AlertLineCache()
     private let logger: Logger
     private let limit: Limiter
     /// The subscriptions in force and each one's task and doorbell.
@@ -222,9 +224,17 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
         -> WebhookAttempt
     {
         // The alerts read and their JSON made on the deliveries' own thread,
-        // below ingest's priority (`deliveryNice`).
-        let body = try await thread.run { [reader] in
-            WebhookPayload.body(webhook: s.name, alerts: try reader.webhookAlerts(batch))
+        // below ingest's priority (`deliveryNice`); a batch of consecutive
+        // ids another subscription has just read is taken from `lines`.
+        let body = try await thread.run { [reader, lines] in
+            let now = WallClock.system.nowMs()
+            if batch.count == Int(batch.lastAlert - batch.firstAlert + 1),
+                let cached = lines.lines(batch.firstAlert...batch.lastAlert, nowMs: now)
+            {
+                return WebhookPayload.body(webhook: s.name, lines: cached)
+            }
+            let alerts = try reader.webhookAlerts(batch)
+            return WebhookPayload.body(webhook: s.name, lines: lines.keep(alerts, nowMs: now))
         }
         let secret = try WebhookSecret(s.secret)
         await limit.acquire()
