@@ -19,6 +19,21 @@ import Testing
         Alert(type: type, device: device, time: 1000, fence: "depot", lat: 48, lon: 11)
     }
 
+    /// Each alert is in the runs of exactly the hooks whose rules it
+    /// matches, in their order.
+    func expectEachOwedItsMatches(
+        _ runs: [(alerts: Range<Int>, webhooks: [String])], _ alerts: [Alert],
+        _ hooks: [WebhookMatcher], _ context: String
+    ) {
+        for (k, a) in alerts.enumerated() {
+            let owed = runs.filter { $0.alerts.contains(k) }.flatMap(\.webhooks)
+            let matching = hooks.filter {
+                $0.matches(type: a.type.rawValue, device: a.device, fence: a.fence)
+            }.map(\.name)
+            #expect(owed == matching, "\(context)alert \(k)")
+        }
+    }
+
     @Test func alertsOwedAlikeShareARunAndEveryAlertIsOwedToItsMatches() {
         let hooks = [
             hook("all"), hook("exits", types: ["geofence_exit"]), hook("t1", devices: ["t1"]),
@@ -35,13 +50,7 @@ import Testing
                 ["all"], ["all", "exits"], ["all", "exits", "t1"], ["all", "t1"], ["all"],
             ])
         // Whatever the runs, each alert is owed to exactly the hooks it matches.
-        for (k, a) in alerts.enumerated() {
-            let owed = runs.filter { $0.alerts.contains(k) }.flatMap(\.webhooks)
-            let matching = hooks.filter {
-                $0.matches(type: a.type.rawValue, device: a.device, fence: a.fence)
-            }.map(\.name)
-            #expect(owed == matching, "alert \(k)")
-        }
+        expectEachOwedItsMatches(runs, alerts, hooks, "")
     }
 
     @Test func anAlertOwedToNobodyBreaksTheRun() {
@@ -82,13 +91,7 @@ import Testing
                     lat: 48, lon: 11)
             }
             let runs = CommitStage.outbox(for: alerts, hooks)
-            for (k, a) in alerts.enumerated() {
-                let owed = runs.filter { $0.alerts.contains(k) }.flatMap(\.webhooks)
-                let matching = hooks.filter {
-                    $0.matches(type: a.type.rawValue, device: a.device, fence: a.fence)
-                }.map(\.name)
-                #expect(owed == matching, "round \(round), alert \(k)")
-            }
+            expectEachOwedItsMatches(runs, alerts, hooks, "round \(round), ")
             for (r, s) in zip(runs, runs.dropFirst())
             where r.alerts.upperBound == s.alerts.lowerBound {
                 #expect(r.webhooks != s.webhooks, "round \(round): runs not merged")
