@@ -63,25 +63,16 @@ extension SQLiteStore {
                 db, sql: "SELECT id FROM webhooks WHERE name = ?", arguments: [s.name]) ?? 0
         let tag = WebhookSQL.tag(id)
         let insert = try db.makeStatement(sql: WebhookSQL.addRun)
-        var run: ClosedRange<Int64>?
-        func flush() throws {
-            guard let r = run else { return }
-            try insert.execute(arguments: [r.lowerBound, r.upperBound, tag])
-            run = nil
+        func add(_ run: ClosedRange<Int64>?) throws {
+            guard let run else { return }
+            try insert.execute(arguments: [run.lowerBound, run.upperBound, tag])
         }
+        var gather = WebhookSQL.RunGatherer()
         while let r = try rows.next() {
             guard matcher.matches(type: r[1], device: r[2], fence: r[3]) else { continue }
-            let alert: Int64 = r[0]
-            if let current = run, alert == current.upperBound + 1,
-                alert - current.lowerBound < WebhookSQL.maxRun
-            {
-                run = current.lowerBound...alert
-            } else {
-                try flush()
-                run = alert...alert
-            }
+            try add(gather.add(r[0]))
         }
-        try flush()
+        try add(gather.run)
     }
 
     /// The commit's outbox: for each run of alerts owed alike, one row per
@@ -99,22 +90,17 @@ extension SQLiteStore {
             guard tags.count > 1 else { continue }
             // Bindings outlive `sqlite3_reset`: the list is bound once a run.
             bindText(insert, 3, tags)
-            let alerts = run.alerts.clamped(to: committed.indices)
-            var k = alerts.lowerBound
-            while k < alerts.upperBound {
-                // The stretch of consecutive ids from `k`.
-                let first = committed[k].id
-                var end = k + 1
-                while end < alerts.upperBound, committed[end].id == committed[end - 1].id + 1,
-                    committed[end].id - first < WebhookSQL.maxRun
-                {
-                    end += 1
-                }
-                sqlite3_bind_int64(insert, 1, first)
-                sqlite3_bind_int64(insert, 2, committed[end - 1].id)
+            func add(_ ids: ClosedRange<Int64>?) throws {
+                guard let ids else { return }
+                sqlite3_bind_int64(insert, 1, ids.lowerBound)
+                sqlite3_bind_int64(insert, 2, ids.upperBound)
                 try step(insert, db)
-                k = end
             }
+            var gather = WebhookSQL.RunGatherer()
+            for k in run.alerts.clamped(to: committed.indices) {
+                try add(gather.add(committed[k].id))
+            }
+            try add(gather.run)
         }
     }
 

@@ -90,10 +90,21 @@ enum WebhookSQL {
         WHERE last_alert > ?1 AND instr(hooks, ?2) > 0 ORDER BY last_alert
         """
 
-    /// Splits `ids…` (consecutive alert ids) into runs of at most `maxRun`.
-    static func runs(_ ids: ClosedRange<Int64>) -> [ClosedRange<Int64>] {
-        stride(from: ids.lowerBound, through: ids.upperBound, by: Int(maxRun)).map {
-            $0...min($0 + maxRun - 1, ids.upperBound)
+    /// Gathers increasing alert ids into runs of consecutive ids, each at
+    /// most `maxRun` long (the commit's outbox and a backfill).
+    struct RunGatherer {
+        /// The run being gathered (the last one, once every id is added).
+        private(set) var run: ClosedRange<Int64>?
+
+        /// Adds `id` (above every id added before); returns the run it
+        /// closed, if it starts a new one.
+        mutating func add(_ id: Int64) -> ClosedRange<Int64>? {
+            if let r = run, id == r.upperBound + 1, id - r.lowerBound < maxRun {
+                run = r.lowerBound...id
+                return nil
+            }
+            defer { run = id...id }
+            return run
         }
     }
 

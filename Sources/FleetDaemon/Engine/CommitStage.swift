@@ -143,19 +143,17 @@ final class CommitStage: @unchecked Sendable {
     static func outbox(
         for alerts: [Alert], _ webhooks: [WebhookMatcher]
     ) -> [(alerts: Range<Int>, webhooks: [String])] {
-        // Per type (by its place in `AlertType.allCases`): the places of
-        // the subscriptions taking it, and whether any of them filters more.
-        let types = AlertType.allCases
-        let byType: [(takers: [Int], filtered: Bool)] = types.map { t in
+        // Per type: the places of the subscriptions taking it, and whether
+        // any of them filters more.
+        var byType: [AlertType: (takers: [Int], filtered: Bool)] = [:]
+        for t in AlertType.allCases {
             let takers = webhooks.indices.filter { webhooks[$0].takes(type: t.rawValue) }
-            return (takers, takers.contains { webhooks[$0].filtersMore })
+            byType[t] = (takers, takers.contains { webhooks[$0].filtersMore })
         }
-        let place = Dictionary(uniqueKeysWithValues: types.enumerated().map { ($1, $0) })
         var runs: [(alerts: Range<Int>, webhooks: [String])] = []
         var previous: [Int] = []
         for (k, a) in alerts.enumerated() {
-            guard let p = place[a.type] else { continue }
-            let entry = byType[p]
+            guard let entry = byType[a.type] else { continue }
             let matched =
                 entry.filtered
                 ? entry.takers.filter { webhooks[$0].takes(device: a.device, fence: a.fence) }
