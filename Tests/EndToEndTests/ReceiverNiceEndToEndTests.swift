@@ -32,9 +32,10 @@ import Testing
         return out
     }
 
-    /// Waits (up to 5 s) until every UDP door's thread is there, and returns the values.
+    /// Waits (up to 30 s: the whole suite runs beside it on two cores)
+    /// until every UDP door's thread shows its name, and returns the values.
     static func receivers(of pid: Int32) -> [String: [Int]] {
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(30)
         var all: [String: [Int]] = [:]
         repeat {
             all = nice(of: pid)
