@@ -94,22 +94,9 @@ public final class Fence: Sendable {
         case .polygons(let polygons):
             let proj = LocalProjection(lat0: p.lat, lon0: p.lon)
             let limit2 = metres * metres
-            func near(_ ring: Ring) -> Bool {
-                ring.xs.withUnsafeBufferPointer { xs in
-                    ring.ys.withUnsafeBufferPointer { ys in
-                        for i in 0..<(xs.count - 1)
-                        where proj.squaredDistanceToSegment(
-                            lat1: ys[i], lon1: xs[i], lat2: ys[i + 1], lon2: xs[i + 1]) <= limit2
-                        {
-                            return true
-                        }
-                        return false
-                    }
-                }
-            }
             for polygon in polygons {
-                if near(polygon.shell) { return true }
-                for hole in polygon.holes where near(hole) { return true }
+                if polygon.shell.near(proj, within: limit2) { return true }
+                for hole in polygon.holes where hole.near(proj, within: limit2) { return true }
             }
             return false
         case .circle, .corridor:

@@ -10,12 +10,26 @@ public struct Ring: Sendable {
     public let ys: [Double]
     /// Bounding box of the ring.
     public let bounds: BoundingBox
+    /// Bounding boxes of the edges in runs of `chunkEdges` (edges 0–7, 8–15,
+    /// …; the last run may be shorter): `near(_:within:)` skips a run whose
+    /// box is too far.
+    let chunkBounds: [BoundingBox]
+    /// Edges per run of `chunkBounds`.
+    static let chunkEdges = 8
 
     /// Makes a ring from closed positions; the loader has checked closure and count.
     public init(_ positions: [Coordinate]) {
         xs = positions.map(\.lon)
         ys = positions.map(\.lat)
         bounds = BoundingBox(positions)
+        var chunks: [BoundingBox] = []
+        var start = 0
+        while start < positions.count - 1 {
+            let end = min(start + Self.chunkEdges, positions.count - 1)
+            chunks.append(BoundingBox(Array(positions[start...end])))
+            start = end
+        }
+        chunkBounds = chunks
     }
 
     /// Number of edges (positions − 1).

@@ -59,24 +59,33 @@ public enum JSONValue: Sendable, Equatable {
 
     /// `s` as a JSON string literal, escaped per RFC 8259 §7.
     public static func quote(_ s: String) -> String {
+        var out = ""
+        appendQuoted(s, to: &out)
+        return out
+    }
+
+    /// Appends `s` to `out` as a JSON string literal, escaped per RFC 8259
+    /// §7 (no string of its own made on the way).
+    public static func appendQuoted(_ s: String, to out: inout String) {
+        out += "\""
         // Most strings (keys, ids, names) need no escape: copied whole.
         if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
-            return "\"" + s + "\""
-        }
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
+            out += s
+        } else {
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where u.value < 0x20:
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(u)
+                }
             }
         }
-        return out + "\""
+        out += "\""
     }
 }

@@ -37,12 +37,34 @@ public struct Alert: Sendable, Equatable {
     }
 
     /// The details as a JSON object text, or nil when there are none.
+    /// Written into one string (an alert storm builds millions of them on
+    /// the writer's thread).
     public var detailsJSON: String? {
-        var parts: [String] = []
-        if let d = durationS { parts.append(AlertDetail("duration_s", d).json) }
-        if crossed { parts.append("\"crossed\":true") }
-        if backlog { parts.append("\"backlog\":true") }
-        for d in details { parts.append(d.json) }
-        return parts.isEmpty ? nil : "{" + parts.joined(separator: ",") + "}"
+        guard durationS != nil || crossed || backlog || !details.isEmpty else { return nil }
+        var out = "{"
+        out.reserveCapacity(64)
+        var first = true
+        func next() {
+            if !first { out += "," }
+            first = false
+        }
+        if let d = durationS {
+            next()
+            AlertDetail("duration_s", d).write(to: &out)
+        }
+        if crossed {
+            next()
+            out += "\"crossed\":true"
+        }
+        if backlog {
+            next()
+            out += "\"backlog\":true"
+        }
+        for d in details {
+            next()
+            d.write(to: &out)
+        }
+        out += "}"
+        return out
     }
 }

@@ -21,16 +21,16 @@ public struct AlertDetail: Sendable, Equatable {
         self.value = .text(value)
     }
 
-    /// `"key":value` as JSON (RFC 8259): integral numbers without a
-    /// fraction, others with at most three decimals; text escaped.
-    var json: String {
-        let v: String
+    /// Appends `"key":value` as JSON (RFC 8259) to `out`: integral numbers
+    /// without a fraction, others with at most three decimals; text escaped.
+    func write(to out: inout String) {
+        JSONValue.appendQuoted(key, to: &out)
+        out += ":"
         switch value {
         case .number(let d):
             let r = (d * 1000).rounded() / 1000
-            v = r == r.rounded() && abs(r) < 1e15 ? String(Int64(r)) : String(r)
-        case .text(let s): v = JSONValue.quote(s)
+            out += r == r.rounded() && abs(r) < 1e15 ? String(Int64(r)) : String(r)
+        case .text(let s): JSONValue.appendQuoted(s, to: &out)
         }
-        return JSONValue.quote(key) + ":" + v
     }
 }
