@@ -87,8 +87,10 @@ public final class Fence: Sendable {
 
     /// True when `p` is at most `metres` from the fence's boundary, i.e.
     /// `distanceToBoundary(p) <= metres`, answered without measuring every
-    /// edge: a polygon stops at the first edge that near (exit hysteresis asks
-    /// this of every fix just outside a fence the device is in).
+    /// edge: a polygon's rings skip runs of edges whose box is farther and
+    /// stop at the first edge that near (`Ring.near`). Entry and exit
+    /// hysteresis and the accuracy gate ask this of fences a fix enters or
+    /// has just left.
     public func boundary(within metres: Double, of p: Coordinate) -> Bool {
         switch shape {
         case .polygons(let polygons):
