@@ -51,7 +51,16 @@ for round in $(seq "$rounds"); do
     fi
     base=$(( $(date +%s) * 1000 - 172800000 )); k=1; best=0; p50k=""; out=""
     line=$("$work/fleetload" "$pf" 20000 5 100000 "$work/points100k.csv" 30 "$base" 0)
-    storm=$(sed 's/.*acked=\([0-9]*\).*max_ms=\([0-9.]*\).*/\1 acked, the last after \2 ms/' <<<"$line")
+    # Of those sent; ack_drops: acknowledgements fleetd sent that the load
+    # generator's own socket dropped.
+    storm=$(sed 's/^sent=\([0-9]*\).*acked=\([0-9]*\).*max_ms=\([0-9.]*\).*ack_drops=\([0-9-]*\).*/\2 of \1 acked, the last after \3 ms, ack_drops \4/' <<<"$line")
+    # What fleetd refused during the storm for want of room in its queue
+    # (`overload`) and what the kernel dropped at its socket unread.
+    shed=$(curl -s "http://127.0.0.1:$ph/metrics" |
+      awk '/^fleetd_fixes_rejected_total/ && /reason="overload"/ {s += $NF} END {print s + 0}')
+    sockdrops=$(cat /proc/net/udp /proc/net/udp6 2>/dev/null |
+      awk -v p=":$(printf '%04X' "$pf")" '$2 ~ (p "$") {d += $NF; n++} END {print n ? d : "?"}')
+    storm="$storm, shed at the door $shed, dropped at fleetd's socket $sockdrops"
     for r in "${rates[@]}"; do
       line=$("$work/fleetload" "$pf" "$r" 3 100000 "$work/points100k.csv" 2 "$base" "$k")
       sent=$(sed 's/.*sent=\([0-9]*\).*/\1/' <<<"$line"); acked=$(sed 's/.*acked=\([0-9]*\).*/\1/' <<<"$line")
