@@ -7,7 +7,9 @@
 # receiver on loopback that answers 204) and 100 live streams open
 # (`/api/v1/events?positions=batch`, the console's way), "on"; ROUNDS times,
 # alternating (MODES="off webhooks streams on" also runs each alone: webhooks
-# without streams, streams without webhooks). Per run: the storm's last acknowledgement, the highest rate
+# without streams, streams without webhooks). Per run: the storm's first fixes
+# acknowledged of those sent, its last acknowledgement, what of it was lost
+# where (the load generator's socket, fleetd's door, fleetd's socket), the highest rate
 # held, p99 at 50 000 fixes/s, fleetd's peak RSS, what the consumers got, and
 # the CPU seconds fleetd and the consumers' own process used.
 # The journal is not measured: this machine runs no journald.
