@@ -18,6 +18,12 @@ final class TrackingStage: @unchecked Sendable {
     private let queue: InboundQueue
     /// Devices sharded over the cores by a hash of their id.
     private var shards: [TrackingShard]
+    /// A thread of its own for each shard but the first
+    /// (`fleetd-track-1`, …), which tracks a big enough batch's fixes of
+    /// that shard while this thread tracks shard 0's. Not Dispatch's
+    /// global queues: on Linux those are the threads Swift concurrency's
+    /// tasks run on, and a batch's tracking would wait for a free one.
+    private let helpers: [WorkerThread]
     private let settings: TrackerSettings
     private let metrics: Metrics
     private let maxFixes: Int
@@ -86,6 +92,7 @@ final class TrackingStage: @unchecked Sendable {
         self.handoff = handoff
         self.settings = config.tracking.settings
         let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 16))
+        self.helpers = (1..<max(count, 1)).map { WorkerThread(name: "fleetd-track-\($0)") }
         self.shards = (0..<count).map { _ in
             TrackingShard(
                 tracker: Tracker(fences: fences, settings: config.tracking.settings), groups: groups
@@ -197,6 +204,7 @@ final class TrackingStage: @unchecked Sendable {
             handoff.put(PendingCommit(batch: batch, items: []))
         }
         metrics.unwrittenStates(0)  // what the status file says after a clean stop
+        for h in helpers { h.finish() }
         handoff.close()
     }
 
@@ -387,12 +395,25 @@ final class TrackingStage: @unchecked Sendable {
                     nonisolated(unsafe) let rx = rx
                     let parts = parts
                     let shards = self.shards
+                    let helpers = self.helpers
                     if fixes.count >= Self.parallelFixesMin && count > 1 {
-                        DispatchQueue.concurrentPerform(iterations: count) { k in
-                            shards[k].process(
-                                fx, received: rx, indices: parts[k], stateBefore: stateBefore,
-                                into: out)
+                        // Shards 1… on their own threads, shard 0 on this
+                        // one; the buffers outlive the jobs (all waited for).
+                        let finished = DispatchSemaphore(value: 0)
+                        for k in 1..<count {
+                            let job: @Sendable () -> Void = {
+                                shards[k].process(
+                                    fx, received: rx, indices: parts[k],
+                                    stateBefore: stateBefore, into: out)
+                                finished.signal()
+                            }
+                            // A helper closed (the engine stopping): run here.
+                            if !helpers[k - 1].submit(job) { job() }
                         }
+                        shards[0].process(
+                            fx, received: rx, indices: parts[0], stateBefore: stateBefore,
+                            into: out)
+                        for _ in 1..<count { finished.wait() }
                     } else {
                         for k in 0..<count {
                             shards[k].process(
