@@ -41,13 +41,23 @@ public struct LocalProjection: Sendable {
     {
         let a = project(lat: lat1, lon: lon1)
         let b = project(lat: lat2, lon: lon2)
-        let dx = b.x - a.x
-        let dy = b.y - a.y
+        return Self.squaredDistanceToSegment(a.x, a.y, b.x, b.y)
+    }
+
+    /// The square of the distance in metres from the reference (the
+    /// origin) to the segment from (ax, ay) to (bx, by), both ends
+    /// projected already (metres east and north).
+    @inlinable
+    static func squaredDistanceToSegment(
+        _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double
+    ) -> Double {
+        let dx = bx - ax
+        let dy = by - ay
         let len2 = dx * dx + dy * dy
-        var t = len2 > 0 ? -(a.x * dx + a.y * dy) / len2 : 0
+        var t = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0
         t = min(1, max(0, t))
-        let px = a.x + t * dx
-        let py = a.y + t * dy
+        let px = ax + t * dx
+        let py = ay + t * dy
         return px * px + py * py
     }
 }

@@ -45,14 +45,9 @@ extension Ring {
                     for i in (first + 1)...last {
                         let x = (xs[i] - lon0) * kx
                         let y = (ys[i] - lat0) * ky
-                        let dx = x - ax
-                        let dy = y - ay
-                        let len2 = dx * dx + dy * dy
-                        var t = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0
-                        t = min(1, max(0, t))
-                        let px = ax + t * dx
-                        let py = ay + t * dy
-                        if px * px + py * py <= limit2 { return true }
+                        if LocalProjection.squaredDistanceToSegment(ax, ay, x, y) <= limit2 {
+                            return true
+                        }
                         ax = x
                         ay = y
                     }

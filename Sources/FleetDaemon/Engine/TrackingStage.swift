@@ -92,7 +92,7 @@ final class TrackingStage: @unchecked Sendable {
         self.handoff = handoff
         self.settings = config.tracking.settings
         let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 16))
-        self.helpers = (1..<max(count, 1)).map { WorkerThread(name: "fleetd-track-\($0)") }
+        self.helpers = (1..<count).map { WorkerThread(name: "fleetd-track-\($0)") }
         self.shards = (0..<count).map { _ in
             TrackingShard(
                 tracker: Tracker(fences: fences, settings: config.tracking.settings), groups: groups
