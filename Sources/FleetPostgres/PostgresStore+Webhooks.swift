@@ -244,6 +244,13 @@ extension PostgresStore {
         try s.run("UPDATE webhooks SET last_error = $1 WHERE name = $2", .of(error, name))
     }
 
+    /// One by one, each step in its own transactions: a subscription's row
+    /// is locked (`FOR UPDATE`) while its batch is formed, and one
+    /// transaction holding several nodes' subscriptions could deadlock.
+    public func webhookSteps(_ steps: [WebhookStep]) throws(StoreError) -> [WebhookBatch?] {
+        try webhookStepsOneByOne(steps)
+    }
+
     public func pruneWebhooks(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int {
         try link.transaction("webhook retention failed") { s in
             try s.run(

@@ -129,85 +129,7 @@ extension SQLiteStore {
 
     public func nextWebhookBatch(_ name: String, nowMs: Int64) throws(StoreError) -> WebhookBatch? {
         try queue.write(path: path, "cannot form a batch for webhook \(name)") { db in
-            guard
-                let w = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT batch_max, max_age_h, disabled, cursor, scanned, id
-                        FROM webhooks WHERE name = ?
-                        """,
-                    arguments: [name])
-            else { return nil }
-            let disabled: String? = w[2]
-            guard disabled == nil else { return nil }
-            let batchMax: Int = w[0]
-            let maxAgeH: Double = w[1]
-            var cursor: Int64 = w[3]
-            var scanned: Int64 = w[4]
-            let tag = WebhookSQL.tag(w[5])
-            let cutoff = nowMs - Int64(maxAgeH * 3_600_000)
-            let open = try db.cachedStatement(
-                sql: """
-                    SELECT \(WebhookSQL.batchColumns) FROM webhook_batches
-                    WHERE webhook = ? AND state = 'pending' ORDER BY id LIMIT 1
-                    """)
-            // Up to batch_max ids owed after the cursor, reading the outbox
-            // only up to `top` and only once (`scanned`): runs after the
-            // cursor but before `scanned` were read and hold none.
-            let owed = try db.cachedStatement(sql: WebhookSQL.runsAfter)
-            // Bounded: a call dead-letters at most this many batches.
-            for _ in 0..<1000 {
-                if let b = try Row.fetchOne(open, arguments: [name]).map(WebhookSQL.batch) {
-                    guard b.oldestMs < cutoff else { return b }
-                    try db.execute(
-                        sql: "UPDATE webhook_batches SET state = 'dead', done_ms = ? WHERE id = ?",
-                        arguments: [nowMs, b.id])
-                    continue
-                }
-                let top =
-                    try Int64.fetchOne(db, sql: "SELECT max(last_alert) FROM webhook_runs") ?? 0
-                let from = max(cursor, scanned)
-                // The first `batchMax` ids owed in `from + 1…top`.
-                var first: Int64?
-                var last: Int64 = 0
-                var count = 0
-                let runs = try Row.fetchCursor(owed, arguments: [from, tag])
-                while count < batchMax, let run = try runs.next() {
-                    let lo = max(run[0] as Int64, from + 1)
-                    let hi = min(run[1] as Int64, top)
-                    guard lo <= hi else { continue }
-                    let take = min(Int(hi - lo + 1), batchMax - count)
-                    if first == nil { first = lo }
-                    last = lo + Int64(take) - 1
-                    count += take
-                }
-                scanned = count < batchMax ? top : last
-                guard let first else {
-                    try db.execute(
-                        sql: "UPDATE webhooks SET scanned = ? WHERE name = ?",
-                        arguments: [scanned, name])
-                    return nil
-                }
-                let oldest =
-                    try Int64.fetchOne(
-                        db, sql: "SELECT committed_ms FROM alerts WHERE id = ?", arguments: [first])
-                    ?? nowMs
-                try db.execute(
-                    sql: """
-                        INSERT INTO webhook_batches (webhook, message_id, first_alert, last_alert,
-                          alerts, oldest_ms, created_ms, next_ms, state)
-                        VALUES (?,?,?,?,?,?,?,?, 'pending')
-                        """,
-                    arguments: [
-                        name, WebhookBatch.newMessageId(), first, last, count, oldest, nowMs,
-                        nowMs,
-                    ])
-                cursor = last
-                try db.execute(
-                    sql: "UPDATE webhooks SET cursor = ?, scanned = ? WHERE name = ?",
-                    arguments: [cursor, scanned, name])
-            }
-            return nil
+            try formNext(name, nowMs: nowMs, db)
         }
     }
 
@@ -215,48 +137,173 @@ extension SQLiteStore {
         _ batch: WebhookBatch, _ attempt: WebhookAttempt, nowMs: Int64
     ) throws(StoreError) {
         try queue.write(path: path, "cannot record a delivery to webhook \(batch.webhook)") { db in
-            switch attempt {
-            case .delivered:
-                try db.execute(
-                    sql: """
-                        UPDATE webhook_batches SET state = 'delivered', done_ms = ?, attempts = attempts + 1
-                        WHERE id = ? AND state = 'pending'
-                        """, arguments: [nowMs, batch.id])
-                guard db.changesCount > 0 else { return }
-                try db.execute(
-                    sql: """
-                        UPDATE webhooks SET delivered = delivered + ?, last_delivery_ms = ? WHERE name = ?
-                        """, arguments: [batch.count, nowMs, batch.webhook])
-            case .failed(let error, let retryAt):
-                try db.execute(
-                    sql:
-                        "UPDATE webhook_batches SET attempts = attempts + 1, next_ms = ? WHERE id = ?",
-                    arguments: [retryAt, batch.id])
-                try lastError(error, batch.webhook, db)
-            case .refused(_, let error, let retryAt):
-                try db.execute(
-                    sql: """
-                        UPDATE webhook_batches SET attempts = attempts + 1, refusals = refusals + 1,
-                          next_ms = ?,
-                          state = CASE WHEN refusals + 1 >= 3 THEN 'refused' ELSE state END,
-                          done_ms = CASE WHEN refusals + 1 >= 3 THEN ? ELSE done_ms END
-                        WHERE id = ? AND state = 'pending'
-                        """, arguments: [retryAt, nowMs, batch.id])
-                try lastError(error, batch.webhook, db)
-            case .gone(let error):
-                try db.execute(
-                    sql: "UPDATE webhook_batches SET attempts = attempts + 1 WHERE id = ?",
-                    arguments: [batch.id])
-                try db.execute(
-                    sql: "UPDATE webhooks SET disabled = ? WHERE name = ?",
-                    arguments: [error, batch.webhook])
-                try lastError(error, batch.webhook, db)
+            try record(batch, attempt, nowMs: nowMs, db)
+        }
+    }
+
+    /// All the steps in one transaction: a backlog's records and new
+    /// batches, several subscriptions' at once, share their pages of
+    /// `webhooks` and `webhook_batches` and one commit.
+    public func webhookSteps(_ steps: [WebhookStep]) throws(StoreError) -> [WebhookBatch?] {
+        guard !steps.isEmpty else { return [] }
+        let names = Set(steps.map(\.webhook)).sorted().joined(separator: ", ")
+        return try queue.write(path: path, "cannot record deliveries to webhooks \(names)") { db in
+            try steps.map { step in
+                if let a = step.attempt { try record(a.batch, a.outcome, nowMs: step.nowMs, db) }
+                return step.formNext ? try formNext(step.webhook, nowMs: step.nowMs, db) : nil
             }
         }
     }
 
+    /// `nextWebhookBatch` inside the caller's transaction.
+    private func formNext(_ name: String, nowMs: Int64, _ db: Database) throws -> WebhookBatch? {
+        guard
+            let w = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT batch_max, max_age_h, disabled, cursor, scanned, id
+                        FROM webhooks WHERE name = ?
+                        """),
+                arguments: [name])
+        else { return nil }
+        let disabled: String? = w[2]
+        guard disabled == nil else { return nil }
+        let batchMax: Int = w[0]
+        let maxAgeH: Double = w[1]
+        var cursor: Int64 = w[3]
+        var scanned: Int64 = w[4]
+        let tag = WebhookSQL.tag(w[5])
+        let cutoff = nowMs - Int64(maxAgeH * 3_600_000)
+        let open = try db.cachedStatement(
+            sql: """
+                SELECT \(WebhookSQL.batchColumns) FROM webhook_batches
+                WHERE webhook = ? AND state = 'pending' ORDER BY id LIMIT 1
+                """)
+        // Up to batch_max ids owed after the cursor, reading the outbox
+        // only up to `top` and only once (`scanned`): runs after the
+        // cursor but before `scanned` were read and hold none.
+        let owed = try db.cachedStatement(sql: WebhookSQL.runsAfter)
+        // Bounded: a call dead-letters at most this many batches.
+        for _ in 0..<1000 {
+            if let b = try Row.fetchOne(open, arguments: [name]).map(WebhookSQL.batch) {
+                guard b.oldestMs < cutoff else { return b }
+                try Self.execute(
+                    db,
+                    sql: "UPDATE webhook_batches SET state = 'dead', done_ms = ? WHERE id = ?",
+                    arguments: [nowMs, b.id])
+                continue
+            }
+            let top =
+                try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT max(last_alert) FROM webhook_runs")) ?? 0
+            let from = max(cursor, scanned)
+            // The first `batchMax` ids owed in `from + 1…top`.
+            var first: Int64?
+            var last: Int64 = 0
+            var count = 0
+            let runs = try Row.fetchCursor(owed, arguments: [from, tag])
+            while count < batchMax, let run = try runs.next() {
+                let lo = max(run[0] as Int64, from + 1)
+                let hi = min(run[1] as Int64, top)
+                guard lo <= hi else { continue }
+                let take = min(Int(hi - lo + 1), batchMax - count)
+                if first == nil { first = lo }
+                last = lo + Int64(take) - 1
+                count += take
+            }
+            scanned = count < batchMax ? top : last
+            guard let first else {
+                try Self.execute(
+                    db,
+                    sql: "UPDATE webhooks SET scanned = ? WHERE name = ?",
+                    arguments: [scanned, name])
+                return nil
+            }
+            let oldest =
+                try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT committed_ms FROM alerts WHERE id = ?"),
+                    arguments: [first])
+                ?? nowMs
+            try Self.execute(
+                db,
+                sql: """
+                    INSERT INTO webhook_batches (webhook, message_id, first_alert, last_alert,
+                      alerts, oldest_ms, created_ms, next_ms, state)
+                    VALUES (?,?,?,?,?,?,?,?, 'pending')
+                    """,
+                arguments: [
+                    name, WebhookBatch.newMessageId(), first, last, count, oldest, nowMs,
+                    nowMs,
+                ])
+            cursor = last
+            try Self.execute(
+                db,
+                sql: "UPDATE webhooks SET cursor = ?, scanned = ? WHERE name = ?",
+                arguments: [cursor, scanned, name])
+        }
+        return nil
+    }
+
+    /// `recordWebhookAttempt` inside the caller's transaction.
+    private func record(
+        _ batch: WebhookBatch, _ attempt: WebhookAttempt, nowMs: Int64, _ db: Database
+    ) throws {
+        switch attempt {
+        case .delivered:
+            try Self.execute(
+                db,
+                sql: """
+                    UPDATE webhook_batches SET state = 'delivered', done_ms = ?, attempts = attempts + 1
+                    WHERE id = ? AND state = 'pending'
+                    """, arguments: [nowMs, batch.id])
+            guard db.changesCount > 0 else { return }
+            try Self.execute(
+                db,
+                sql: """
+                    UPDATE webhooks SET delivered = delivered + ?, last_delivery_ms = ? WHERE name = ?
+                    """, arguments: [batch.count, nowMs, batch.webhook])
+        case .failed(let error, let retryAt):
+            try Self.execute(
+                db,
+                sql:
+                    "UPDATE webhook_batches SET attempts = attempts + 1, next_ms = ? WHERE id = ?",
+                arguments: [retryAt, batch.id])
+            try lastError(error, batch.webhook, db)
+        case .refused(_, let error, let retryAt):
+            try Self.execute(
+                db,
+                sql: """
+                    UPDATE webhook_batches SET attempts = attempts + 1, refusals = refusals + 1,
+                      next_ms = ?,
+                      state = CASE WHEN refusals + 1 >= 3 THEN 'refused' ELSE state END,
+                      done_ms = CASE WHEN refusals + 1 >= 3 THEN ? ELSE done_ms END
+                    WHERE id = ? AND state = 'pending'
+                    """, arguments: [retryAt, nowMs, batch.id])
+            try lastError(error, batch.webhook, db)
+        case .gone(let error):
+            try Self.execute(
+                db,
+                sql: "UPDATE webhook_batches SET attempts = attempts + 1 WHERE id = ?",
+                arguments: [batch.id])
+            try Self.execute(
+                db,
+                sql: "UPDATE webhooks SET disabled = ? WHERE name = ?",
+                arguments: [error, batch.webhook])
+            try lastError(error, batch.webhook, db)
+        }
+    }
+
+    /// One statement through the connection's cache: a webhook backlog
+    /// runs these for every batch.
+    private static func execute(
+        _ db: Database, sql: String, arguments: StatementArguments
+    ) throws {
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+
     private func lastError(_ error: String, _ name: String, _ db: Database) throws {
-        try db.execute(
+        try Self.execute(
+            db,
             sql: "UPDATE webhooks SET last_error = ? WHERE name = ?", arguments: [error, name])
     }
 

@@ -17,6 +17,7 @@ import Synchronization
 /// `shutdown` once done.
 public final class WebhookSender: Sendable {
     private let client: HTTPClient
+    private let group: any EventLoopGroup
     private let configuration: HTTPClient.Configuration
     private let resolve: Resolver
     /// Clients pinned to one checked address each, by host and address,
@@ -31,9 +32,14 @@ public final class WebhookSender: Sendable {
     /// `caFile`: CA certificates (PEM) trusted for https receivers besides
     /// the system's (nil: the system's only). `resolve`: how hosts are
     /// resolved (getaddrinfo with a time limit).
+    ///
+    /// `eventLoopGroup`: where its connections run (nil: NIO's shared group).
     public init(
-        caFile: String? = nil, resolve: Resolver? = nil
+        caFile: String? = nil, resolve: Resolver? = nil,
+        eventLoopGroup: (any EventLoopGroup)? = nil
     ) {
+        let group = eventLoopGroup ?? HTTPClient.defaultEventLoopGroup
+        self.group = group
         var c = HTTPClient.Configuration(redirectConfiguration: .disallow)
         c.connectionPool = .init(idleTimeout: .seconds(30))
         // A receiver that refuses the connection fails the attempt at once:
@@ -46,7 +52,7 @@ public final class WebhookSender: Sendable {
         }
         configuration = c
         self.resolve = resolve ?? { await WebhookResolver.resolve($0, timeoutS: $1) }
-        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: c)
+        client = HTTPClient(eventLoopGroup: group, configuration: c)
     }
 
     public func shutdown() async {
@@ -69,8 +75,7 @@ public final class WebhookSender: Sendable {
             }
             var config = configuration
             config.dnsOverride = [host: address]
-            let c = HTTPClient(
-                eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: config)
+            let c = HTTPClient(eventLoopGroup: group, configuration: config)
             p.append((key, c))
             return (c, p.count > Self.maxPinned ? p.removeFirst().client : nil)
         }

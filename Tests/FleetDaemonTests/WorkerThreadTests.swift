@@ -4,22 +4,22 @@ import Testing
 @testable import FleetDaemon
 
 /// A worker thread (the webhook deliveries' one here): its jobs run in
-/// order, on a thread of its own, named, its nice steps below the caller;
+/// order, on a thread of its own, named, in the background (`SCHED_IDLE`);
 /// errors come back to the caller; once closed it refuses more, and
 /// `finish` returns after what it held has run.
 @Suite struct WorkerThreadTests {
     struct Boom: Error {}
 
-    @Test func runsJobsBelowTheCallersPriorityAndPassesErrorsBack() async throws {
-        let thread = WorkerThread(name: "fleetd-webhooks", nice: WebhookDelivery.deliveryNice)
-        let mine = ThreadNice.current
-        let seen = try await thread.run { () -> (Int32, String?) in
-            (ThreadNice.current, Thread.current.name)
+    @Test func runsJobsInTheBackgroundAndPassesErrorsBack() async throws {
+        let thread = WorkerThread(name: "fleetd-webhooks", background: true)
+        #expect(!ThreadNice.isBackground)
+        let seen = try await thread.run { () -> (Bool, String?) in
+            (ThreadNice.isBackground, Thread.current.name)
         }
-        #expect(seen.0 == min(mine + WebhookDelivery.deliveryNice, 19))
+        #expect(seen.0)
         #expect(seen.1 == "fleetd-webhooks")
-        // The caller's own priority is untouched.
-        #expect(ThreadNice.current == mine)
+        // The caller's own policy is untouched.
+        #expect(!ThreadNice.isBackground)
         await #expect(throws: Boom.self) { try await thread.run { () -> Int in throw Boom() } }
         let order = try await withThrowingTaskGroup(of: Int.self) { group in
             for k in 0..<20 { group.addTask { try await thread.run { k } } }
@@ -30,6 +30,17 @@ import Testing
         #expect(order == Array(0..<20))
         thread.close()
         await #expect(throws: CancellationError.self) { try await thread.run { 1 } }
+    }
+
+    /// The deliveries' tasks and HTTP: on the loop's own thread, in the background.
+    @Test func aTaskPreferringTheBackgroundLoopRunsThere() async {
+        let loop = BackgroundEventLoop()
+        let seen = await Task(executorPreference: loop) {
+            (ThreadNice.isBackground, loop.loop.inEventLoop)
+        }.value
+        #expect(seen.0 && seen.1)
+        #expect(!ThreadNice.isBackground)
+        await loop.shutdown()
     }
 
     @Test func finishRunsWhatItHoldsInOrderThenRefuses() {

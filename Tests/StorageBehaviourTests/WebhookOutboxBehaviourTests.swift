@@ -117,6 +117,56 @@ import Testing
         }
     }
 
+    /// Several subscriptions' steps in one call (the deliveries' way):
+    /// each step's record lands before its next batch is formed, a step
+    /// that asks no batch gets nil, and the answers come in the steps' order.
+    @Test(arguments: BackendKind.allCases) func stepsRecordThenFormInTheirOrder(
+        _ kind: BackendKind
+    ) async throws {
+        let db = try await Backend.fresh(kind)
+        let store = try db.store()
+        for name in ["a", "b", "c"] {
+            _ = try store.putWebhook(hook(name, batchMax: 3), since: nil, audit: nil)
+        }
+        try commitAlerts(store, 7, to: ["a", "b", "c"])
+        #expect(try store.webhookSteps([]).isEmpty)
+        let first = try store.webhookSteps(
+            ["a", "b", "c"].map { WebhookStep(webhook: $0, formNext: true, nowMs: 2000) })
+        #expect(first.map { $0?.webhook } == ["a", "b", "c"])
+        #expect(first.allSatisfy { $0?.firstAlert == 1 && $0?.lastAlert == 3 })
+        let a = try #require(first[0])
+        let b = try #require(first[1])
+        let c = try #require(first[2])
+        let second = try store.webhookSteps([
+            WebhookStep(
+                webhook: "a", attempt: .init(batch: a, outcome: .delivered(status: 204)),
+                formNext: true, nowMs: 3000),
+            WebhookStep(
+                webhook: "b", attempt: .init(batch: b, outcome: .delivered(status: 204)),
+                formNext: false, nowMs: 3000),
+            WebhookStep(
+                webhook: "c",
+                attempt: .init(batch: c, outcome: .failed(error: "HTTP 503", retryAtMs: 9000)),
+                formNext: true, nowMs: 3000),
+            WebhookStep(webhook: "gone", formNext: true, nowMs: 3000),
+        ])
+        #expect(second.count == 4)
+        #expect(second[0]?.firstAlert == 4 && second[0]?.lastAlert == 6)
+        #expect(second[1] == nil)
+        // c's attempt failed: its batch again, the same webhook-id, retry time kept.
+        #expect(second[2]?.id == c.id && second[2]?.messageId == c.messageId)
+        #expect(second[2]?.nextMs == 9000 && second[2]?.attempts == 1)
+        #expect(second[3] == nil)
+        // b's record landed: its next batch, asked alone, starts after it.
+        #expect(try store.nextWebhookBatch("b", nowMs: 3000)?.firstAlert == 4)
+        let statuses = Dictionary(
+            uniqueKeysWithValues: try db.reader().webhookStatuses().map {
+                ($0.subscription.name, $0)
+            })
+        #expect(statuses["a"]?.delivered == 3 && statuses["b"]?.delivered == 3)
+        #expect(statuses["c"]?.delivered == 0 && statuses["c"]?.lastError == "HTTP 503")
+    }
+
     @Test(arguments: BackendKind.allCases) func failuresWaitRefusalsSkipAfterThreeAndGoneDisables(
         _ kind: BackendKind
     ) async throws {

@@ -188,11 +188,13 @@ final class CommitStage: @unchecked Sendable {
             }
             return j.waiting
         }
+        guard !waiting.isEmpty else { return }
+        let start = ContinuousClock.now
+        defer { metrics.writerJobs.record(ContinuousClock.now - start) }
         guard let budget else {
             for job in waiting { job(store) }
             return
         }
-        let start = ContinuousClock.now
         var ran = 0
         for job in waiting {
             if ran > 0 && ContinuousClock.now - start >= budget { break }

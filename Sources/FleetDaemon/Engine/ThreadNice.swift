@@ -26,4 +26,23 @@ enum ThreadNice {
     static func add(_ delta: Int32) {
         set(current + delta)
     }
+
+    /// Puts the calling thread under `SCHED_IDLE` (sched(7), "SCHED_IDLE:
+    /// Scheduling very low priority jobs"): it runs when no ordinary thread
+    /// wants the core, and an ordinary thread that wakes takes the core
+    /// from it at once, where a raised nice value still runs out its slice
+    /// first. Under full load it keeps a sliver of a core (a weight of 3
+    /// against 1 024): slowed, never stopped. Needs no privilege (going
+    /// back does). Returns 0, or the errno of the refusal.
+    @discardableResult
+    static func background() -> Int32 {
+        var p = sched_param(sched_priority: 0)
+        return sched_setscheduler(0, schedIdle, &p) == 0 ? 0 : errno
+    }
+
+    /// True when the calling thread runs under `SCHED_IDLE`.
+    static var isBackground: Bool { sched_getscheduler(0) == schedIdle }
+
+    /// `SCHED_IDLE` (linux/sched.h), which glibc declares only for `_GNU_SOURCE`.
+    private static let schedIdle: Int32 = 5
 }

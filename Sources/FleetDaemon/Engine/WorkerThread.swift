@@ -3,23 +3,23 @@ import Foundation
 /// A named thread of its own that runs the jobs handed to it, in order
 /// (`ReplySink`'s `fleetd-replies`, the webhook deliveries'
 /// `fleetd-webhooks`). Started at the first job, so a daemon never started
-/// leaves no thread. `nice`: added to the caller's nice value on the thread
-/// (`ThreadNice.add`).
+/// leaves no thread. `background`: the thread runs under `SCHED_IDLE`
+/// (`ThreadNice.background`), only when ingest leaves a core idle.
 ///
 /// `close` refuses further jobs; the thread ends once it has run those it
 /// holds (`finish` also waits for that). A refused job is the caller's.
 final class WorkerThread: @unchecked Sendable {
     let name: String
-    let nice: Int32
+    let background: Bool
     private let cond = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
     private var started = false
     private var closing = false
     private let done = DispatchSemaphore(value: 0)
 
-    init(name: String, nice: Int32 = 0) {
+    init(name: String, background: Bool = false) {
         self.name = name
-        self.nice = nice
+        self.background = background
     }
 
     /// Queues `job`; false (and `job` not run) once closed.
@@ -68,7 +68,7 @@ final class WorkerThread: @unchecked Sendable {
 
     private func work() {
         Thread.current.name = name
-        if nice != 0 { ThreadNice.add(nice) }
+        if background { ThreadNice.background() }
         while true {
             cond.lock()
             while jobs.isEmpty && !closing { cond.wait() }

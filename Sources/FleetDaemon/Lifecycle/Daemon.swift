@@ -151,7 +151,7 @@ public final class Daemon: Sendable {
                         path: location, action: "webhooks",
                         underlying: APIUnavailable("the commit stage is not running"))
                 }
-                return try await stage.perform(job)
+                try await stage.perform(job)
             }, reader: try store.makeReader(), logger: logger, metrics: metrics,
             ingestBehind: { [queue, batch = config.engine.batchMaxFixes] in
                 queue.depth > batch

@@ -54,6 +54,9 @@ public final class Metrics: Sendable {
     public let registry = PrometheusCollectorRegistry()
     /// Seconds each commit transaction took (`fleetd_commit_duration_seconds`).
     let commitDuration: DurationHistogram
+    /// Seconds the writer spent on each turn of jobs between commits
+    /// (`fleetd_writer_jobs_seconds`): webhook records, retention, the API's writes.
+    let writerJobs: DurationHistogram
     /// Seconds from the oldest datagram of each acknowledged batch being
     /// read to its acknowledgements being sent (`fleetd_ack_latency_seconds`).
     let ackLatency: DurationHistogram
@@ -70,6 +73,11 @@ public final class Metrics: Sendable {
                 "fleetd_commit_duration_seconds",
                 "Time one commit transaction took (fixes, states, alerts and outbox of one batch)."),
             buckets: buckets)
+        writerJobs = registry.makeDurationHistogram(
+            descriptor: Self.name(
+                "fleetd_writer_jobs_seconds",
+                "Time the writer spent on one turn of jobs between commits (webhook records, retention, the API's writes)."
+            ), buckets: buckets)
         ackLatency = registry.makeDurationHistogram(
             descriptor: Self.name(
                 "fleetd_ack_latency_seconds",

@@ -18,17 +18,19 @@ import Synchronization
 /// batch, with the same `webhook-id`, after restart. Reads (the alerts of
 /// a batch) go through a reader and never hold up the writer.
 final class WebhookDelivery: Service, CommitSink, Sendable {
-    /// Runs a job on the store's writer between commits (the commit stage's `perform`).
-    private let perform: Perform
-    typealias Perform =
-        @Sendable (
-            _ job: @escaping @Sendable (any Store) throws(StoreError) -> WebhookBatch?
-        ) async throws -> WebhookBatch?
+    /// The subscriptions' records and next batches, gathered into writer
+    /// jobs between commits (`WebhookStepQueue`).
+    private let steps: WebhookStepQueue
     private let reader: any StoreReading
-    /// Where the deliveries' work runs: `fleetd-webhooks`, below ingest's
-    /// priority (`deliveryNice`).
-    private let thread = WorkerThread(name: "fleetd-webhooks", nice: WebhookDelivery.deliveryNice)
-    private let sender = WebhookSender()
+    /// Where the deliveries' reads and JSON run: `fleetd-webhooks`, in the
+    /// background (`SCHED_IDLE`). A plain thread, not an event loop: a
+    /// PostgreSQL reader waits on its futures there, which an event loop
+    /// refuses.
+    private let thread = WorkerThread(name: "fleetd-webhooks", background: true)
+    /// Where the deliveries' tasks and their HTTP run: a loop of their own,
+    /// in the background too.
+    private let loop = BackgroundEventLoop()
+    private let sender: WebhookSender
     /// Alerts' JSON just read, for the other subscriptions sending them.
     private let lines = AlertLineCache()
     private let logger: Logger
@@ -60,24 +62,15 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
     private let ingestBehind: @Sendable () -> Bool
     static let yieldStep = Duration.milliseconds(50)
     static let yieldMax = Duration.seconds(5)
-    /// Added to fleetd's nice value on the deliveries' thread, whose work
-    /// (reading each batch's alerts through a reader, their JSON) would
-    /// otherwise take the cores the engine and the writer need while an
-    /// alert storm's backlog goes out. At +10 the scheduler gives it about
-    /// a tenth of a core that ingest also wants (CFS weights 110 against
-    /// 1 024), and every idle cycle: deliveries are slowed, never stopped.
-    /// A plain thread, not an event loop: a PostgreSQL reader waits on its
-    /// futures there, which an event loop refuses.
-    static let deliveryNice: Int32 = 10
-
     init(
-        perform: @escaping Perform, reader: any StoreReading, logger: Logger,
+        perform: @escaping WebhookStepQueue.Perform, reader: any StoreReading, logger: Logger,
         maxInFlight: Int = 32, metrics: Metrics? = nil,
         ingestBehind: @escaping @Sendable () -> Bool = { false }
     ) {
         self.ingestBehind = ingestBehind
         self.metrics = metrics
-        self.perform = perform
+        self.steps = WebhookStepQueue(perform: perform)
+        self.sender = WebhookSender(eventLoopGroup: loop.group)
         self.reader = reader
         self.logger = logger
         self.limit = Limiter(maxInFlight)
@@ -114,6 +107,7 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
         for t in tasks { t.cancel() }
         for t in tasks { await t.value }
         await sender.shutdown()
+        await loop.shutdown()
         thread.close()
     }
 
@@ -128,7 +122,10 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
             for name in names where r[name] == nil {
                 let bell = Wakeup()
                 r[name] = Runner(
-                    bell: bell, task: Task { [self] in await deliver(name, bell: bell) })
+                    bell: bell,
+                    task: Task(executorPreference: loop) { [self] in
+                        await deliver(name, bell: bell)
+                    })
             }
         }
     }
@@ -136,7 +133,8 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
     private func nowMs() -> Int64 { WallClock.system.nowMs() }
 
     /// Sends `name`'s batches in order until cancelled. An attempt's
-    /// outcome is stored and the next batch formed in one writer job.
+    /// outcome is stored and the next batch formed in one step, in the
+    /// writer job that takes the other subscriptions' steps of the moment.
     private func deliver(_ name: String, bell: Wakeup) async {
         var failing = false
         var next: WebhookBatch?? = nil  // formed with the last outcome's record
@@ -149,9 +147,8 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
                 next = nil
             } else {
                 do {
-                    batch = try await perform { store throws(StoreError) in
-                        try store.nextWebhookBatch(name, nowMs: now)
-                    }
+                    batch = try await steps.run(
+                        WebhookStep(webhook: name, formNext: true, nowMs: now))
                 } catch {
                     logger.error("webhook \(name): \(error)")
                     await bell.wait(.seconds(1))
@@ -198,10 +195,10 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
                 gather = false
             }
             do {
-                let formed = try await perform { store throws(StoreError) in
-                    try store.recordWebhookAttempt(batch, attempt, nowMs: at)
-                    return gather ? nil : try store.nextWebhookBatch(name, nowMs: at)
-                }
+                let formed = try await steps.run(
+                    WebhookStep(
+                        webhook: name, attempt: .init(batch: batch, outcome: attempt),
+                        formNext: !gather, nowMs: at))
                 next = gather ? nil : .some(formed)
             } catch {
                 logger.error("webhook \(name): \(error)")
@@ -224,7 +221,7 @@ final class WebhookDelivery: Service, CommitSink, Sendable {
         -> WebhookAttempt
     {
         // The alerts read and their JSON made on the deliveries' own thread,
-        // below ingest's priority (`deliveryNice`); a batch of consecutive
+        // in the background; a batch of consecutive
         // ids another subscription has just read is taken from `lines`.
         let body = try await thread.run { [reader, lines] in
             let now = WallClock.system.nowMs()

@@ -28,6 +28,16 @@ public protocol WebhookOutboxStore: AnyObject {
     func recordWebhookAttempt(_ batch: WebhookBatch, _ attempt: WebhookAttempt, nowMs: Int64)
         throws(StoreError)
 
+    /// Runs `steps` in order, as `recordWebhookAttempt` then (when the step
+    /// asks) `nextWebhookBatch` would, and returns each step's next batch
+    /// (nil where it asked none or none is owed), in the steps' order.
+    /// A backend may run them all in one transaction, so that a webhook
+    /// backlog's many small records share their pages and their commit:
+    /// then a failure stores none of them, and each caller retries (an
+    /// unrecorded attempt leaves its batch pending: it is sent again with
+    /// the same `webhook-id`). `webhookStepsOneByOne` is the plain way.
+    func webhookSteps(_ steps: [WebhookStep]) throws(StoreError) -> [WebhookBatch?]
+
     /// Retention: deletes delivered batches (and their outbox rows)
     /// delivered before `cutoffMs`, at most about `maxRows` rows. Returns
     /// outbox rows deleted (a backend's own rows: PostgreSQL keeps one per

@@ -127,6 +127,10 @@ final class RecordingStore: Store, @unchecked Sendable {
         throws(StoreError)
     {}
 
+    func webhookSteps(_ steps: [WebhookStep]) throws(StoreError) -> [WebhookBatch?] {
+        try webhookStepsOneByOne(steps)
+    }
+
     func pruneWebhooks(before cutoffMs: Int64, maxRows: Int) throws(StoreError) -> Int { 0 }
 
     func addMaintenance(_ records: [MaintenanceRecord], audit: AuditRecord?) throws(StoreError) {}
