@@ -33,13 +33,15 @@ import Testing
     }
 
     /// Waits (up to 30 s: the whole suite runs beside it on two cores)
-    /// until every UDP door's thread shows its name, and returns the values.
+    /// until every UDP door's thread, the engine's and the writer's show
+    /// their names (each names itself once it runs), and returns the values.
     static func receivers(of pid: Int32) -> [String: [Int]] {
         let deadline = Date().addingTimeInterval(30)
         var all: [String: [Int]] = [:]
+        let named = ["udp-json", "udp-teltonika", "udp-nmea", "fleetd-engine", "fleetd-writer"]
         repeat {
             all = nice(of: pid)
-            if ["udp-json", "udp-teltonika", "udp-nmea"].allSatisfy({ all[$0] != nil }) { break }
+            if named.allSatisfy({ all[$0] != nil }) { break }
             Thread.sleep(forTimeInterval: 0.05)
         } while Date() < deadline
         return all
