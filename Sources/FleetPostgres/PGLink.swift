@@ -178,16 +178,15 @@ struct PGSession {
         try wait(send(sql, binds)).metadata.rows ?? 0
     }
 
-    /// Waits for `future`, at most `limit`: then the connection is closed
-    /// (its statements all fail) and `PGTimeout` thrown.
+    /// Waits for `future`, at most `limit`, and no longer than the
+    /// connection lives: past `limit` the connection is closed (its
+    /// statements all fail) and `PGTimeout` thrown; once the connection is
+    /// closed (the server went away) `PGTimeout` is thrown at once, even if
+    /// the future is never completed.
     func wait<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
-        let connection = connection
-        let limit = limit
-        let timer = future.eventLoop.scheduleTask(in: limit) {
-            let closing: EventLoopFuture<Void> = connection.close()
-            _ = closing
-        }
-        defer { timer.cancel() }
+        let done = DispatchSemaphore(value: 0)
+        future.whenComplete { _ in done.signal() }
+        if let lost = waitOrLost(done) { throw PGTimeout.orLost(lost, limit) }
         do {
             return try future.wait()
         } catch {
@@ -199,11 +198,10 @@ struct PGSession {
     }
 
     /// `COPY table (columns) FROM STDIN` with `text` (COPY's text format),
-    /// in order after what was sent before; waits at most `limit`, then
-    /// closes the connection and throws. postgres-nio has `COPY` only as an
-    /// async call: it runs in a task on the connection's event loop
-    /// (`EventLoopTaskExecutor`, not the cooperative pool) while this
-    /// thread waits.
+    /// in order after what was sent before; waits as `wait` does. postgres-nio
+    /// has `COPY` only as an async call: it runs in a task on the
+    /// connection's event loop (`EventLoopTaskExecutor`, not the cooperative
+    /// pool) while this thread waits.
     func copy(into table: String, columns: [String], text: String) throws {
         let connection = connection
         let result = PGCopyResult()
@@ -221,13 +219,37 @@ struct PGSession {
             }
             done.signal()
         }
-        if done.wait(timeout: .now() + .nanoseconds(Int(limit.nanoseconds))) == .timedOut {
-            let closing: EventLoopFuture<Void> = connection.close()
-            _ = closing
-            done.wait()
-            throw PGTimeout.orLost(result.error ?? PGTimeout(description: "COPY"), limit)
+        if let lost = waitOrLost(done) {
+            throw PGTimeout.orLost(result.error ?? lost, limit)
         }
         if let e = result.error { throw e }
+    }
+
+    /// How often a wait looks whether the connection is still open.
+    static let closedCheck = DispatchTimeInterval.milliseconds(100)
+
+    /// Waits for `done`; nil once signalled. The reason it stopped waiting
+    /// otherwise: `limit` passed (the connection is then closed), or the
+    /// connection closed. A statement or `COPY` written to a connection as
+    /// it closes may never be answered (postgres-nio writes it with no
+    /// promise), so the wait watches the connection as well as the answer;
+    /// a closed connection is given one more look (`closedCheck`) for an
+    /// answer already on its way.
+    private func waitOrLost(_ done: DispatchSemaphore) -> (any Error)? {
+        let deadline = DispatchTime.now() + .nanoseconds(Int(limit.nanoseconds))
+        while true {
+            let step = min(DispatchTime.now() + Self.closedCheck, deadline)
+            if done.wait(timeout: step) == .success { return nil }
+            if connection.isClosed {
+                if done.wait(timeout: .now() + Self.closedCheck) == .success { return nil }
+                return PGTimeout(description: "the connection closed")
+            }
+            if DispatchTime.now() >= deadline {
+                let closing: EventLoopFuture<Void> = connection.close()
+                _ = closing
+                return PGTimeout(description: "no answer")
+            }
+        }
     }
 
     /// Sends `sql` without waiting: statements sent in a row are pipelined
