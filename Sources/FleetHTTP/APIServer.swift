@@ -22,12 +22,16 @@ public final class APIServer: Service, Sendable {
     private let onListening: @Sendable (String, String) -> Void
     /// The HTTP connections of both servers, against their limits.
     let connections: HTTPConnections
+    /// Where the event hub's rounds run (the daemon's background loop, so
+    /// formatting a storm's alerts for the streams waits for idle cores);
+    /// nil: the shared threads.
+    private let hubExecutor: (any TaskExecutor)?
 
     /// `hub` is the event hub the commit stage feeds (`EventHub(settings:)`,
     /// made before the stages); `settings.host` nil turns the API server off.
     public init(
         settings: HTTPSettings, osmand: (host: String, port: Int)?, backend: any APIBackend,
-        hub: EventHub, logger: Logger,
+        hub: EventHub, hubExecutor: (any TaskExecutor)? = nil, logger: Logger,
         onListening: @escaping @Sendable (String, String) -> Void = { _, _ in }
     ) {
         self.settings = settings
@@ -36,6 +40,7 @@ public final class APIServer: Service, Sendable {
         self.logger = logger
         self.onListening = onListening
         self.hub = hub
+        self.hubExecutor = hubExecutor
         auth = Authenticator(backend: backend, settings: settings)
         connections = HTTPConnections(
             maxTotal: settings.maxConnections, maxPerAddress: settings.maxConnectionsPerAddress,
@@ -71,14 +76,14 @@ public final class APIServer: Service, Sendable {
                     }))
         }
         guard !services.isEmpty else { return }
-        let hub = hub, auth = auth, backend = backend, logger = logger
+        let hub = hub, auth = auth, backend = backend, logger = logger, hubExecutor = hubExecutor
         var config = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) }, logger: logger)
         // What has not finished in time is cut off (the commit stage still waits behind).
         config.maximumGracefulShutdownDuration = Self.shutdownLimit
         let servers = ServiceGroup(configuration: config)
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await hub.run() }
+            group.addTask(executorPreference: hubExecutor) { await hub.run() }
             group.addTask {
                 // Token use, written every minute (and once at the end).
                 while !Task.isCancelled {

@@ -74,6 +74,10 @@ import Testing
             )
                 == 1)
         #expect(!text.contains("truck-1"))
+        // No live stream open, none ended.
+        #expect(Self.value(text, "fleetd_streams") == 0, "\(text)")
+        #expect(Self.value(text, #"fleetd_streams_ended_total{reason="slow"}"#) == 0)
+        #expect(Self.value(text, #"fleetd_streams_ended_total{reason="behind"}"#) == 0)
         // The devices gauge is set once a second.
         try await Task.sleep(for: .seconds(1.2))
         let later = try await a.http.get("/metrics").body

@@ -42,13 +42,16 @@ final class DaemonAPI: APIBackend {
     /// `GET /metrics`'s renderer, and the HTTP answers counted by "route method status".
     private let exporter: MetricsExporter
     private let httpServed = Mutex<[String: Int]>([:])
+    /// The live stream's hub (its streams are counted in `/metrics`).
+    private let hub: EventHub?
 
     init(
         readers: ReaderPool, commit: CommitStage, tracking: TrackingStage, door: Door,
         desk: CommandDesk, status: StatusReporter, metrics: Metrics, board: TripBoard,
         drivers: DriverBoard, fencesFile: String, fenceLimits: FenceLimits = FenceLimits(),
-        fencesText: [UInt8]
+        fencesText: [UInt8], hub: EventHub? = nil
     ) {
+        self.hub = hub
         self.desk = desk
         self.board = board
         self.drivers = drivers
@@ -78,7 +81,7 @@ final class DaemonAPI: APIBackend {
         }
         return exporter.render(
             MetricsExporter.Extra(
-                webhooks: hooks, http: httpServed.withLock { $0 },
+                webhooks: hooks, http: httpServed.withLock { $0 }, streams: hub?.counts,
                 nowMs: WallClock.system.nowMs()))
     }
 

@@ -230,7 +230,7 @@ public final class Daemon: Sendable {
                 status: status, metrics: metrics, board: board, drivers: drivers,
                 fencesFile: config.geofences.uploadTarget,
                 fenceLimits: config.geofences.limits,
-                fencesText: fencesText)
+                fencesText: fencesText, hub: hub)
         } else {
             backend = nil
         }
@@ -327,7 +327,11 @@ public final class Daemon: Sendable {
                 membership: membership, hub: hub, afterId: try readers.reader().lastAlertId())
             services.append(ComponentService("cluster feed", start: feed.start, stop: feed.stop))
         }
-        if let backend, let hub { services.append(makeAPIServer(backend: backend, hub: hub)) }
+        // The hub's rounds run in the background, on a loop of their own.
+        let hubLoop = backend != nil && hub != nil ? BackgroundEventLoop() : nil
+        if let backend, let hub, let hubLoop {
+            services.append(makeAPIServer(backend: backend, hub: hub, hubLoop: hubLoop))
+        }
         for l in listeners {
             services.append(
                 ComponentService("listener \(l.name)", start: l.start, stop: l.stop))
@@ -373,16 +377,24 @@ public final class Daemon: Sendable {
         var group = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = Self.shutdownLimit
-        try await ServiceGroup(configuration: group).run()
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch {
+            await hubLoop?.shutdown()
+            throw error
+        }
+        await hubLoop?.shutdown()
     }
 
     /// The HTTP servers over the daemon's `backend`, fed by `hub`; each
     /// bound address is noted in the backend (for readiness and the status).
-    private func makeAPIServer(backend: DaemonAPI, hub: EventHub) -> APIServer {
+    private func makeAPIServer(
+        backend: DaemonAPI, hub: EventHub, hubLoop: BackgroundEventLoop
+    ) -> APIServer {
         APIServer(
             settings: config.http.settings,
             osmand: config.listen.osmand.map { (host: $0.host, port: $0.port) }, backend: backend,
-            hub: hub, logger: logger
+            hub: hub, hubExecutor: hubLoop, logger: logger
         ) { [logger] name, address in
             logger.info("\(name) listening on \(address) (TCP)")
             backend.addresses.withLock { $0.append("\(name) \(address)") }

@@ -1,3 +1,4 @@
+import FleetHTTP
 import FleetStorage
 import Foundation
 import Prometheus
@@ -34,10 +35,16 @@ public final class MetricsExporter: Sendable {
         public var webhooks: [WebhookStatus]?
         /// HTTP requests by "route method status".
         public var http: [String: Int] = [:]
+        /// The live stream's (nil when the API is off).
+        public var streams: EventHub.Counts?
         public var nowMs: Int64
-        public init(webhooks: [WebhookStatus]?, http: [String: Int], nowMs: Int64) {
+        public init(
+            webhooks: [WebhookStatus]?, http: [String: Int], streams: EventHub.Counts? = nil,
+            nowMs: Int64
+        ) {
             self.webhooks = webhooks
             self.http = http
+            self.streams = streams
             self.nowMs = nowMs
         }
     }
@@ -144,6 +151,16 @@ public final class MetricsExporter: Sendable {
                         w.subscription.disabled == nil ? 1 : 0,
                         "1 while a subscription is enabled; 0 after a 410 Gone disabled it.")
                 }
+            }
+            if let streams = extra.streams {
+                gauge(
+                    "fleetd_streams", [], Double(streams.open),
+                    "Live event streams (GET /api/v1/events) open now.")
+                let help =
+                    "Live event streams ended by fleetd: slow (the client was more than http.stream_buffer events behind) or behind (the hub fell 2 x http.stream_buffer events behind)."
+                count("fleetd_streams_ended_total", [("reason", "slow")], streams.endedSlow, help)
+                count(
+                    "fleetd_streams_ended_total", [("reason", "behind")], streams.endedBehind, help)
             }
             ProcessMetrics.read(startS: startS).set(in: self)
             return registry.emitToString()

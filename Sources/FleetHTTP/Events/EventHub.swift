@@ -16,18 +16,27 @@ import Synchronization
 /// Positions: each device's newest committed position, at most once a
 /// second per device. A keep-alive comment goes to everyone every
 /// `keepaliveS`.
+///
+/// The queue of commits not yet fanned out is bounded (`pendingLimit`
+/// events, alerts and positions): the hub may run in the background
+/// (`APIServer`'s `hubExecutor`), and when ingest takes every core it
+/// falls behind. Past the bound the queue is dropped and every open
+/// stream ended at once, like a stream that is too slow: its client
+/// reconnects and reads the alerts it missed from the database.
 public final class EventHub: Sendable {
     final class Subscriber: Sendable {
         let filter: EventFilter
         let continuation: AsyncStream<LiveChunk>.Continuation
+        let id: Int
         /// Who holds it (`Identity.actor`), counted against `maxPerOwner`.
         let owner: String
         /// Events handed to it and not yet written to its client.
         let queued = Atomic<Int>(0)
         init(
-            filter: EventFilter, owner: String,
+            id: Int, filter: EventFilter, owner: String,
             continuation: AsyncStream<LiveChunk>.Continuation
         ) {
+            self.id = id
             self.filter = filter
             self.owner = owner
             self.continuation = continuation
@@ -51,6 +60,23 @@ public final class EventHub: Sendable {
         var grouped = 0
         /// Commits not yet fanned out.
         var pending: [(alerts: [AlertRecord], positions: [PositionRow])] = []
+        /// The events (alerts and positions) in `pending`.
+        var pendingWeight = 0
+        /// Streams ended for being more than `buffer` events behind.
+        var endedSlow = 0
+        /// Streams ended because the hub's queue passed `pendingLimit`.
+        var endedBehind = 0
+
+        /// Takes subscriber `id` out (its stream is ending); nil if gone already.
+        mutating func remove(_ id: Int) -> Subscriber? {
+            guard let sub = subscribers.removeValue(forKey: id) else { return nil }
+            let left = perOwner[sub.owner, default: 1] - 1
+            perOwner[sub.owner] = left > 0 ? left : nil
+            if sub.filter.positions { wantPositions -= 1 }
+            if sub.filter.batchesPositions { wantBatches -= 1 }
+            if case .groups = sub.filter.scope { grouped -= 1 }
+            return sub
+        }
         /// Command status changes not yet fanned out.
         var commands: [CommandRecord] = []
     }
@@ -65,6 +91,9 @@ public final class EventHub: Sendable {
     let maxPerOwner: Int
     let buffer: Int
     let keepaliveS: Int
+    /// The most events (alerts and positions) the hub queues before it
+    /// drops them and ends every stream: 2 × `buffer`.
+    let pendingLimit: Int
 
     /// A hub bounded as `settings` say (`maxStreams`, `streamBuffer`, `keepaliveS`).
     public convenience init(settings: HTTPSettings, groups: DeviceGroups = DeviceGroups()) {
@@ -82,6 +111,7 @@ public final class EventHub: Sendable {
         self.maxPerOwner = maxPerOwner
         self.buffer = buffer
         self.keepaliveS = keepaliveS
+        pendingLimit = 2 * buffer
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -91,15 +121,46 @@ public final class EventHub: Sendable {
     /// Streams open for users limited to groups.
     public var groupedStreams: Int { state.withLock { $0.grouped } }
 
+    /// What `GET /metrics` shows of the streams.
+    public struct Counts: Sendable, Equatable {
+        /// Streams open now.
+        public var open: Int
+        /// Streams ended for being more than `http.stream_buffer` events behind.
+        public var endedSlow: Int
+        /// Streams ended because the hub fell `pendingLimit` events behind.
+        public var endedBehind: Int
+    }
+
+    public var counts: Counts {
+        state.withLock {
+            Counts(open: $0.subscribers.count, endedSlow: $0.endedSlow, endedBehind: $0.endedBehind)
+        }
+    }
+
     /// A committed batch: its alerts as stored and its positions. Quick and
-    /// non-blocking (called on the writer thread).
+    /// non-blocking (called on the writer thread). When the queue would
+    /// pass `pendingLimit` it is dropped and every open stream ended.
     public func publish(alerts: [AlertRecord], positions: [PositionRow]) {
+        var ended: [Subscriber] = []
         let queued = state.withLock { s -> Bool in
             guard !s.subscribers.isEmpty, !s.closed else { return false }
             guard !alerts.isEmpty || s.wantPositions > 0 else { return false }
-            s.pending.append((alerts, s.wantPositions > 0 ? positions : []))
+            let positions = s.wantPositions > 0 ? positions : []
+            s.pendingWeight += alerts.count + positions.count
+            guard s.pendingWeight <= pendingLimit else {
+                // Behind: what is queued goes, and the streams it was for.
+                s.pending.removeAll()
+                s.pendingWeight = 0
+                for id in Array(s.subscribers.keys) {
+                    if let sub = s.remove(id) { ended.append(sub) }
+                }
+                s.endedBehind += ended.count
+                return false
+            }
+            s.pending.append((alerts, positions))
             return true
         }
+        for sub in ended { sub.continuation.finish() }
         if queued { wake.yield() }
     }
 
@@ -131,40 +192,34 @@ public final class EventHub: Sendable {
     > {
         let (events, continuation) = AsyncStream.makeStream(
             of: LiveChunk.self, bufferingPolicy: .unbounded)
-        let sub = Subscriber(filter: filter, owner: owner, continuation: continuation)
-        let id = state.withLock { s -> Result<Int, Refusal> in
+        let made = state.withLock { s -> Result<Subscriber, Refusal> in
             guard !s.closed, s.subscribers.count < maxStreams else { return .failure(.full) }
             guard s.perOwner[owner, default: 0] < maxPerOwner else {
                 return .failure(.ownerFull)
             }
             s.perOwner[owner, default: 0] += 1
             s.nextId += 1
+            let sub = Subscriber(
+                id: s.nextId, filter: filter, owner: owner, continuation: continuation)
             s.subscribers[s.nextId] = sub
             if filter.positions { s.wantPositions += 1 }
             if filter.batchesPositions { s.wantBatches += 1 }
             if case .groups = filter.scope { s.grouped += 1 }
-            return .success(s.nextId)
+            return .success(sub)
         }
-        switch id {
+        switch made {
         case .failure(let refusal):
             continuation.finish()
             return .failure(refusal)
-        case .success(let id):
+        case .success(let sub):
+            let id = sub.id
             continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
             return .success((sub, events))
         }
     }
 
     private func unsubscribe(_ id: Int) {
-        state.withLock { s in
-            if let sub = s.subscribers.removeValue(forKey: id) {
-                let left = s.perOwner[sub.owner, default: 1] - 1
-                s.perOwner[sub.owner] = left > 0 ? left : nil
-                if sub.filter.positions { s.wantPositions -= 1 }
-                if sub.filter.batchesPositions { s.wantBatches -= 1 }
-                if case .groups = sub.filter.scope { s.grouped -= 1 }
-            }
-        }
+        state.withLock { s in _ = s.remove(id) }
     }
 
     /// Ends every stream and refuses new ones (the server is stopping).
@@ -203,6 +258,9 @@ public final class EventHub: Sendable {
             guard !chunk.events.isEmpty else { continue }
             if sub.queued.add(chunk.weight, ordering: .relaxed).newValue > buffer {
                 // Too slow: ended; its client catches up on reconnect.
+                state.withLock { s in
+                    if s.remove(sub.id) != nil { s.endedSlow += 1 }
+                }
                 sub.continuation.finish()
                 continue
             }
@@ -231,6 +289,7 @@ public final class EventHub: Sendable {
                 let (pending, commands, subs, singles, batches) = state.withLock { s in
                     defer {
                         s.pending.removeAll(keepingCapacity: true)
+                        s.pendingWeight = 0
                         s.commands.removeAll()
                     }
                     return (

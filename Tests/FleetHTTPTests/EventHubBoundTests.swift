@@ -1,0 +1,82 @@
+import FleetStorage
+import Testing
+
+@testable import FleetHTTP
+
+/// The hub's two bounds: a stream more than `http.stream_buffer` events
+/// behind is ended (slow), and when the hub itself falls 2 × that behind
+/// (its rounds starved while ingest takes every core) its queue is dropped
+/// and every open stream ended (behind), so memory stays bounded however
+/// long a storm lasts.
+@Suite struct EventHubBoundTests {
+    static func alerts(_ ids: ClosedRange<Int64>) -> [AlertRecord] {
+        ids.map {
+            AlertRecord(
+                id: $0, time: 1_700_000_000_000 + $0, device: "truck-\($0 % 7)", type: "enter",
+                fence: "depot", lat: 52.5, lon: 13.4, details: nil)
+        }
+    }
+
+    /// The chunks a stream got until it ended (waits at most ~5 s).
+    static func drain(_ events: AsyncStream<LiveChunk>) async -> [LiveChunk] {
+        await withTaskGroup(of: [LiveChunk]?.self) { group in
+            group.addTask {
+                var got: [LiveChunk] = []
+                for await chunk in events { got.append(chunk) }
+                return got
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(5))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? []
+        }
+    }
+
+    @Test func aHubTooFarBehindDropsItsQueueAndEndsEveryStream() async throws {
+        // buffer 16: the queue holds at most 32 events. No `run()`: the hub is starved.
+        let hub = EventHub(maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15)
+        let a = try hub.subscribe(EventFilter(), owner: "user:a").get()
+        let b = try hub.subscribe(EventFilter(positions: false), owner: "user:b").get()
+        hub.publish(alerts: Self.alerts(1...20), positions: [])
+        hub.publish(alerts: Self.alerts(21...32), positions: [])
+        #expect(hub.counts == EventHub.Counts(open: 2, endedSlow: 0, endedBehind: 0))
+        // One more event passes the bound.
+        hub.publish(alerts: Self.alerts(33...33), positions: [])
+        #expect(hub.counts == EventHub.Counts(open: 0, endedSlow: 0, endedBehind: 2))
+        // Both streams end (nothing was fanned out), so their clients reconnect and catch up.
+        #expect(await Self.drain(a.events).isEmpty)
+        #expect(await Self.drain(b.events).isEmpty)
+
+        // A stream opened afterwards gets what commits from then on.
+        let c = try hub.subscribe(EventFilter(positions: false), owner: "user:c").get()
+        let running = Task { await hub.run() }
+        hub.publish(alerts: Self.alerts(34...42), positions: [])
+        var ids: [Int64] = []
+        for await chunk in c.events {
+            ids += chunk.events.filter { $0.kind == .alert }.map(\.id)
+            c.subscriber.queued.subtract(chunk.weight, ordering: .relaxed)
+            if ids.count >= 9 { break }
+        }
+        #expect(ids == Array(34...42))
+        hub.close()
+        await running.value
+    }
+
+    @Test func aStreamMoreThanItsBufferBehindIsEndedAndCounted() async throws {
+        let hub = EventHub(maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15)
+        let slow = try hub.subscribe(EventFilter(positions: false), owner: "user:slow").get()
+        let running = Task { await hub.run() }
+        // 10 then 10 more: the second round puts it 20 behind (never written).
+        hub.publish(alerts: Self.alerts(1...10), positions: [])
+        try await Task.sleep(for: .milliseconds(100))
+        hub.publish(alerts: Self.alerts(11...20), positions: [])
+        let got = await Self.drain(slow.events)
+        #expect(got.flatMap(\.events).map(\.id) == Array(1...10))
+        #expect(hub.counts == EventHub.Counts(open: 0, endedSlow: 1, endedBehind: 0))
+        hub.close()
+        await running.value
+    }
+}
