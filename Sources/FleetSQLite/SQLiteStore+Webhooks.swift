@@ -224,6 +224,7 @@ extension SQLiteStore {
                     db.cachedStatement(sql: "SELECT committed_ms FROM alerts WHERE id = ?"),
                     arguments: [first])
                 ?? nowMs
+            let messageId = WebhookBatch.newMessageId()
             try Self.execute(
                 db,
                 sql: """
@@ -231,15 +232,19 @@ extension SQLiteStore {
                       alerts, oldest_ms, created_ms, next_ms, state)
                     VALUES (?,?,?,?,?,?,?,?, 'pending')
                     """,
-                arguments: [
-                    name, WebhookBatch.newMessageId(), first, last, count, oldest, nowMs,
-                    nowMs,
-                ])
+                arguments: [name, messageId, first, last, count, oldest, nowMs, nowMs])
+            let id = db.lastInsertedRowID
             cursor = last
             try Self.execute(
                 db,
                 sql: "UPDATE webhooks SET cursor = ?, scanned = ? WHERE name = ?",
                 arguments: [cursor, scanned, name])
+            // The batch just formed, as the next look would read it (unless already too old).
+            if oldest >= cutoff {
+                return WebhookBatch(
+                    id: id, webhook: name, messageId: messageId, firstAlert: first,
+                    lastAlert: last, count: count, oldestMs: oldest, nextMs: nowMs)
+            }
         }
         return nil
     }

@@ -69,9 +69,20 @@ public enum WebhookAttempt: Sendable, Equatable {
 extension WebhookBatch {
     /// A new `webhook-id`: `msg_` and 26 characters of base 32 (Crockford's
     /// alphabet, lower case) from 130 random bits: unique without coordination.
+    /// Three draws from the system's generator (a `getrandom(2)` each),
+    /// 60 bits of each used, 12 characters a draw: a webhook backlog forms
+    /// one per batch on the writer's thread.
     public static func newMessageId() -> String {
-        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
         var g = SystemRandomNumberGenerator()
-        return "msg_" + String((0..<26).map { _ in alphabet[Int(g.next() % 32)] })
+        let words: [UInt64] = [g.next(), g.next(), g.next()]
+        var text = "msg_"
+        text.unicodeScalars.reserveCapacity(30)
+        for i in 0..<26 {
+            let digit = Int((words[i / 12] >> UInt64(i % 12 * 5)) & 31)
+            text.unicodeScalars.append(Self.base32[digit])
+        }
+        return text
     }
+
+    private static let base32 = Array("0123456789abcdefghjkmnpqrstvwxyz".unicodeScalars)
 }
