@@ -3,8 +3,9 @@
 harness's load runs: a webhook receiver (HTTP/1.1 on loopback, answers every
 POST with 204 and counts the alerts in it) and N live streams
 (`GET /api/v1/events?positions=batch`, the console's way, read and counted
-as bytes and events). Runs until SIGTERM, then prints one line of
-key=value: webhook_posts, webhook_alerts, streams_open, stream_events,
+as bytes and events; a stream fleetd ends is opened again 2 s later, as a
+browser's EventSource does after its retry time). Runs until SIGTERM, then prints one line of
+key=value: webhook_posts, webhook_alerts, streams_open, streams_opened, stream_events,
 stream_mb. Standard library only; loopback only.
 
 usage: ack_sinks_clients.py WEBHOOK_PORT HTTP_PORT TOKEN STREAMS
@@ -19,6 +20,7 @@ alerts = 0
 events = 0
 stream_bytes = 0
 open_streams = 0
+opened = 0
 
 
 async def webhook(reader, writer):
@@ -42,13 +44,14 @@ async def webhook(reader, writer):
 
 
 async def stream(port, token):
-    global events, stream_bytes, open_streams
+    global events, stream_bytes, open_streams, opened
     while True:
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             writer.write(
                 f"GET /api/v1/events?positions=batch HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                f"Authorization: Bearer {token}\r\nAccept: text/event-stream\r\n\r\n".encode())
+                f"Authorization: Bearer {token}\r\nAccept: text/event-stream\r\n"
+                f"Connection: close\r\n\r\n".encode())
             await writer.drain()
             head = await reader.readuntil(b"\r\n\r\n")
             if b" 200 " not in head.split(b"\r\n", 1)[0]:
@@ -56,6 +59,7 @@ async def stream(port, token):
                 await asyncio.sleep(1)
                 continue
             open_streams += 1
+            opened += 1
             try:
                 while True:
                     chunk = await reader.read(1 << 20)
@@ -65,6 +69,8 @@ async def stream(port, token):
                     events += chunk.count(b"\nevent:") + chunk.startswith(b"event:")
             finally:
                 open_streams -= 1
+                writer.close()
+            await asyncio.sleep(2)  # the stream's `retry: 2000`
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
             await asyncio.sleep(0.5)
 
@@ -76,7 +82,7 @@ async def main():
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     await stop.wait()
-    print(f"webhook_posts={posts} webhook_alerts={alerts} streams_open={open_streams} "
+    print(f"webhook_posts={posts} webhook_alerts={alerts} streams_open={open_streams} streams_opened={opened} "
           f"stream_events={events} stream_mb={stream_bytes / 1e6:.1f}", flush=True)
     os._exit(0)  # the streams and the server go with the process
 

@@ -65,11 +65,33 @@ import Testing
         await running.value
     }
 
+    @Test func aStreamWithNothingUnsentTakesARoundBiggerThanItsBuffer() async throws {
+        // A whole fleet's positions in one round may outweigh the buffer: a
+        // stream that keeps up must not be cut off for it.
+        let hub = EventHub(maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15)
+        let s = try hub.subscribe(EventFilter(positions: false), owner: "user:map").get()
+        let running = Task { await hub.run() }
+        var ids: [Int64] = []
+        for round in 0..<3 {
+            let first = Int64(round * 30 + 1)
+            hub.publish(alerts: Self.alerts(first...(first + 29)), positions: [])
+            for await chunk in s.events {
+                ids += chunk.events.map(\.id)
+                s.subscriber.queued.subtract(chunk.weight, ordering: .relaxed)
+                if ids.count == (round + 1) * 30 { break }
+            }
+        }
+        #expect(ids == Array(1...90))
+        #expect(hub.counts == EventHub.Counts(open: 1, endedSlow: 0, endedBehind: 0))
+        hub.close()
+        await running.value
+    }
+
     @Test func aStreamMoreThanItsBufferBehindIsEndedAndCounted() async throws {
         let hub = EventHub(maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15)
         let slow = try hub.subscribe(EventFilter(positions: false), owner: "user:slow").get()
         let running = Task { await hub.run() }
-        // 10 then 10 more: the second round puts it 20 behind (never written).
+        // 10 then 10 more: the second round puts it 20 behind (the first never written).
         hub.publish(alerts: Self.alerts(1...10), positions: [])
         try await Task.sleep(for: .milliseconds(100))
         hub.publish(alerts: Self.alerts(11...20), positions: [])

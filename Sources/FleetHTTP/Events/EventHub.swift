@@ -256,7 +256,10 @@ public final class EventHub: Sendable {
                 chunk = LiveChunk(events.filter { sub.filter.admits($0, groups: groups) })
             }
             guard !chunk.events.isEmpty else { continue }
-            if sub.queued.add(chunk.weight, ordering: .relaxed).newValue > buffer {
+            // A stream with nothing unsent always takes the round, however
+            // big (a whole fleet's positions may outweigh the buffer).
+            let (before, after) = sub.queued.add(chunk.weight, ordering: .relaxed)
+            if before > 0, after > buffer {
                 // Too slow: ended; its client catches up on reconnect.
                 state.withLock { s in
                     if s.remove(sub.id) != nil { s.endedSlow += 1 }
