@@ -6,13 +6,19 @@
 # and against fleetd with 10 webhook subscriptions (every alert type, to a
 # receiver on loopback that answers 204) and 100 live streams open
 # (`/api/v1/events?positions=batch`, the console's way), "on"; ROUNDS times,
-# alternating (MODES="off webhooks streams on" also runs each alone: webhooks
-# without streams, streams without webhooks). Per run: the storm's first fixes
+# and, when this runs as root with unshare(1) and systemd-journald, the
+# journal: fleetd in a mount namespace of its own whose /run is a fresh
+# tmpfs with a journald of its own (Debian's defaults: a volatile journal,
+# rate limit and all), its standard error a journal stream as systemd
+# connects a service's (`scripts/journal_stream.py`), so every alert is also
+# a journal entry (`[alerts] journal`); ROUNDS times,
+# alternating (MODES="off webhooks streams journal on" also runs each alone). Per run: the storm's first fixes
 # acknowledged of those sent, its last acknowledgement, what of it was lost
 # where (the load generator's socket, fleetd's door, fleetd's socket), the highest rate
 # held, p99 at 50 000 fixes/s, fleetd's peak RSS, what the consumers got, and
 # the CPU seconds fleetd and the consumers' own process used.
-# The journal is not measured: this machine runs no journald.
+# With the journal, journald's own CPU seconds and the alert entries it kept
+# are printed too.
 # usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]
 set -euo pipefail
 bin=$(cd "${1:?usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]}" && pwd)
@@ -42,10 +48,24 @@ for round in $(seq "$rounds"); do
         done
       fi
     } > "$dir/fleetd.toml"
-    "$bin/fleetd" --config "$dir/fleetd.toml" > "$dir/fleetd.log" 2>&1 & fpid=$!
-    for _ in $(seq 120); do grep -qi ready "$dir/fleetd.log" && break; sleep 1; done
+    journal=""
+    if { [ "$mode" = on ] || [ "$mode" = journal ]; } && [ "$(id -u)" = 0 ] &&
+      [ -x /lib/systemd/systemd-journald ] && command -v unshare >/dev/null; then
+      journal=1
+      # unshare and sh exec: $fpid ends up fleetd's own.
+      unshare --mount --propagation private -- /bin/sh -c '
+        mount -t tmpfs -o mode=0755 tmpfs /run && mkdir -p /run/systemd/journal || exit 1
+        /lib/systemd/systemd-journald > "$0/journald.log" 2>&1 & echo $! > "$0/journald.pid"
+        for _ in $(seq 100); do [ -S /run/systemd/journal/stdout ] && break; sleep 0.05; done
+        exec python3 "$@"' "$dir" scripts/journal_stream.py fleetd "$bin/fleetd" --config "$dir/fleetd.toml" & fpid=$!
+      for _ in $(seq 120); do curl -sf "http://127.0.0.1:$ph/readyz" >/dev/null && break; sleep 1; done
+    else
+      [ "$mode" = journal ] && { echo "bench: the journal needs root, unshare and systemd-journald" >&2; exit 1; }
+      "$bin/fleetd" --config "$dir/fleetd.toml" > "$dir/fleetd.log" 2>&1 & fpid=$!
+      for _ in $(seq 120); do grep -qi ready "$dir/fleetd.log" && break; sleep 1; done
+    fi
     cpid=""
-    if [ "$mode" != off ]; then
+    if [ "$mode" != off ] && [ "$mode" != journal ]; then
       token=$("$bin/fleetctl" tokens add bench --role viewer --db "$dir/f.db" 2>/dev/null | grep -o 'fltk_[A-Za-z0-9_-]*' | head -1)
       streams=100; [ "$mode" = webhooks ] && streams=0
       python3 scripts/ack_sinks_clients.py "$pw" "$ph" "$token" "$streams" > "$dir/clients.txt" & cpid=$!
@@ -83,7 +103,16 @@ for round in $(seq "$rounds"); do
       got="$(cat "$dir/clients.txt") consumers_cpu_s=$ccpu"
     fi
     got="fleetd_cpu_s=$fcpu${got:+ $got}"
-    kill -TERM "$fpid"; wait "$fpid" || true
+    if [ -n "$journal" ]; then
+      jpid=$(cat "$dir/journald.pid")
+      kept=$(nsenter -t "$fpid" -m journalctl -D /run/log/journal -q --no-pager -o cat \
+        SYSLOG_IDENTIFIER=fleetd FLEETD_ALERT_TYPE=geofence_enter 2>/dev/null | wc -l)
+      got="$got journald_cpu_s=$(cpu "$jpid") journal_enter_alerts=$kept"
+      kill -TERM "$fpid"; wait "$fpid" || true
+      kill -TERM "$jpid" 2>/dev/null || true
+    else
+      kill -TERM "$fpid"; wait "$fpid" || true
+    fi
     echo "round $round, consumers $mode: storm $storm; highest held $best; p99 at 50000 ${p50k:-?} ms; peak RSS $hwm MB; $got"
     echo "$mode $best ${p50k:-0} $hwm" >> "$summary"
     rm -rf "$dir"

@@ -147,6 +147,39 @@ import Testing
         }
     }
 
+    /// `alerts.journal_backlog`: a commit whose alerts would put more than
+    /// that many waiting for the journal leaves them out, counted and
+    /// logged; the database has every one.
+    @Test func alertsBeyondTheBacklogAreLeftOutAndCounted() throws {
+        guard Self.canRun else {
+            Issue.record("needs root and /usr/bin/unshare (util-linux) for a mount namespace")
+            return
+        }
+        let journal = try JournalSocket()
+        let d = try DaemonProcess(
+            fences: depotFences, extraConfig: "[alerts]\njournal_backlog = 100",
+            tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0",
+            wrapper: journal.wrapper, journalStream: true)
+        let client = try UDPClient(host: "127.0.0.1", port: d.port)
+        let t0: Int64 = 1_700_000_000_000
+        // 120 vehicles enter the depot in one datagram: one batch, one commit.
+        let lines = (1...120).map {
+            fixLine(1, t0, lat: 48.05, lon: 11.05, device: "truck-\($0)")
+        }
+        #expect(exchange(client, lines)?.acked.count == 120)
+        #expect(d.stop() == 0)
+        let entries = journal.entries(timeoutMs: 500)
+        let stored = try d.fleetctl("alerts").count
+        let sent = entries.filter { $0["FLEETD_ALERT_ID"] != nil }.count
+        #expect(stored == 120)
+        #expect(sent < stored, "\(sent) of \(stored) in the journal")
+        let note = entries.first { $0["MESSAGE"]?.contains("alerts were left out") == true }
+        #expect(
+            note?["MESSAGE"]
+                == "journal: \(stored - sent) alerts were left out (the journal lagged)",
+            "\(note ?? [:])")
+    }
+
     @Test func alertsStayOutOfTheJournalWhenTurnedOff() throws {
         guard Self.canRun else {
             Issue.record("needs root and /usr/bin/unshare (util-linux) for a mount namespace")

@@ -68,6 +68,10 @@ import Testing
         ),
         ("[udp]\nreceiver_nice = -21", "f:2: udp.receiver_nice: must be -20…19, found -21"),
         (
+            "[alerts]\njournal_backlog = 99",
+            "f:2: alerts.journal_backlog: must be 100…1000000, found 99"
+        ),
+        (
             "[storage]\nbatch_max_fixes = 10",
             "f:2: storage.batch_max_fixes: has moved: set batch_max_fixes in [engine]"
         ),

@@ -6,6 +6,9 @@ public struct AlertsConfig: Sendable, Equatable {
     /// its own (`FLEETD_ALERT_*` fields) when fleetd's standard error is
     /// the journal.
     public var journal = true
+    /// The most alerts waiting to be written to the journal; beyond, they
+    /// are left out of it (counted; the database has them all).
+    public var journalBacklog = 10_000
     /// How often the maintenance plans (`[[maintenance]]`) are checked, seconds.
     public var maintenanceCheckS = 60.0
 
@@ -14,6 +17,8 @@ public struct AlertsConfig: Sendable, Equatable {
     init(_ s: inout ConfigSection) throws(ConfigError) {
         logFile = try s.string("log_file", default: logFile)
         journal = try s.bool("journal", default: journal)
+        journalBacklog = try s.int(
+            "journal_backlog", default: journalBacklog, range: 100...1_000_000)
         maintenanceCheckS = try s.double(
             "maintenance_check_s", default: maintenanceCheckS, range: 1...86_400)
     }

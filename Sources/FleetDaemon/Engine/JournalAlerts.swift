@@ -1,4 +1,3 @@
-import Dispatch
 import FleetModel
 import FleetStorage
 import FleetSystemd
@@ -13,36 +12,43 @@ import Synchronization
 /// `FLEETD_ALERT_TIME` (RFC 3339) and `FLEETD_ALERT_JSON` (the alert as
 /// `fleetctl alerts --json` gives it).
 ///
-/// A commit sink: the writer only hands each commit's alerts to a queue of
-/// their own (one send a alert is a system call); beyond `limit` alerts
-/// waiting, alerts are left out of the journal and counted (they are in
-/// the database and the API all the same).
+/// A commit sink: the writer only hands each commit's alerts to a thread
+/// of their own, `fleetd-journal`, in the background (`SCHED_IDLE`: a
+/// send per alert is a system call, and journald takes a core's worth
+/// for a storm's alerts), so the journal gets them as ingest leaves a
+/// core idle. Beyond `limit` alerts waiting (`alerts.journal_backlog`),
+/// alerts are left out of the journal and counted (they are in the
+/// database and the API all the same).
 final class JournalAlerts: CommitSink, Sendable {
-    private let queue = DispatchQueue(label: "fleetd-journal")
+    private let thread = WorkerThread(name: "fleetd-journal", background: true)
     private let waiting = Atomic<Int>(0)
     let dropped = Atomic<Int>(0)
     let limit: Int
+    private let metrics: Metrics?
 
-    init(limit: Int = 100_000) {
+    init(limit: Int = 10_000, metrics: Metrics? = nil) {
         self.limit = limit
+        self.metrics = metrics
     }
 
     func committed(_ commit: Commit) {
         let alerts = commit.alerts
         guard !alerts.isEmpty else { return }
-        guard waiting.add(alerts.count, ordering: .relaxed).newValue <= limit else {
+        guard waiting.add(alerts.count, ordering: .relaxed).newValue <= limit,
+            thread.submit({ [self] in
+                for a in alerts { Journal.send(Self.fields(a)) }
+                waiting.subtract(alerts.count, ordering: .relaxed)
+            })
+        else {
             waiting.subtract(alerts.count, ordering: .relaxed)
             dropped.add(alerts.count, ordering: .relaxed)
+            metrics?.journalLeftOut(alerts.count)
             return
-        }
-        queue.async { [self] in
-            for a in alerts { Journal.send(Self.fields(a)) }
-            waiting.subtract(alerts.count, ordering: .relaxed)
         }
     }
 
-    /// Waits until every alert handed over has been sent.
-    func flush() { queue.sync {} }
+    /// Sends every alert handed over, then ends the thread (at stop; blocking).
+    func flush() { thread.finish() }
 
     static func fields(_ a: AlertRecord) -> [(String, String)] {
         var f: [(String, String)] = [

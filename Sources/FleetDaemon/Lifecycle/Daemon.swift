@@ -113,7 +113,9 @@ public final class Daemon: Sendable {
         // Replies last: what a sender may look at once acknowledged (the
         // alert log's lines, the counters) is already there.
         var sinks: [any CommitSink] = alertLog.map { [$0] } ?? []
-        let journal = config.alerts.journal && Journal.connected() ? JournalAlerts() : nil
+        let journal =
+            config.alerts.journal && Journal.connected()
+            ? JournalAlerts(limit: config.alerts.journalBacklog, metrics: metrics) : nil
         if let journal {
             sinks.append(journal)
             logger.info("alerts also go to the journal (FLEETD_ALERT_* fields)")

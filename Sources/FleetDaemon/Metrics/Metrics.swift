@@ -45,6 +45,8 @@ public final class Metrics: Sendable {
         /// TCP connections open now, and opened since start, by protocol.
         public var tcpOpen: [String: Int] = [:]
         public var tcpOpened: [String: Int] = [:]
+        /// Alerts left out of the journal (`alerts.journal_backlog` waiting).
+        public var journalLeftOut = 0
         public var totalRejects: Int { rejects.values.reduce(0, +) }
     }
 
@@ -154,6 +156,8 @@ public final class Metrics: Sendable {
             if outcome == "delivered" { $0.webhookAlertsDelivered[name, default: 0] += alerts }
         }
     }
+
+    func journalLeftOut(_ alerts: Int) { state.withLock { $0.journalLeftOut += alerts } }
 
     func unwrittenStates(_ count: Int) { state.withLock { $0.statesUnwritten = count } }
 }

@@ -93,6 +93,10 @@ public final class MetricsExporter: Sendable {
                     "fleetd_webhook_alerts_delivered_total", [("webhook", name)], n,
                     "Alerts delivered to a webhook subscription (2xx answered).")
             }
+            count(
+                "fleetd_journal_alerts_left_out_total", [], m.journalLeftOut,
+                "Alerts left out of the journal: alerts.journal_backlog were waiting for it (the database has them)."
+            )
             for (key, n) in extra.http {
                 let parts = key.split(separator: " ").map(String.init)
                 guard parts.count == 3 else { continue }
