@@ -286,7 +286,7 @@ scripts/ack-sittings.sh "$bin" 3 \
   || echo "bench: the acknowledging harness did not run (gcc or libsqlite3-dev missing?)" >&2
 
 echo
-echo "== The same storm and ladder with consumers off and on (10 webhook subscriptions, 100 live streams), two rounds"
+echo "== The same storm and ladder with consumers off and on (10 webhook subscriptions, 100 live streams, the journal with a journald of its own when run as root), two rounds"
 scripts/ack-sinks.sh "$bin" 2 \
   || echo "bench: the consumers' runs did not run" >&2
 
