@@ -58,7 +58,7 @@ for round in $(seq "$rounds"); do
         /lib/systemd/systemd-journald > "$0/journald.log" 2>&1 & echo $! > "$0/journald.pid"
         for _ in $(seq 100); do [ -S /run/systemd/journal/stdout ] && break; sleep 0.05; done
         exec python3 "$@"' "$dir" scripts/journal_stream.py fleetd "$bin/fleetd" --config "$dir/fleetd.toml" & fpid=$!
-      for _ in $(seq 120); do curl -sf "http://127.0.0.1:$ph/readyz" >/dev/null && break; sleep 1; done
+      for _ in $(seq 120); do curl -sf --max-time 2 "http://127.0.0.1:$ph/readyz" >/dev/null && break; sleep 1; done
     else
       [ "$mode" = journal ] && { echo "bench: the journal needs root, unshare and systemd-journald" >&2; exit 1; }
       "$bin/fleetd" --config "$dir/fleetd.toml" > "$dir/fleetd.log" 2>&1 & fpid=$!
