@@ -22,11 +22,11 @@ import Synchronization
 final class JournalAlerts: CommitSink, Sendable {
     private let thread = WorkerThread(name: "fleetd-journal", background: true)
     private let waiting = Atomic<Int>(0)
-    let dropped = Atomic<Int>(0)
     let limit: Int
-    private let metrics: Metrics?
+    /// Where the alerts left out are counted (`journalLeftOut`).
+    private let metrics: Metrics
 
-    init(limit: Int = 10_000, metrics: Metrics? = nil) {
+    init(limit: Int = 10_000, metrics: Metrics) {
         self.limit = limit
         self.metrics = metrics
     }
@@ -41,8 +41,7 @@ final class JournalAlerts: CommitSink, Sendable {
             })
         else {
             waiting.subtract(alerts.count, ordering: .relaxed)
-            dropped.add(alerts.count, ordering: .relaxed)
-            metrics?.journalLeftOut(alerts.count)
+            metrics.journalLeftOut(alerts.count)
             return
         }
     }

@@ -280,9 +280,13 @@ public final class Daemon: Sendable {
                     } catch {
                         logger.warning("cluster: leases not given up (they expire): \(error)")
                     }
-                    journal?.flush()
-                    if let n = journal?.dropped.load(ordering: .relaxed), n > 0 {
-                        logger.warning("journal: \(n) alerts were left out (the journal lagged)")
+                    if let journal {
+                        journal.flush()
+                        let leftOut = metrics.snapshot().journalLeftOut
+                        if leftOut > 0 {
+                            logger.warning(
+                                "journal: \(leftOut) alerts were left out (the journal lagged)")
+                        }
                     }
                 }),
             delivery,

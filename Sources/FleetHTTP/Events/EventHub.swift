@@ -151,9 +151,8 @@ public final class EventHub: Sendable {
                 // Behind: what is queued goes, and the streams it was for.
                 s.pending.removeAll()
                 s.pendingWeight = 0
-                for id in Array(s.subscribers.keys) {
-                    if let sub = s.remove(id) { ended.append(sub) }
-                }
+                ended = Array(s.subscribers.values)
+                for sub in ended { _ = s.remove(sub.id) }
                 s.endedBehind += ended.count
                 return false
             }
