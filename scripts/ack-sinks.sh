@@ -101,6 +101,11 @@ for round in $(seq "$rounds"); do
       ccpu=$(cpu "$cpid")
       kill -TERM "$cpid"; wait "$cpid" || true
       got="$(cat "$dir/clients.txt") consumers_cpu_s=$ccpu"
+      # Streams fleetd ended: too slow a reader, or its hub too far behind.
+      [ "$mode" = webhooks ] || got="$got $(curl -s "http://127.0.0.1:$ph/metrics" | awk '
+        /^fleetd_streams_ended_total/ && /reason="slow"/ {s += $NF}
+        /^fleetd_streams_ended_total/ && /reason="behind"/ {b += $NF}
+        END {printf "streams_ended_slow=%d streams_ended_behind=%d", s, b}')"
     fi
     got="fleetd_cpu_s=$fcpu${got:+ $got}"
     if [ -n "$journal" ]; then

@@ -2,7 +2,8 @@
 """The consumers `scripts/ack-sinks.sh` opens beside fleetd while the shared
 harness's load runs: a webhook receiver (HTTP/1.1 on loopback, answers every
 POST with 204 and counts the alerts in it) and N live streams
-(`GET /api/v1/events?positions=batch`, the console's way, read and counted
+(`GET /api/v1/events?positions=compact`, the console's way, or as
+STREAM_POSITIONS says, read and counted
 as bytes and events; a stream fleetd ends is opened again 2 s later, as a
 browser's EventSource does after its retry time). Runs until SIGTERM, then prints one line of
 key=value: webhook_posts, webhook_alerts, streams_open, streams_opened, stream_events,
@@ -21,6 +22,7 @@ events = 0
 stream_bytes = 0
 open_streams = 0
 opened = 0
+positions = os.environ.get("STREAM_POSITIONS", "compact")
 
 
 async def webhook(reader, writer):
@@ -49,7 +51,7 @@ async def stream(port, token):
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", port)
             writer.write(
-                f"GET /api/v1/events?positions=batch HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                f"GET /api/v1/events?positions={positions} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 f"Authorization: Bearer {token}\r\nAccept: text/event-stream\r\n"
                 f"Connection: close\r\n\r\n".encode())
             await writer.drain()

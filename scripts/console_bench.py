@@ -39,8 +39,9 @@ def main():
     ap.add_argument("--udp", type=int, required=True)
     ap.add_argument("--vehicles", type=int, required=True)
     ap.add_argument("--seconds", type=float, default=20)
-    ap.add_argument("--positions", choices=["batch", "on"], default="batch",
-                    help="batch: the console's way (a positions event a round); on: an event a position")
+    ap.add_argument("--positions", choices=["compact", "batch", "on"], default="compact",
+                    help="compact: the console's way (a positions_compact event a round); "
+                         "batch: a positions event of full records a round; on: an event a position")
     a = ap.parse_args()
 
     options = Options()
@@ -51,7 +52,7 @@ def main():
     d = webdriver.Chrome(service=Service(os.environ.get("FLEETD_CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
     d.set_script_timeout(60)
     try:
-        d.get(a.url + ("?positions=on" if a.positions == "on" else ""))
+        d.get(a.url + ("" if a.positions == "compact" else f"?positions={a.positions}"))
         d.find_element(By.ID, "login-user").send_keys(a.user)
         d.find_element(By.ID, "login-password").send_keys(a.password)
         d.find_element(By.ID, "login-submit").click()
@@ -100,7 +101,7 @@ def main():
                 const until = Date.now() + 5000;
                 const check = () => {
                   const p = window.fleetdStats.drawnAt['console-probe'];
-                  if (p && Date.parse(p.time) >= time) return done(p.at);
+                  if (p && p.time >= time) return done(p.at);
                   if (Date.now() > until) return done(null);
                   setTimeout(check, 2);
                 };

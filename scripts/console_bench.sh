@@ -3,8 +3,8 @@
 # fleetsim load driving VEHICLES devices at one fix a second each (JSON over
 # UDP), and the console open in headless chromium measuring its frame rate
 # and the commit-to-marker delay (scripts/console_bench.py), with positions
-# taken one event each (the baseline) and batched (the console's way), in the
-# same sitting. Three sittings.
+# taken one event each (the baseline), batched as full records, and batched
+# compact (the console's way), in the same sitting. Three sittings.
 set -euo pipefail
 bin=${1:?usage: console_bench.sh BIN_DIR}
 vehicles=${VEHICLES:-10000}
@@ -44,7 +44,7 @@ CONF
   load=$!
   sleep 5
   echo "-- sitting $sitting"
-  for positions in on batch; do
+  for positions in on batch compact; do
     "$python" scripts/console_bench.py --url "http://127.0.0.1:$http/" --user bench \
       --password bench-password --udp "$json" --vehicles "$vehicles" --seconds 20 \
       --positions "$positions" | sed 's/^/  /' || echo "  console bench failed"

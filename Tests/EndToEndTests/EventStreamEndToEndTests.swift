@@ -51,6 +51,13 @@ import Testing
         ((try? JSONSerialization.jsonObject(with: Data(e.data.utf8))) as? [[String: Any]]) ?? []
     }
 
+    /// A `positions_compact` event's rows, as objects by its `fields`.
+    static func rows(_ e: SSEEvent) -> [[String: Any]] {
+        guard let fields = e.json["fields"] as? [String], let rows = e.json["rows"] as? [[Any]]
+        else { return [] }
+        return rows.map { Dictionary(uniqueKeysWithValues: zip(fields, $0)) }
+    }
+
     @Test func positionsInBatchesForTheWholeFleet() async throws {
         let a = try APIEndToEndTests.APIDaemon()
         let auth = a.auth("viewer")
@@ -70,6 +77,17 @@ import Testing
             if got.count == 3 { finish() }
             return got.count < 3
         }
+        // Compact: the same positions as rows, read by `fields`.
+        async let compacted = http.events(
+            "/api/v1/events?positions=compact", headers: auth, timeout: 180
+        ) { seen in
+            let got = Set(
+                seen.filter { $0.event == "positions_compact" }.flatMap(Self.rows).compactMap {
+                    $0["device"] as? String
+                })
+            if got.count == 3 { finish() }
+            return got.count < 3
+        }
         // With a device filter, batch gives that device's `position` events as before.
         async let one = http.events(
             "/api/v1/events?positions=batch&device=truck-2", headers: auth, timeout: 180
@@ -83,7 +101,7 @@ import Testing
         // streams wait up to 3 minutes: with the whole suite on two cores
         // this test has taken 135–182 s, and once 315 s.
         var round: Int64 = 0
-        while finished.withLock({ $0 }) < 2, round < 200 {  // up to 60 s: the suite loads the cores
+        while finished.withLock({ $0 }) < 3, round < 200 {  // up to 60 s: the suite loads the cores
             let lines = devices.enumerated().map { k, d in
                 fixLine(
                     Int(round) * 3 + k + 1, t0 + round * 1000, lat: 47.5 + Double(k) * 0.01,
@@ -99,6 +117,12 @@ import Testing
         let positions = events.filter { $0.event == "positions" }.flatMap(Self.decode)
         #expect(Set(positions.compactMap { $0["device"] as? String }) == Set(devices))
         #expect(positions.allSatisfy { $0["lat"] is Double && $0["time"] is String })
+        let (compactStatus, compact) = try await compacted
+        #expect(compactStatus == 200)
+        #expect(!compact.contains { $0.event == "position" || $0.event == "positions" })
+        let rows = compact.filter { $0.event == "positions_compact" }.flatMap(Self.rows)
+        #expect(Set(rows.compactMap { $0["device"] as? String }) == Set(devices))
+        #expect(rows.allSatisfy { $0["lat"] is Double && ($0["time_ms"] as? Int ?? 0) >= t0 })
         let (oneStatus, single) = try await one
         #expect(oneStatus == 200)
         let singles = single.filter { $0.event == "position" }
@@ -106,7 +130,7 @@ import Testing
             !singles.isEmpty && singles.allSatisfy { $0.json["device"] as? String == "truck-2" })
         #expect(!single.contains { $0.event == "positions" })
         let bad = try await a.http.get("/api/v1/events?positions=sometimes", auth)
-        #expect(bad.status == 400 && bad.body.contains("on, off or batch"))
+        #expect(bad.status == 400 && bad.body.contains("on, off, batch or compact"))
         #expect(a.d.stop() == 0)
     }
 

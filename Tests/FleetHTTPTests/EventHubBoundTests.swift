@@ -1,4 +1,6 @@
+import FleetModel
 import FleetStorage
+import Foundation
 import Testing
 
 @testable import FleetHTTP
@@ -7,7 +9,8 @@ import Testing
 /// behind is ended (slow), and when the hub itself falls 2 × that behind
 /// (its rounds starved while ingest takes every core) its queue is dropped
 /// and every open stream ended (behind), so memory stays bounded however
-/// long a storm lasts.
+/// long a storm lasts. Positions past the bound are folded by device
+/// instead: no stream ends for them, and each device's newest arrives.
 @Suite struct EventHubBoundTests {
     static func alerts(_ ids: ClosedRange<Int64>) -> [AlertRecord] {
         ids.map {
@@ -98,6 +101,54 @@ import Testing
         let got = await Self.drain(slow.events)
         #expect(got.flatMap(\.events).map(\.id) == Array(1...10))
         #expect(hub.counts == EventHub.Counts(open: 0, endedSlow: 1, endedBehind: 0))
+        hub.close()
+        await running.value
+    }
+
+    @Test func positionsPastTheBoundAreFoldedNewestPerDeviceAndEndNoStream() async throws {
+        // buffer 16: 32 events one by one, then positions are folded by device.
+        let hub = EventHub(maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15)
+        let map = try hub.subscribe(
+            EventFilter(positions: true, batch: true, compact: true), owner: "user:map"
+        ).get()
+        let t0: Int64 = 1_700_000_000_000
+        // 20 commits of 10 devices each (200 positions), an alert among them; no round meanwhile.
+        for k in 0..<20 {
+            let rows = (0..<10).map { d in
+                PositionRow(
+                    fix: Fix(
+                        device: "car-\(d)", time: t0 + Int64(k) * 1000, lat: 48 + Double(k) / 100,
+                        lon: 11),
+                    disposition: .accepted, receivedMs: t0)
+            }
+            hub.publish(alerts: k == 7 ? Self.alerts(1...1) : [], positions: rows)
+        }
+        // An older fix that arrives late does not replace a newer one.
+        hub.publish(
+            alerts: [],
+            positions: [
+                PositionRow(
+                    fix: Fix(device: "car-3", time: t0, lat: 0, lon: 0), disposition: .accepted,
+                    receivedMs: t0)
+            ])
+        #expect(hub.counts == EventHub.Counts(open: 1, endedSlow: 0, endedBehind: 0))
+        let running = Task { await hub.run() }
+        var alerts: [Int64] = []
+        var rows: [[String: Any]] = []
+        for await chunk in map.events {
+            map.subscriber.queued.subtract(chunk.weight, ordering: .relaxed)
+            alerts += chunk.events.filter { $0.kind == .alert }.map(\.id)
+            for e in chunk.events where e.kind == .compactPositions {
+                rows += try EventHubCompactTests.rows(e)
+            }
+            if !rows.isEmpty { break }
+        }
+        #expect(alerts == [1])
+        // One row per device, its newest.
+        #expect(rows.count == 10)
+        #expect(Set(rows.compactMap { $0["device"] as? String }).count == 10)
+        #expect(
+            rows.allSatisfy { ($0["time_ms"] as? NSNumber)?.int64Value == t0 + 19_000 })
         hub.close()
         await running.value
     }

@@ -17,12 +17,16 @@ import Synchronization
 /// second per device. A keep-alive comment goes to everyone every
 /// `keepaliveS`.
 ///
-/// The queue of commits not yet fanned out is bounded (`pendingLimit`
-/// events, alerts and positions): the hub may run in the background
-/// (`APIServer`'s `hubExecutor`), and when ingest takes every core it
-/// falls behind. Past the bound the queue is dropped and every open
-/// stream ended at once, like a stream that is too slow: its client
-/// reconnects and reads the alerts it missed from the database.
+/// The queue of commits not yet fanned out is bounded: the hub may run in
+/// the background (`APIServer`'s `hubExecutor`), and when ingest takes
+/// every core it falls behind. Positions wait one by one until the queue
+/// holds `pendingLimit` events; from then until the hub's next round they
+/// are folded instead, each device's newest kept (what a live map needs),
+/// so they take at most one entry per device however long the hub waits.
+/// Alerts are never folded: past `pendingLimit` alerts the queue is
+/// dropped and every open stream ended at once, like a stream that is too
+/// slow: its client reconnects and reads the alerts it missed from the
+/// database.
 public final class EventHub: Sendable {
     final class Subscriber: Sendable {
         let filter: EventFilter
@@ -56,12 +60,19 @@ public final class EventHub: Sendable {
         var wantPositions = 0
         /// Subscribers that take positions as batches.
         var wantBatches = 0
+        /// Subscribers that take positions as compact batches.
+        var wantCompact = 0
         /// Subscribers limited to groups (what `groups` is kept fresh for).
         var grouped = 0
         /// Commits not yet fanned out.
         var pending: [(alerts: [AlertRecord], positions: [PositionRow])] = []
-        /// The events (alerts and positions) in `pending`.
-        var pendingWeight = 0
+        /// The alerts in `pending`.
+        var pendingAlerts = 0
+        /// The positions in `pending`.
+        var pendingPositions = 0
+        /// Positions folded while the hub is behind: each device's newest
+        /// accepted one (`pending` holds none meanwhile).
+        var folded = HeldPositions()
         /// Streams ended for being more than `buffer` events behind.
         var endedSlow = 0
         /// Streams ended because the hub's queue passed `pendingLimit`.
@@ -74,11 +85,22 @@ public final class EventHub: Sendable {
             perOwner[sub.owner] = left > 0 ? left : nil
             if sub.filter.positions { wantPositions -= 1 }
             if sub.filter.batchesPositions { wantBatches -= 1 }
+            if sub.filter.compactsPositions { wantCompact -= 1 }
             if case .groups = sub.filter.scope { grouped -= 1 }
             return sub
         }
         /// Command status changes not yet fanned out.
         var commands: [CommandRecord] = []
+
+        /// Some client takes positions as full records (`position` events
+        /// or the `positions` batch), so they are held whole.
+        var wantWhole: Bool { wantPositions > wantCompact }
+
+        /// Folds `rows` into `folded`, each device's newest accepted one kept.
+        mutating func fold(_ rows: [PositionRow]) {
+            let whole = wantWhole
+            for p in rows { folded.hold(p, whole: whole) }
+        }
     }
 
     private let state = Mutex(State())
@@ -91,8 +113,9 @@ public final class EventHub: Sendable {
     let maxPerOwner: Int
     let buffer: Int
     let keepaliveS: Int
-    /// The most events (alerts and positions) the hub queues before it
-    /// drops them and ends every stream: 2 × `buffer`.
+    /// The most events the hub queues one by one: 2 × `buffer`. Past it
+    /// positions are folded by device, and alerts past it are dropped with
+    /// every stream ended.
     let pendingLimit: Int
 
     /// A hub bounded as `settings` say (`maxStreams`, `streamBuffer`, `keepaliveS`).
@@ -138,25 +161,41 @@ public final class EventHub: Sendable {
     }
 
     /// A committed batch: its alerts as stored and its positions. Quick and
-    /// non-blocking (called on the writer thread). When the queue would
-    /// pass `pendingLimit` it is dropped and every open stream ended.
+    /// non-blocking (called on the writer thread). Past `pendingLimit`
+    /// queued events its positions are folded by device (a dictionary
+    /// insert each, only while the hub is behind); past `pendingLimit`
+    /// alerts the queue is dropped and every open stream ended.
     public func publish(alerts: [AlertRecord], positions: [PositionRow]) {
         var ended: [Subscriber] = []
         let queued = state.withLock { s -> Bool in
             guard !s.subscribers.isEmpty, !s.closed else { return false }
             guard !alerts.isEmpty || s.wantPositions > 0 else { return false }
-            let positions = s.wantPositions > 0 ? positions : []
-            s.pendingWeight += alerts.count + positions.count
-            guard s.pendingWeight <= pendingLimit else {
+            var positions = s.wantPositions > 0 ? positions : []
+            s.pendingAlerts += alerts.count
+            guard s.pendingAlerts <= pendingLimit else {
                 // Behind: what is queued goes, and the streams it was for.
                 s.pending.removeAll()
-                s.pendingWeight = 0
+                (s.pendingAlerts, s.pendingPositions) = (0, 0)
+                s.folded = HeldPositions()
                 ended = Array(s.subscribers.values)
                 for sub in ended { _ = s.remove(sub.id) }
                 s.endedBehind += ended.count
                 return false
             }
-            s.pending.append((alerts, positions))
+            if !s.folded.isEmpty
+                || s.pendingAlerts + s.pendingPositions + positions.count > pendingLimit
+            {
+                // Behind: positions folded, newest per device, until the next round.
+                for i in s.pending.indices where !s.pending[i].positions.isEmpty {
+                    s.fold(s.pending[i].positions)
+                    s.pending[i].positions = []
+                }
+                s.fold(positions)
+                positions = []
+                s.pendingPositions = 0
+            }
+            s.pendingPositions += positions.count
+            if !alerts.isEmpty || !positions.isEmpty { s.pending.append((alerts, positions)) }
             return true
         }
         for sub in ended { sub.continuation.finish() }
@@ -203,6 +242,7 @@ public final class EventHub: Sendable {
             s.subscribers[s.nextId] = sub
             if filter.positions { s.wantPositions += 1 }
             if filter.batchesPositions { s.wantBatches += 1 }
+            if filter.compactsPositions { s.wantCompact += 1 }
             if case .groups = filter.scope { s.grouped += 1 }
             return .success(sub)
         }
@@ -232,25 +272,24 @@ public final class EventHub: Sendable {
     }
 
     /// One round's `events` to every subscriber: the shared chunks for
-    /// those that take every alert (with or without positions), one of its
-    /// own for each other.
+    /// those that take every alert (with positions in one of their three
+    /// forms, or none), one of its own for each other.
     private func fanOut(_ events: [LiveEvent], to subs: [Subscriber]) {
-        var everything: LiveChunk?
-        var batched: LiveChunk?
-        var noPositions: LiveChunk?
+        var shared: [LiveEvent.Kind?: LiveChunk] = [:]
+        func sharedChunk(positions kind: LiveEvent.Kind?) -> LiveChunk {
+            if let made = shared[kind] { return made }
+            let made = LiveChunk(events.filter { !$0.kind.isPosition || $0.kind == kind })
+            shared[kind] = made
+            return made
+        }
         for sub in subs {
             let chunk: LiveChunk
-            if sub.filter.batchesPositions {
-                batched = batched ?? LiveChunk(events.filter { $0.kind != .position })
-                chunk = batched!
-            } else if sub.filter.takesAllAlerts && sub.filter.positions {
-                everything = everything ?? LiveChunk(events.filter { $0.kind != .positions })
-                chunk = everything!
+            if sub.filter.compactsPositions {
+                chunk = sharedChunk(positions: .compactPositions)
+            } else if sub.filter.batchesPositions {
+                chunk = sharedChunk(positions: .positions)
             } else if sub.filter.takesAllAlerts {
-                noPositions =
-                    noPositions
-                    ?? LiveChunk(events.filter { $0.kind != .position && $0.kind != .positions })
-                chunk = noPositions!
+                chunk = sharedChunk(positions: sub.filter.positions ? .position : nil)
             } else {
                 chunk = LiveChunk(events.filter { sub.filter.admits($0, groups: groups) })
             }
@@ -274,7 +313,7 @@ public final class EventHub: Sendable {
     /// second, keep-alives every `keepaliveS`. Returns once closed.
     func run() async {
         var lastSent: [String: Int64] = [:]
-        var held: [String: PositionRow] = [:]
+        var held = HeldPositions()
         var lastPing = Date()
         var lastFlush = Date()
         await withTaskGroup(of: Void.self) { group in
@@ -288,17 +327,22 @@ public final class EventHub: Sendable {
             for await _ in wakes {
                 // Positions one event each only for subscribers that take them so,
                 // batched only for those that take batches.
-                let (pending, commands, subs, singles, batches) = state.withLock { s in
-                    defer {
-                        s.pending.removeAll(keepingCapacity: true)
-                        s.pendingWeight = 0
-                        s.commands.removeAll()
+                let (pending, folded, commands, subs, singles, batches, compacts, whole) =
+                    state
+                    .withLock {
+                        s in
+                        defer {
+                            s.pending.removeAll(keepingCapacity: true)
+                            (s.pendingAlerts, s.pendingPositions) = (0, 0)
+                            s.folded = HeldPositions()
+                            s.commands.removeAll()
+                        }
+                        return (
+                            s.pending, s.folded, s.commands, Array(s.subscribers.values),
+                            s.wantPositions > s.wantBatches + s.wantCompact, s.wantBatches > 0,
+                            s.wantCompact > 0, s.wantWhole
+                        )
                     }
-                    return (
-                        s.pending, s.commands, Array(s.subscribers.values),
-                        s.wantPositions > s.wantBatches, s.wantBatches > 0
-                    )
-                }
                 var events: [LiveEvent] = commands.map { c in
                     LiveEvent(
                         kind: .command, id: 0, device: c.device, type: nil, fence: nil,
@@ -312,35 +356,17 @@ public final class EventHub: Sendable {
                                 fence: a.fence,
                                 json: a.jsonLine))
                     }
-                    for p in commit.positions where p.disposition == .accepted {
-                        if let h = held[p.fix.device], h.fix.time > p.fix.time { continue }
-                        held[p.fix.device] = p
-                    }
+                    for p in commit.positions { held.hold(p, whole: whole) }
                 }
+                if !folded.isEmpty { held.hold(folded) }
                 let now = Date()
                 let nowMs = Int64(now.timeIntervalSince1970 * 1000)
                 if now.timeIntervalSince(lastFlush) >= 0.2 || held.count > 100_000 {
                     lastFlush = now
-                    var batch: [String] = []
-                    for (device, p) in held where nowMs - (lastSent[device] ?? 0) >= 1000 {
-                        lastSent[device] = nowMs
-                        held[device] = nil
-                        let json = PositionRecord(fix: p.fix, disposition: 0).jsonLine
-                        if singles {
-                            events.append(
-                                LiveEvent(
-                                    kind: .position, id: 0, device: device, type: nil,
-                                    fence: nil, json: json))
-                        }
-                        if batches { batch.append(json) }
-                    }
-                    if !batch.isEmpty {
-                        // The round's positions as one event, for whole-fleet clients.
-                        events.append(
-                            LiveEvent(
-                                kind: .positions, id: 0, device: "", type: nil, fence: nil,
-                                json: "[" + batch.joined(separator: ",") + "]", weight: batch.count)
-                        )
+                    events += held.take(singles: singles, batches: batches, compacts: compacts) {
+                        guard nowMs - (lastSent[$0] ?? 0) >= 1000 else { return false }
+                        lastSent[$0] = nowMs
+                        return true
                     }
                     if lastSent.count > 1_000_000 { lastSent.removeAll() }
                 }

@@ -3,7 +3,13 @@ import NIOCore
 
 /// One event for the live stream, formatted once for every client.
 struct LiveEvent: Sendable {
-    enum Kind: Sendable { case alert, position, positions, command, ping }
+    enum Kind: Sendable {
+        case alert, position, positions, compactPositions, command, ping
+        /// One of the three forms of positions.
+        var isPosition: Bool {
+            self == .position || self == .positions || self == .compactPositions
+        }
+    }
     let kind: Kind
     /// The alert id (the SSE `id:`), 0 for positions and pings.
     let id: Int64
@@ -14,7 +20,7 @@ struct LiveEvent: Sendable {
     /// (https://html.spec.whatwg.org/multipage/server-sent-events.html).
     let bytes: ByteBuffer
     /// What it counts for against a client's `http.stream_buffer`: a
-    /// batch of positions (`positions`) counts each one.
+    /// batch of positions (`positions`, `positions_compact`) counts each one.
     let weight: Int
 
     init(
@@ -32,6 +38,7 @@ struct LiveEvent: Sendable {
             case .alert: "id: \(id)\nevent: alert\ndata: \(json)\n\n"
             case .position: "event: position\ndata: \(json)\n\n"
             case .positions: "event: positions\ndata: \(json)\n\n"
+            case .compactPositions: "event: positions_compact\ndata: \(json)\n\n"
             case .command: "event: command\ndata: \(json)\n\n"
             case .ping: ": keep-alive\n\n"
             }
@@ -68,13 +75,17 @@ struct LiveChunk: Sendable {
 
 /// What a client of the stream asked for: `device`, `type`, `fence`, and
 /// whether it wants positions, and whether batched (one `positions` event
-/// a round with all of them, for a client of the whole fleet).
+/// a round with all of them, for a client of the whole fleet), or batched
+/// and compact (one `positions_compact` event a round, rows of a few
+/// fields: `CompactPositions`).
 struct EventFilter: Sendable {
     var device: String?
     var type: String?
     var fence: String?
     var positions = true
     var batch = false
+    /// Batches as `positions_compact` (implies `batch`).
+    var compact = false
     /// The devices the client sees (`Identity.scope`).
     var scope: DeviceScope = .all
     /// Alert events at all (drivers see positions only).
@@ -86,12 +97,20 @@ struct EventFilter: Sendable {
     }
 
     /// Gets a round's positions as one `positions` event.
-    var batchesPositions: Bool { positions && batch && takesAllAlerts }
+    var batchesPositions: Bool { positions && batch && !compact && takesAllAlerts }
+
+    /// Gets a round's positions as one `positions_compact` event.
+    var compactsPositions: Bool { positions && compact && takesAllAlerts }
+
+    /// Gets positions one `position` event each.
+    var singlePositions: Bool { positions && !batchesPositions && !compactsPositions }
 
     /// Whether the client takes `e`; a scoped client's devices by `groups`.
     func admits(_ e: LiveEvent, groups: DeviceGroups) -> Bool {
         if e.kind != .ping, !scope.isAll {
-            guard e.kind != .positions, groups.admits(scope, device: e.device) else {
+            guard e.kind != .positions, e.kind != .compactPositions,
+                groups.admits(scope, device: e.device)
+            else {
                 return false
             }
             if e.kind == .alert, !alerts { return false }
@@ -99,8 +118,9 @@ struct EventFilter: Sendable {
         switch e.kind {
         case .ping: return true
         case .positions: return batchesPositions
+        case .compactPositions: return compactsPositions
         case .position:
-            return positions && !batchesPositions && (device == nil || device == e.device)
+            return singlePositions && (device == nil || device == e.device)
                 && type == nil && fence == nil
         case .alert:
             return (device == nil || device == e.device) && (type == nil || type == e.type)

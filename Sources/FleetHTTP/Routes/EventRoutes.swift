@@ -8,7 +8,9 @@ import NIOCore
 /// alert's id) for every committed alert, `position` events (a device's
 /// newest committed position, at most once a second; `positions=off`
 /// skips them; `positions=batch`, for a client of the whole fleet, sends
-/// each round's positions as one `positions` event, a JSON array);
+/// each round's positions as one `positions` event, a JSON array;
+/// `positions=compact` as one `positions_compact` event, rows of a few
+/// fields, `CompactPositions`);
 /// filters `device`, `type`, `fence`. A caller limited to groups gets the
 /// events of its groups' vehicles only (positions one event each, never
 /// batched); a driver its vehicle's positions only. With `Last-Event-ID`
@@ -45,9 +47,11 @@ extension EventRoutes {
                 case nil, "on"?: filter.positions = true
                 case "off"?: filter.positions = false
                 case "batch"?: (filter.positions, filter.batch) = (true, true)
+                case "compact"?:
+                    (filter.positions, filter.batch, filter.compact) = (true, true, true)
                 case let v?:
                     throw APIError.badParameter(
-                        "positions", "\"\(v.prefix(20))\" is not on, off or batch")
+                        "positions", "\"\(v.prefix(20))\" is not on, off, batch or compact")
                 }
                 var after: Int64?
                 if let text = r.header(HTTPField.Name("Last-Event-ID")!)

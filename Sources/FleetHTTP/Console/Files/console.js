@@ -350,7 +350,7 @@ function requestFrame() {
     state.pending.clear();
     state.vehicleLayer.draw();
     const now = Date.now();
-    for (const p of watched) stats.drawnAt[p.device] = { time: p.time, at: now };
+    for (const p of watched) stats.drawnAt[p.device] = { time: typeof p.time === 'number' ? p.time : Date.parse(p.time), at: now };
     updateCount();
   });
 }
@@ -382,7 +382,7 @@ function derive(v, p, time) {
 
 function applyPosition(p) {
   const v = state.vehicles.get(p.device) || { device: p.device, name: null, silent: false };
-  const time = Date.parse(p.time);
+  const time = typeof p.time === 'number' ? p.time : Date.parse(p.time);
   derive(v, p, time);
   v.lat = p.lat;
   v.lon = p.lon;
@@ -737,9 +737,11 @@ for (const id of ['alert-type', 'alert-device', 'alert-fence']) {
 
 // ---- the event stream ---------------------------------------------------
 
-// Positions come batched, one `positions` event (an array) a round of the
-// hub; `?positions=on` in the page's address takes them one event each.
-const streamMode = new URLSearchParams(location.search).get('positions') === 'on' ? 'on' : 'batch';
+// Positions come batched and compact, one `positions_compact` event (rows
+// named by its `fields`) a round of the hub; `?positions=batch` in the
+// page's address takes them as full records in one event, `?positions=on`
+// one event each.
+const streamMode = { on: 'on', batch: 'batch' }[new URLSearchParams(location.search).get('positions')] || 'compact';
 
 function connect() {
   const events = new EventSource(`/api/v1/events?positions=${streamMode}`);
@@ -763,6 +765,16 @@ function connect() {
     const batch = JSON.parse(e.data);
     stats.positionEvents += batch.length;
     for (const p of batch) state.pending.set(p.device, p);
+    requestFrame();
+  });
+  events.addEventListener('positions_compact', (e) => {
+    const { fields, rows } = JSON.parse(e.data);
+    const at = (name) => fields.indexOf(name);
+    const [d, t, la, lo, s, c] = ['device', 'time_ms', 'lat', 'lon', 'speed_kmh', 'course'].map(at);
+    stats.positionEvents += rows.length;
+    for (const r of rows) {
+      state.pending.set(r[d], { device: r[d], time: r[t], lat: r[la], lon: r[lo], speed_kmh: r[s], course: r[c] });
+    }
     requestFrame();
   });
   events.addEventListener('alert', (e) => onAlert(JSON.parse(e.data)));
