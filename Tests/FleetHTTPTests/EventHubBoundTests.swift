@@ -9,8 +9,8 @@ import Testing
 /// behind is ended (slow), and when the hub itself falls 2 × that behind
 /// (its rounds starved while ingest takes every core) its queue is dropped
 /// and every open stream ended (behind), so memory stays bounded however
-/// long a storm lasts. Positions past the bound are folded by device
-/// instead: no stream ends for them, and each device's newest arrives.
+/// long a storm lasts. Positions are not queued but held by device: no
+/// stream ends for them, and each device's newest arrives.
 @Suite struct EventHubBoundTests {
     static func alerts(_ ids: ClosedRange<Int64>) -> [AlertRecord] {
         ids.map {
@@ -105,8 +105,8 @@ import Testing
         await running.value
     }
 
-    @Test func positionsPastTheBoundAreFoldedNewestPerDeviceAndEndNoStream() async throws {
-        // buffer 16: 32 events one by one, then positions are folded by device.
+    @Test func positionsBeyondTheBoundAreHeldNewestPerDeviceAndEndNoStream() async throws {
+        // buffer 16: at most 32 alerts queue; 200 positions end no stream.
         let hub = EventHub(maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15)
         let map = try hub.subscribe(
             EventFilter(positions: true, batch: true, compact: true), owner: "user:map"

@@ -110,40 +110,77 @@ import Testing
         )
     }
 
-    @Test func heldPositionsKeepEachDevicesNewestInEitherForm() {
+    @Test func livePositionsSendEachDevicesNewestAtMostOnceASecond() {
         func row(_ device: String, _ t: Int64, lat: Double = 48) -> PositionRow {
             Self.row(Fix(device: device, time: t, lat: lat, lon: 11, speedKmh: 30))
         }
-        var held = HeldPositions()
-        held.hold(row("a", 2000, lat: 48.2), whole: false)
-        held.hold(row("a", 1000, lat: 48.1), whole: true)  // older: not kept
-        held.hold(
+        func lats(_ due: LivePositions.Due) -> [String: Double] {
+            Dictionary(uniqueKeysWithValues: due.rows.map { ($0.device, $0.row.lat) })
+        }
+        var live = LivePositions()
+        live.hold(row("a", 2000, lat: 48.2), whole: false)
+        live.hold(row("a", 1000, lat: 48.1), whole: true)  // older: not kept
+        live.hold(
             PositionRow(
                 fix: Fix(device: "b", time: 9000, lat: 1, lon: 1), disposition: .duplicate,
                 receivedMs: 0), whole: true)  // not accepted: not kept
-        #expect(held.count == 1)
-        held.hold(row("a", 3000, lat: 48.3), whole: true)  // newer: whole replaces compact
-        held.hold(row("c", 1000), whole: false)
-        #expect(held.count == 2)
-        // Not due: nothing taken, nothing lost.
-        #expect(held.take(singles: true, batches: true, compacts: true) { _ in false }.isEmpty)
-        #expect(held.count == 2)
-        let events = held.take(singles: false, batches: true, compacts: true) { _ in true }
-        #expect(held.isEmpty)
-        // Both in the compact batch; only the whole one in the full batch.
-        let compact = events.filter { $0.kind == .compactPositions }
-        let batch = events.filter { $0.kind == .positions }
-        #expect(compact.count == 1 && compact[0].weight == 2)
-        #expect(batch.count == 1 && batch[0].weight == 1)
-        #expect(String(buffer: batch[0].bytes).contains("\"lat\":48.3"))
-        #expect(!events.contains { $0.kind == .position })
-        // Folded positions merge by time too.
-        var folded = HeldPositions()
-        folded.hold(row("a", 5000, lat: 48.5), whole: false)
-        held.hold(row("a", 4000, lat: 48.4), whole: true)
-        held.hold(folded)
-        let after = held.take(singles: true, batches: false, compacts: true) { _ in true }
-        #expect(after.count == 1 && after[0].kind == .compactPositions)
-        #expect(String(buffer: after[0].bytes).contains(",48.5,"))
+        #expect(live.count == 1 && live.waitingCount == 1)
+        live.hold(row("a", 3000, lat: 48.3), whole: true)  // newer, and whole
+        live.hold(row("c", 1000), whole: false)
+        #expect(live.count == 2 && live.waitingCount == 2)
+        let t: Int64 = 1_800_000_000_000
+        let first = live.take(nowMs: t, wantWhole: true, wantCompact: true)
+        #expect(lats(first) == ["a": 48.3, "c": 48])
+        // Only the whole one goes to clients of full records.
+        #expect(first.whole.map(\.fix.device) == ["a"])
+        let events = first.events(singles: false, batches: true, compacts: true)
+        #expect(events.map(\.kind) == [.compactPositions, .positions])
+        #expect(events.map(\.weight) == [2, 1])
+        #expect(live.waitingCount == 0)
+        // Newer within the second: held, not sent until a second after the last send.
+        live.hold(row("a", 4000, lat: 48.4), whole: false)
+        #expect(live.take(nowMs: t + 999, wantWhole: true, wantCompact: true).rows.isEmpty)
+        // An older fix than the one sent is never sent.
+        live.hold(row("c", 500, lat: 47), whole: false)
+        let second = live.take(nowMs: t + 1000, wantWhole: true, wantCompact: true)
+        #expect(lats(second) == ["a": 48.4])
+        #expect(second.whole.isEmpty)
+        #expect(live.waitingCount == 0)
+        live.clear()
+        #expect(live.count == 0)
+    }
+
+    @Test func aChunkSharesABigEventsBytesAndCopiesTheSmallOnes() {
+        func alert(_ id: Int64) -> LiveEvent {
+            LiveEvent(
+                kind: .alert, id: id, device: "d", type: "geofence_enter", fence: "f",
+                json: "{\"id\":\(id)}")
+        }
+        var batch = CompactPositions()
+        for k in 0..<4000 { batch.append(Fix(device: "truck-\(k)", time: 1, lat: 48, lon: 11)) }
+        let big = batch.event()
+        #expect(big.bytes.readableBytes >= LiveChunk.ownPart && big.weight == 4000)
+        let chunk = LiveChunk([alert(1), alert(2), big, alert(3)])
+        #expect(chunk.parts.count == 3)
+        #expect(chunk.weight == 4003)
+        let text = chunk.parts.map { String(buffer: $0) }
+        #expect(
+            text[0]
+                == "id: 1\nevent: alert\ndata: {\"id\":1}\n\nid: 2\nevent: alert\ndata: {\"id\":2}\n\n"
+        )
+        #expect(
+            text[1].hasPrefix("event: positions_compact\ndata: {\"fields\":")
+                && text[1].hasSuffix("]]}\n\n"))
+        #expect(text[2] == "id: 3\nevent: alert\ndata: {\"id\":3}\n\n")
+        // The big event's bytes are the event's own, not a copy.
+        chunk.parts[1].withUnsafeReadableBytes { part in
+            big.bytes.withUnsafeReadableBytes { own in #expect(part.baseAddress == own.baseAddress)
+            }
+        }
+        // After a catch-up to alert 2: what is left.
+        let rest = chunk.after(alert: 2)
+        #expect(rest.parts.count == 2 && rest.weight == 4001)
+        #expect(LiveChunk([alert(1), alert(2)]).parts.count == 1)
+        #expect(LiveChunk([]).parts.isEmpty)
     }
 }

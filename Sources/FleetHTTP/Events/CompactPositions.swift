@@ -1,5 +1,6 @@
 import FleetJSON
 import FleetModel
+import NIOCore
 
 /// The data of a `positions_compact` event (`GET /api/v1/events?positions=compact`):
 /// a round's positions as rows of the few fields a live map draws, about a
@@ -21,10 +22,21 @@ struct CompactPositions {
     static let fields = ["device", "time_ms", "lat", "lon", "speed_kmh", "course"]
     private static let head =
         "{\"fields\":[" + fields.map { "\"\($0)\"" }.joined(separator: ",") + "],\"rows\":["
+    private static let eventHead = "event: positions_compact\ndata: "
 
-    private var text = Self.head
+    /// The event's SSE text so far: its head, then the rows (written once,
+    /// straight into the buffer the clients are sent).
+    private var buffer: ByteBuffer
     /// Rows appended.
     private(set) var count = 0
+
+    /// An empty batch; `rowsHint` rows are made room for.
+    init(rowsHint: Int = 0) {
+        buffer = ByteBuffer()
+        buffer.reserveCapacity(Self.eventHead.utf8.count + Self.head.utf8.count + 60 * rowsHint + 4)
+        buffer.writeString(Self.eventHead)
+        buffer.writeString(Self.head)
+    }
 
     /// What a row carries besides its device, as held between two sends
     /// (40 bytes; `nan` for a speed or course the device did not send).
@@ -53,21 +65,29 @@ struct CompactPositions {
     /// Appends `row` of `device`.
     mutating func append(device: String, _ row: Row) {
         func num(_ v: Double) -> String { v.isNaN ? "null" : JSONValue.number(v).jsonText }
-        if count > 0 { text += "," }
+        buffer.writeStaticString(count > 0 ? ",[" : "[")
         count += 1
-        text += "["
-        JSONValue.appendQuoted(device, to: &text)
-        text += ",\(row.time),"
-        text += num(row.lat)
-        text += ","
-        text += num(row.lon)
-        text += ","
-        text += num(row.speedKmh)
-        text += ","
-        text += num(row.course)
-        text += "]"
+        buffer.writeString(JSONValue.quote(device))
+        buffer.writeStaticString(",")
+        buffer.writeString(String(row.time))
+        for v in [row.lat, row.lon, row.speedKmh, row.course] {
+            buffer.writeStaticString(",")
+            buffer.writeString(num(v))
+        }
+        buffer.writeStaticString("]")
     }
 
     /// The event's data: one JSON object, no newline.
-    var json: String { text + "]}" }
+    var json: String {
+        var b = buffer
+        b.moveReaderIndex(forwardBy: Self.eventHead.utf8.count)
+        return String(buffer: b) + "]}"
+    }
+
+    /// The `positions_compact` event, weighing one per row.
+    func event() -> LiveEvent {
+        var b = buffer
+        b.writeString("]}\n\n")
+        return LiveEvent(kind: .compactPositions, bytes: b, weight: count)
+    }
 }

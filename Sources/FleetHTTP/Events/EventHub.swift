@@ -17,15 +17,13 @@ import Synchronization
 /// second per device. A keep-alive comment goes to everyone every
 /// `keepaliveS`.
 ///
-/// The queue of commits not yet fanned out is bounded: the hub may run in
-/// the background (`APIServer`'s `hubExecutor`), and when ingest takes
-/// every core it falls behind. Positions wait one by one until the queue
-/// holds `pendingLimit` events; from then until the hub's next round they
-/// are folded instead, each device's newest kept (what a live map needs),
-/// so they take at most one entry per device however long the hub waits.
-/// Alerts are never folded: past `pendingLimit` alerts the queue is
-/// dropped and every open stream ended at once, like a stream that is too
-/// slow: its client reconnects and reads the alerts it missed from the
+/// Positions are held by device (`LivePositions`: the writer keeps each
+/// device's newest there), so they take one slot per device however long
+/// the hub waits. Alerts are queued, and the queue is bounded: the hub may
+/// run in the background (`APIServer`'s `hubExecutor`), and when ingest
+/// takes every core it falls behind. Past `pendingLimit` alerts the queue
+/// is dropped and every open stream ended at once, like a stream that is
+/// too slow: its client reconnects and reads the alerts it missed from the
 /// database.
 public final class EventHub: Sendable {
     final class Subscriber: Sendable {
@@ -64,15 +62,13 @@ public final class EventHub: Sendable {
         var wantCompact = 0
         /// Subscribers limited to groups (what `groups` is kept fresh for).
         var grouped = 0
-        /// Commits not yet fanned out.
-        var pending: [(alerts: [AlertRecord], positions: [PositionRow])] = []
+        /// Commits' alerts not yet fanned out.
+        var pending: [[AlertRecord]] = []
         /// The alerts in `pending`.
         var pendingAlerts = 0
-        /// The positions in `pending`.
-        var pendingPositions = 0
-        /// Positions folded while the hub is behind: each device's newest
-        /// accepted one (`pending` holds none meanwhile).
-        var folded = HeldPositions()
+        /// Each device's newest position and last send, while some client
+        /// takes positions.
+        var live = LivePositions()
         /// Streams ended for being more than `buffer` events behind.
         var endedSlow = 0
         /// Streams ended because the hub's queue passed `pendingLimit`.
@@ -83,7 +79,10 @@ public final class EventHub: Sendable {
             guard let sub = subscribers.removeValue(forKey: id) else { return nil }
             let left = perOwner[sub.owner, default: 1] - 1
             perOwner[sub.owner] = left > 0 ? left : nil
-            if sub.filter.positions { wantPositions -= 1 }
+            if sub.filter.positions {
+                wantPositions -= 1
+                if wantPositions == 0 { live.clear() }
+            }
             if sub.filter.batchesPositions { wantBatches -= 1 }
             if sub.filter.compactsPositions { wantCompact -= 1 }
             if case .groups = sub.filter.scope { grouped -= 1 }
@@ -95,12 +94,6 @@ public final class EventHub: Sendable {
         /// Some client takes positions as full records (`position` events
         /// or the `positions` batch), so they are held whole.
         var wantWhole: Bool { wantPositions > wantCompact }
-
-        /// Folds `rows` into `folded`, each device's newest accepted one kept.
-        mutating func fold(_ rows: [PositionRow]) {
-            let whole = wantWhole
-            for p in rows { folded.hold(p, whole: whole) }
-        }
     }
 
     private let state = Mutex(State())
@@ -113,9 +106,8 @@ public final class EventHub: Sendable {
     let maxPerOwner: Int
     let buffer: Int
     let keepaliveS: Int
-    /// The most events the hub queues one by one: 2 × `buffer`. Past it
-    /// positions are folded by device, and alerts past it are dropped with
-    /// every stream ended.
+    /// The most alerts the hub queues: 2 × `buffer`. Past it they are
+    /// dropped and every stream ended.
     let pendingLimit: Int
 
     /// A hub bounded as `settings` say (`maxStreams`, `streamBuffer`, `keepaliveS`).
@@ -161,41 +153,30 @@ public final class EventHub: Sendable {
     }
 
     /// A committed batch: its alerts as stored and its positions. Quick and
-    /// non-blocking (called on the writer thread). Past `pendingLimit`
-    /// queued events its positions are folded by device (a dictionary
-    /// insert each, only while the hub is behind); past `pendingLimit`
-    /// alerts the queue is dropped and every open stream ended.
+    /// non-blocking (called on the writer thread): with a client of
+    /// positions open, each position costs a dictionary look-up
+    /// (`LivePositions.hold`). Past `pendingLimit` alerts queued, the queue
+    /// is dropped and every open stream ended.
     public func publish(alerts: [AlertRecord], positions: [PositionRow]) {
         var ended: [Subscriber] = []
         let queued = state.withLock { s -> Bool in
             guard !s.subscribers.isEmpty, !s.closed else { return false }
             guard !alerts.isEmpty || s.wantPositions > 0 else { return false }
-            var positions = s.wantPositions > 0 ? positions : []
+            if s.wantPositions > 0 {
+                let whole = s.wantWhole
+                for p in positions { s.live.hold(p, whole: whole) }
+            }
             s.pendingAlerts += alerts.count
             guard s.pendingAlerts <= pendingLimit else {
-                // Behind: what is queued goes, and the streams it was for.
+                // Behind: the queued alerts go, and the streams they were for.
                 s.pending.removeAll()
-                (s.pendingAlerts, s.pendingPositions) = (0, 0)
-                s.folded = HeldPositions()
+                s.pendingAlerts = 0
                 ended = Array(s.subscribers.values)
                 for sub in ended { _ = s.remove(sub.id) }
                 s.endedBehind += ended.count
                 return false
             }
-            if !s.folded.isEmpty
-                || s.pendingAlerts + s.pendingPositions + positions.count > pendingLimit
-            {
-                // Behind: positions folded, newest per device, until the next round.
-                for i in s.pending.indices where !s.pending[i].positions.isEmpty {
-                    s.fold(s.pending[i].positions)
-                    s.pending[i].positions = []
-                }
-                s.fold(positions)
-                positions = []
-                s.pendingPositions = 0
-            }
-            s.pendingPositions += positions.count
-            if !alerts.isEmpty || !positions.isEmpty { s.pending.append((alerts, positions)) }
+            if !alerts.isEmpty { s.pending.append(alerts) }
             return true
         }
         for sub in ended { sub.continuation.finish() }
@@ -312,8 +293,6 @@ public final class EventHub: Sendable {
     /// The hub's task: fans out commits as they come, positions once a
     /// second, keep-alives every `keepaliveS`. Returns once closed.
     func run() async {
-        var lastSent: [String: Int64] = [:]
-        var held = HeldPositions()
         var lastPing = Date()
         var lastFlush = Date()
         await withTaskGroup(of: Void.self) { group in
@@ -325,51 +304,45 @@ public final class EventHub: Sendable {
                 }
             }
             for await _ in wakes {
+                // Positions at most every 200 ms: each device's newest, at most once a second.
+                let now = Date()
+                let nowMs = Int64(now.timeIntervalSince1970 * 1000)
+                let flush = now.timeIntervalSince(lastFlush) >= 0.2
+                if flush { lastFlush = now }
                 // Positions one event each only for subscribers that take them so,
                 // batched only for those that take batches.
-                let (pending, folded, commands, subs, singles, batches, compacts, whole) =
-                    state
-                    .withLock {
-                        s in
-                        defer {
-                            s.pending.removeAll(keepingCapacity: true)
-                            (s.pendingAlerts, s.pendingPositions) = (0, 0)
-                            s.folded = HeldPositions()
-                            s.commands.removeAll()
-                        }
-                        return (
-                            s.pending, s.folded, s.commands, Array(s.subscribers.values),
-                            s.wantPositions > s.wantBatches + s.wantCompact, s.wantBatches > 0,
-                            s.wantCompact > 0, s.wantWhole
-                        )
+                let (pending, commands, subs, singles, batches, compacts, due) = state.withLock {
+                    s in
+                    defer {
+                        s.pending.removeAll(keepingCapacity: true)
+                        s.pendingAlerts = 0
+                        s.commands.removeAll()
                     }
+                    let singles = s.wantPositions > s.wantBatches + s.wantCompact
+                    let due =
+                        flush && s.wantPositions > 0
+                        ? s.live.take(
+                            nowMs: nowMs, wantWhole: s.wantWhole, wantCompact: s.wantCompact > 0)
+                        : LivePositions.Due()
+                    return (
+                        s.pending, s.commands, Array(s.subscribers.values), singles,
+                        s.wantBatches > 0, s.wantCompact > 0, due
+                    )
+                }
                 var events: [LiveEvent] = commands.map { c in
                     LiveEvent(
                         kind: .command, id: 0, device: c.device, type: nil, fence: nil,
                         json: RecordCoding.line(c))
                 }
-                for commit in pending {
-                    for a in commit.alerts {
+                for alerts in pending {
+                    for a in alerts {
                         events.append(
                             LiveEvent(
                                 kind: .alert, id: a.id, device: a.device, type: a.type,
-                                fence: a.fence,
-                                json: a.jsonLine))
+                                fence: a.fence, json: a.jsonLine))
                     }
-                    for p in commit.positions { held.hold(p, whole: whole) }
                 }
-                if !folded.isEmpty { held.hold(folded) }
-                let now = Date()
-                let nowMs = Int64(now.timeIntervalSince1970 * 1000)
-                if now.timeIntervalSince(lastFlush) >= 0.2 || held.count > 100_000 {
-                    lastFlush = now
-                    events += held.take(singles: singles, batches: batches, compacts: compacts) {
-                        guard nowMs - (lastSent[$0] ?? 0) >= 1000 else { return false }
-                        lastSent[$0] = nowMs
-                        return true
-                    }
-                    if lastSent.count > 1_000_000 { lastSent.removeAll() }
-                }
+                events += due.events(singles: singles, batches: batches, compacts: compacts)
                 if now.timeIntervalSince(lastPing) >= Double(keepaliveS) {
                     lastPing = now
                     events.append(.ping)

@@ -45,25 +45,58 @@ struct LiveEvent: Sendable {
         bytes = ByteBuffer(string: text)
     }
 
+    /// An event whose SSE text is written already (`bytes`).
+    init(kind: Kind, bytes: ByteBuffer, weight: Int) {
+        self.kind = kind
+        self.weight = weight
+        id = 0
+        device = ""
+        type = nil
+        fence = nil
+        self.bytes = bytes
+    }
+
     static let ping = LiveEvent(kind: .ping, id: 0, device: "", type: nil, fence: nil, json: "")
 }
 
 /// What one fan-out round gives one client: its events, and their SSE
-/// bytes in one buffer (shared by every client that takes all of them), so
-/// a round costs each client one write.
+/// bytes (shared by every client that takes all of them): the small
+/// events' in one buffer, a big one's (a batch of positions) its own,
+/// never copied, so a round costs each client a write or two.
 struct LiveChunk: Sendable {
     let events: [LiveEvent]
-    let bytes: ByteBuffer
+    let parts: [ByteBuffer]
     /// The events' weight: what the chunk counts for against the buffer.
     let weight: Int
+
+    /// An event at least this big (bytes) is its own part, not copied.
+    static let ownPart = 64 * 1024
 
     init(_ events: [LiveEvent]) {
         self.events = events
         weight = events.reduce(0) { $0 + $1.weight }
-        var b = ByteBuffer()
-        b.reserveCapacity(events.reduce(0) { $0 + $1.bytes.readableBytes })
-        for e in events { b.writeImmutableBuffer(e.bytes) }
-        bytes = b
+        var parts: [ByteBuffer] = []
+        var small: ByteBuffer?
+        for e in events {
+            if e.bytes.readableBytes >= Self.ownPart {
+                if let b = small { parts.append(b) }
+                small = nil
+                parts.append(e.bytes)
+            } else {
+                if small == nil {
+                    small = ByteBuffer()
+                    small!.reserveCapacity(
+                        events.reduce(0) {
+                            $0
+                                + ($1.bytes.readableBytes < Self.ownPart
+                                    ? $1.bytes.readableBytes : 0)
+                        })
+                }
+                small!.writeImmutableBuffer(e.bytes)
+            }
+        }
+        if let b = small { parts.append(b) }
+        self.parts = parts
     }
 
     /// The chunk without the alerts up to `id` (a client that caught up

@@ -131,9 +131,9 @@ extension EventRoutes {
                                 chunk.events.contains(where: { $0.kind == .alert && $0.id <= last })
                             {
                                 let rest = chunk.after(alert: last)
-                                if !rest.events.isEmpty { try await writer.write(rest.bytes) }
+                                for part in rest.parts { try await writer.write(part) }
                             } else {
-                                try await writer.write(chunk.bytes)
+                                for part in chunk.parts { try await writer.write(part) }
                             }
                             subscriber.queued.subtract(count, ordering: .relaxed)
                         }
