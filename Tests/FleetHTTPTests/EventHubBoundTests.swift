@@ -22,24 +22,15 @@ import Testing
 
     /// The chunks a stream got until it ended (waits at most ~5 s).
     static func drain(_ events: AsyncStream<LiveChunk>) async -> [LiveChunk] {
-        await withTaskGroup(of: [LiveChunk]?.self) { group in
-            group.addTask {
-                var got: [LiveChunk] = []
-                for await chunk in events { got.append(chunk) }
-                return got
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(5))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? []
-        }
+        await within(seconds: 5) {
+            var got: [LiveChunk] = []
+            for await chunk in events { got.append(chunk) }
+            return got
+        } ?? []
     }
 
     @Test func aHubTooFarBehindDropsItsQueueAndEndsEveryStream() async throws {
-        // buffer 16: the queue holds at most 32 events. No `run()`: the hub is starved.
+        // buffer 16: the queue holds at most 32 alerts. No `run()`: the hub is starved.
         let hub = EventHub(maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15)
         let a = try hub.subscribe(EventFilter(), owner: "user:a").get()
         let b = try hub.subscribe(EventFilter(positions: false), owner: "user:b").get()

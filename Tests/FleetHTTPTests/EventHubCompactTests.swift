@@ -19,23 +19,14 @@ import Testing
         _ s: (subscriber: EventHub.Subscriber, events: AsyncStream<LiveChunk>),
         _ kind: LiveEvent.Kind
     ) async -> [LiveEvent] {
-        await withTaskGroup(of: [LiveEvent]?.self) { group in
-            group.addTask {
-                for await chunk in s.events {
-                    s.subscriber.queued.subtract(chunk.weight, ordering: .relaxed)
-                    let got = chunk.events.filter { $0.kind.isPosition }
-                    if !got.isEmpty { return got.allSatisfy { $0.kind == kind } ? got : [] }
-                }
-                return nil
+        await within(seconds: 5) {
+            for await chunk in s.events {
+                s.subscriber.queued.subtract(chunk.weight, ordering: .relaxed)
+                let got = chunk.events.filter { $0.kind.isPosition }
+                if !got.isEmpty { return got.allSatisfy { $0.kind == kind } ? got : [] }
             }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(5))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? []
-        }
+            return nil
+        } ?? []
     }
 
     /// The rows of a `positions_compact` event's data, as objects by `fields`.
