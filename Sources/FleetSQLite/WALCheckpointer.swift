@@ -1,3 +1,4 @@
+import FleetModel
 import FleetStorage
 import Foundation
 import GRDB
@@ -43,7 +44,7 @@ public final class WALCheckpointer: @unchecked Sendable {
     /// failed checkpoint is tried again at the next interval.
     public func start(changed: @escaping @Sendable ((any Error)?) -> Void) {
         let thread = Thread { [self] in
-            Thread.current.name = "fleetd-wal"
+            ThreadName.set("fleetd-wal")
             var failing = false
             while stopped.wait(timeout: .now() + interval) == .timedOut {
                 do {

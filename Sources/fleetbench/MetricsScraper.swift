@@ -1,3 +1,4 @@
+import FleetModel
 import Foundation
 import Synchronization
 
@@ -14,6 +15,7 @@ final class MetricsScraper: Sendable {
 
     init(port: Int, everyMs: Int) {
         let thread = Thread { [self] in
+            ThreadName.set("metrics-scraper")
             while !state.withLock({ $0.stopping }) {
                 let bytes = Self.scrape(port: port)
                 state.withLock {
@@ -28,7 +30,6 @@ final class MetricsScraper: Sendable {
             }
             done.signal()
         }
-        thread.name = "metrics-scraper"
         thread.start()
     }
 

@@ -66,7 +66,7 @@ final class CommitStage: @unchecked Sendable {
             logger.error("storage upkeep not started: \(error)")
         }
         let thread = Thread { [self] in
-            Thread.current.name = "fleetd-writer"
+            ThreadName.set("fleetd-writer")
             writeLoop()
             done.signal()
         }

@@ -126,7 +126,7 @@ final class TrackingStage: @unchecked Sendable {
     func start() {
         // Named from the thread itself, so `top -H` shows it.
         let thread = Thread { [self] in
-            Thread.current.name = "fleetd-engine"
+            ThreadName.set("fleetd-engine")
             run()
             done.signal()
         }

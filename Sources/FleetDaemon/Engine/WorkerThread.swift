@@ -1,3 +1,4 @@
+import FleetModel
 import Foundation
 
 /// A named thread of its own that runs the jobs handed to it, in order
@@ -67,7 +68,7 @@ final class WorkerThread: @unchecked Sendable {
     }
 
     private func work() {
-        Thread.current.name = name
+        ThreadName.set(name)
         if background { ThreadNice.background() }
         while true {
             cond.lock()

@@ -1,4 +1,5 @@
 import FleetHTTP
+import FleetModel
 import FleetStorage
 import Foundation
 import Synchronization
@@ -24,7 +25,7 @@ final class ClusterFeed: Sendable {
 
     func start() {
         let thread = Thread { [self] in
-            Thread.current.name = "fleetd-cluster"
+            ThreadName.set("fleetd-cluster")
             var cursor = startAfter
             while !stopped.load(ordering: .relaxed) {
                 if let alerts = try? membership.othersAlerts(afterId: cursor, limit: 1000),

@@ -55,7 +55,7 @@ final class UDPListener: @unchecked Sendable {
             // Its priority first: once the thread shows its name, it runs at its nice value.
             prioritize()
             // Set from the thread itself, so `top -H` and `ps -L` show it (15 bytes at most).
-            Thread.current.name = "udp-\(name)"
+            ThreadName.set("udp-\(name)")
             run()
             done.signal()
         }
