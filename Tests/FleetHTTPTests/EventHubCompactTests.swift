@@ -96,8 +96,10 @@ import Testing
         #expect(empty.count == 0)
         empty.append(Fix(device: "a", time: 0, lat: 0, lon: 0))
         #expect(
-            empty.json
-                == #"{"fields":["device","time_ms","lat","lon","speed_kmh","course"],"rows":[["a",0,0,0,null,null]]}"#
+            String(buffer: empty.event().bytes)
+                == "event: positions_compact\ndata: "
+                + #"{"fields":["device","time_ms","lat","lon","speed_kmh","course"],"rows":[["a",0,0,0,null,null]]}"#
+                + "\n\n"
         )
     }
 

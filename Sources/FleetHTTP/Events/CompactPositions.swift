@@ -64,24 +64,20 @@ struct CompactPositions {
 
     /// Appends `row` of `device`.
     mutating func append(device: String, _ row: Row) {
-        func num(_ v: Double) -> String { v.isNaN ? "null" : JSONValue.number(v).jsonText }
+        func field(_ v: Double) {
+            buffer.writeStaticString(",")
+            buffer.writeString(v.isNaN ? "null" : JSONValue.number(v).jsonText)
+        }
         buffer.writeStaticString(count > 0 ? ",[" : "[")
         count += 1
         buffer.writeString(JSONValue.quote(device))
         buffer.writeStaticString(",")
         buffer.writeString(String(row.time))
-        for v in [row.lat, row.lon, row.speedKmh, row.course] {
-            buffer.writeStaticString(",")
-            buffer.writeString(num(v))
-        }
+        field(row.lat)
+        field(row.lon)
+        field(row.speedKmh)
+        field(row.course)
         buffer.writeStaticString("]")
-    }
-
-    /// The event's data: one JSON object, no newline.
-    var json: String {
-        var b = buffer
-        b.moveReaderIndex(forwardBy: Self.eventHead.utf8.count)
-        return String(buffer: b) + "]}"
     }
 
     /// The `positions_compact` event, weighing one per row.

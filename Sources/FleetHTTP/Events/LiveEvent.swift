@@ -75,27 +75,21 @@ struct LiveChunk: Sendable {
     init(_ events: [LiveEvent]) {
         self.events = events
         weight = events.reduce(0) { $0 + $1.weight }
+        // Consecutive small events are copied into one part; a big one is a part as it is.
         var parts: [ByteBuffer] = []
-        var small: ByteBuffer?
+        var small = ByteBuffer()
+        small.reserveCapacity(
+            events.lazy.map(\.bytes.readableBytes).filter { $0 < Self.ownPart }.reduce(0, +))
         for e in events {
-            if e.bytes.readableBytes >= Self.ownPart {
-                if let b = small { parts.append(b) }
-                small = nil
-                parts.append(e.bytes)
-            } else {
-                if small == nil {
-                    small = ByteBuffer()
-                    small!.reserveCapacity(
-                        events.reduce(0) {
-                            $0
-                                + ($1.bytes.readableBytes < Self.ownPart
-                                    ? $1.bytes.readableBytes : 0)
-                        })
-                }
-                small!.writeImmutableBuffer(e.bytes)
+            if e.bytes.readableBytes < Self.ownPart {
+                small.writeImmutableBuffer(e.bytes)
+                continue
             }
+            if small.readableBytes > 0 { parts.append(small) }
+            small = ByteBuffer()
+            parts.append(e.bytes)
         }
-        if let b = small { parts.append(b) }
+        if small.readableBytes > 0 { parts.append(small) }
         self.parts = parts
     }
 
@@ -117,7 +111,7 @@ struct EventFilter: Sendable {
     var fence: String?
     var positions = true
     var batch = false
-    /// Batches as `positions_compact` (implies `batch`).
+    /// Batches as `positions_compact` (`batch` aside).
     var compact = false
     /// The devices the client sees (`Identity.scope`).
     var scope: DeviceScope = .all

@@ -35,20 +35,21 @@ struct LivePositions {
     mutating func hold(_ p: PositionRow, whole keepWhole: Bool) {
         guard p.disposition == .accepted else { return }
         let device = p.fix.device
+        let row = CompactPositions.Row(p.fix)
         let slot: Int
         if let known = slots[device] {
             slot = Int(known)
-            if rows[slot].time > p.fix.time { return }
+            if rows[slot].time > row.time { return }
+            rows[slot] = row
         } else {
             if devices.count >= Self.maxDevices { self = LivePositions() }
             slot = devices.count
             slots[device] = Int32(slot)
             devices.append(device)
-            rows.append(CompactPositions.Row(p.fix))
+            rows.append(row)
             sentMs.append(0)
             isWaiting.append(false)
         }
-        rows[slot] = CompactPositions.Row(p.fix)
         if keepWhole {
             whole[device] = p
         } else if !whole.isEmpty {

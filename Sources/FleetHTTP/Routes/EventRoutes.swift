@@ -47,8 +47,7 @@ extension EventRoutes {
                 case nil, "on"?: filter.positions = true
                 case "off"?: filter.positions = false
                 case "batch"?: (filter.positions, filter.batch) = (true, true)
-                case "compact"?:
-                    (filter.positions, filter.batch, filter.compact) = (true, true, true)
+                case "compact"?: (filter.positions, filter.compact) = (true, true)
                 case let v?:
                     throw APIError.badParameter(
                         "positions", "\"\(v.prefix(20))\" is not on, off, batch or compact")

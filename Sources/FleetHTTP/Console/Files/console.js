@@ -350,7 +350,7 @@ function requestFrame() {
     state.pending.clear();
     state.vehicleLayer.draw();
     const now = Date.now();
-    for (const p of watched) stats.drawnAt[p.device] = { time: typeof p.time === 'number' ? p.time : Date.parse(p.time), at: now };
+    for (const p of watched) stats.drawnAt[p.device] = { time: timeOf(p), at: now };
     updateCount();
   });
 }
@@ -380,9 +380,14 @@ function derive(v, p, time) {
   else if (moved > 2) v.course = bearing(v.lat, v.lon, p.lat, p.lon);
 }
 
+/** A position's time, ms: compact rows carry it as a number, full records as text. */
+function timeOf(p) {
+  return typeof p.time === 'number' ? p.time : Date.parse(p.time);
+}
+
 function applyPosition(p) {
   const v = state.vehicles.get(p.device) || { device: p.device, name: null, silent: false };
-  const time = typeof p.time === 'number' ? p.time : Date.parse(p.time);
+  const time = timeOf(p);
   derive(v, p, time);
   v.lat = p.lat;
   v.lon = p.lon;
