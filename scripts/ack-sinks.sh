@@ -5,7 +5,8 @@
 # when every fix is acknowledged within 2 s) against fleetd alone ("off")
 # and against fleetd with 10 webhook subscriptions (every alert type, to a
 # receiver on loopback that answers 204) and 100 live streams open
-# (`/api/v1/events?positions=batch`, the console's way), "on"; ROUNDS times,
+# (`/api/v1/events?positions=compact`, the console's way, or as
+# STREAM_POSITIONS says), "on"; ROUNDS times,
 # and, when this runs as root with unshare(1) and systemd-journald, the
 # journal: fleetd in a mount namespace of its own whose /run is a fresh
 # tmpfs with a journald of its own (Debian's defaults: a volatile journal,
@@ -18,7 +19,8 @@
 # held, p99 at 50 000 fixes/s, fleetd's peak RSS, what the consumers got, and
 # the CPU seconds fleetd and the consumers' own process used.
 # With the journal, journald's own CPU seconds and the alert entries it kept
-# are printed too.
+# are printed too. HTTP_EXTRA adds lines to every run's [http] table (e.g.
+# HTTP_EXTRA="stream_positions_per_s = 10000000" lifts the streams' budget).
 # usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]
 set -euo pipefail
 bin=$(cd "${1:?usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]}" && pwd)
@@ -40,7 +42,7 @@ for round in $(seq "$rounds"); do
     {
       printf '[storage]\ndatabase = "%s"\nretain_days = 0\n[geofences]\nfile = "%s"\n' "$dir/f.db" "$work/fences10k.geojson"
       printf '[listen]\njson = "127.0.0.1:%s"\nteltonika = ""\nnmea = ""\n' "$pf"
-      printf '[http]\nlisten = "127.0.0.1:%s"\nmax_streams_per_user = 100\nwebhooks_allow_private = true\n' "$ph"
+      printf '[http]\nlisten = "127.0.0.1:%s"\nmax_streams_per_user = 100\nwebhooks_allow_private = true\n%s\n' "$ph" "${HTTP_EXTRA:-}"
       if [ "$mode" = on ] || [ "$mode" = webhooks ]; then
         for w in $(seq 10); do
           secret=$(python3 -c "import base64,os;print('whsec_'+base64.b64encode(os.urandom(24)).decode())")

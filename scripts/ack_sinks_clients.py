@@ -7,7 +7,8 @@ STREAM_POSITIONS says, read and counted
 as bytes and events; a stream fleetd ends is opened again 2 s later, as a
 browser's EventSource does after its retry time). Runs until SIGTERM, then prints one line of
 key=value: webhook_posts, webhook_alerts, streams_open, streams_opened, stream_events,
-stream_mb. Standard library only; loopback only.
+stream_alerts (of those events), stream_mb. With STREAM_SERIES=FILE, each
+second's stream bytes and alert events go to FILE as well. Standard library only; loopback only.
 
 usage: ack_sinks_clients.py WEBHOOK_PORT HTTP_PORT TOKEN STREAMS
 """
@@ -19,6 +20,7 @@ import sys
 posts = 0
 alerts = 0
 events = 0
+stream_alerts = 0
 stream_bytes = 0
 open_streams = 0
 opened = 0
@@ -68,7 +70,7 @@ class StreamReader(asyncio.BufferedProtocol):
         return self.view
 
     def buffer_updated(self, n):
-        global events, stream_bytes
+        global events, stream_alerts, stream_bytes
         if self.status is None:
             self.head += bytes(self.view[:n])
             if b"\r\n" not in self.head:
@@ -80,6 +82,7 @@ class StreamReader(asyncio.BufferedProtocol):
             self.opened()
         stream_bytes += n
         events += self.buf.count(b"\nevent:", 0, n)
+        stream_alerts += self.buf.count(b"\nevent: alert\n", 0, n)
 
     def opened(self):
         global open_streams, opened
@@ -109,15 +112,29 @@ async def stream(port, token):
             await asyncio.sleep(0.5)
 
 
+async def series(path):
+    """Each second: seconds since start, stream MB and alert events in it."""
+    last_bytes, last_alerts, t = 0, 0, 0
+    with open(path, "w") as f:
+        while True:
+            await asyncio.sleep(1)
+            t += 1
+            f.write(f"{t} {(stream_bytes - last_bytes) / 1e6:.1f} {stream_alerts - last_alerts}\n")
+            f.flush()
+            last_bytes, last_alerts = stream_bytes, stream_alerts
+
+
 async def main():
     hook_port, http_port, token, n = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     server = await asyncio.start_server(webhook, "127.0.0.1", hook_port, limit=1 << 24)
     tasks = [asyncio.create_task(stream(http_port, token)) for _ in range(n)]
+    if os.environ.get("STREAM_SERIES"):
+        asyncio.create_task(series(os.environ["STREAM_SERIES"]))
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     await stop.wait()
     print(f"webhook_posts={posts} webhook_alerts={alerts} streams_open={open_streams} streams_opened={opened} "
-          f"stream_events={events} stream_mb={stream_bytes / 1e6:.1f}", flush=True)
+          f"stream_events={events} stream_alerts={stream_alerts} stream_mb={stream_bytes / 1e6:.1f}", flush=True)
     os._exit(0)  # the streams and the server go with the process
 
 

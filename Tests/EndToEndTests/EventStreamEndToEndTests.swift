@@ -134,6 +134,48 @@ import Testing
         #expect(a.d.stop() == 0)
     }
 
+    /// `http.stream_positions_per_s` as configured: 300 vehicles through a
+    /// fleetd allowed 100 positions a second reach a console all, in
+    /// batches of at most 100 rows.
+    @Test func aFleetPastThePositionBudgetReachesTheConsoleInTurns() async throws {
+        let a = try APIEndToEndTests.APIDaemon(httpExtra: "stream_positions_per_s = 100")
+        let auth = a.auth("viewer")
+        let client = try UDPClient(host: "127.0.0.1", port: a.d.port)
+        let devices = (0..<300).map { "van-\($0)" }
+        let finished = Mutex(false)
+        let http = a.http
+        async let compacted = http.events(
+            "/api/v1/events?positions=compact", headers: auth, timeout: 180
+        ) { seen in
+            let got = Set(
+                seen.filter { $0.event == "positions_compact" }.flatMap(Self.rows).compactMap {
+                    $0["device"] as? String
+                })
+            if got.count == devices.count { finished.withLock { $0 = true } }
+            return got.count < devices.count
+        }
+        // Every vehicle reports once a second until the console has seen them all.
+        var round: Int64 = 0
+        while !finished.withLock({ $0 }), round < 120 {
+            for part in stride(from: 0, to: devices.count, by: 50) {
+                let lines = devices[part..<part + 50].enumerated().map { k, d in
+                    fixLine(
+                        Int(round) + 1, t0 + round * 1000, lat: 47.5 + Double(part + k) * 0.001,
+                        lon: 11.5, device: d)
+                }
+                #expect(exchange(client, lines) != nil)
+            }
+            round += 1
+            try await Task.sleep(for: .seconds(1))
+        }
+        let (status, events) = try await compacted
+        #expect(status == 200)
+        let batches = events.filter { $0.event == "positions_compact" }.map(Self.rows)
+        #expect(Set(batches.joined().compactMap { $0["device"] as? String }) == Set(devices))
+        #expect(batches.allSatisfy { $0.count <= 100 }, "\(batches.map(\.count))")
+        #expect(a.d.stop() == 0)
+    }
+
     @Test func alertsLiveThenCaughtUpAcrossARestart() async throws {
         let a = try APIEndToEndTests.APIDaemon(httpExtra: "max_streams = 2\nkeepalive_s = 1")
         let auth = a.auth("viewer")

@@ -78,6 +78,7 @@ import Testing
         #expect(Self.value(text, "fleetd_streams") == 0, "\(text)")
         #expect(Self.value(text, #"fleetd_streams_ended_total{reason="slow"}"#) == 0)
         #expect(Self.value(text, #"fleetd_streams_ended_total{reason="behind"}"#) == 0)
+        #expect(Self.value(text, "fleetd_stream_positions_waiting") == 0)
         // The devices gauge is set once a second.
         try await Task.sleep(for: .seconds(1.2))
         let later = try await a.http.get("/metrics").body

@@ -68,6 +68,10 @@ import Testing
         ),
         ("[udp]\nreceiver_nice = -21", "f:2: udp.receiver_nice: must be -20…19, found -21"),
         (
+            "[http]\nstream_positions_per_s = 99",
+            "f:2: http.stream_positions_per_s: must be 100…10000000, found 99"
+        ),
+        (
             "[alerts]\njournal_backlog = 99",
             "f:2: alerts.journal_backlog: must be 100…1000000, found 99"
         ),

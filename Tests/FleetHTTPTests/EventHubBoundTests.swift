@@ -122,7 +122,9 @@ import Testing
                     fix: Fix(device: "car-3", time: t0, lat: 0, lon: 0), disposition: .accepted,
                     receivedMs: t0)
             ])
-        #expect(hub.counts == EventHub.Counts(open: 1, endedSlow: 0, endedBehind: 0))
+        #expect(
+            hub.counts
+                == EventHub.Counts(open: 1, endedSlow: 0, endedBehind: 0, positionsWaiting: 10))
         let running = Task { await hub.run() }
         var alerts: [Int64] = []
         var rows: [[String: Any]] = []

@@ -63,6 +63,9 @@ public struct HTTPConfig: Sendable, Equatable {
         settings.keepaliveS = try s.int("keepalive_s", default: settings.keepaliveS, range: 1...300)
         settings.streamBuffer = try s.int(
             "stream_buffer", default: settings.streamBuffer, range: 16...1_000_000)
+        settings.streamPositionsPerS = try s.int(
+            "stream_positions_per_s", default: settings.streamPositionsPerS,
+            range: 100...10_000_000)
         settings.loginFailures = try s.int(
             "login_failures", default: settings.loginFailures, range: 1...1000)
         settings.loginFailuresPerUser = try s.int(

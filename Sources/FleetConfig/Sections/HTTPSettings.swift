@@ -75,6 +75,12 @@ public struct HTTPSettings: Sendable, Equatable {
     /// Events a stream may hold unsent before its client counts as too slow
     /// and is disconnected.
     public var streamBuffer = 10_000
+    /// The most positions the live streams send a second, over the whole
+    /// fleet (one batch serves every console): while more devices are due,
+    /// those waiting longest go first, so each is refreshed less often
+    /// than once a second instead of the streams' traffic growing with the
+    /// fleet (`LivePositions`).
+    public var streamPositionsPerS = 20_000
     /// Failed logins within `loginWindowS` before further attempts get
     /// 429: per user name from one address, per user name from anywhere
     /// (softer: one address cannot lock a user out for everyone), and per

@@ -165,6 +165,10 @@ public final class MetricsExporter: Sendable {
                 count("fleetd_streams_ended_total", [("reason", "slow")], streams.endedSlow, help)
                 count(
                     "fleetd_streams_ended_total", [("reason", "behind")], streams.endedBehind, help)
+                gauge(
+                    "fleetd_stream_positions_waiting", [], Double(streams.positionsWaiting),
+                    "Devices whose newest position the live streams have not sent yet (at most one a second per device, at most http.stream_positions_per_s in all)."
+                )
             }
             ProcessMetrics.read(startS: startS).set(in: self)
             return registry.emitToString()

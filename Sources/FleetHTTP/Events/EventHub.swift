@@ -14,7 +14,8 @@ import Synchronization
 /// more than `buffer` events behind is too slow and is ended (its client
 /// reconnects with `Last-Event-ID` and catches up from the database).
 /// Positions: each device's newest committed position, at most once a
-/// second per device. A keep-alive comment goes to everyone every
+/// second per device and at most `positionsPerS` in all (a budget: while
+/// more are due, those waiting longest go first). A keep-alive comment goes to everyone every
 /// `keepaliveS`.
 ///
 /// Positions are held by device (`LivePositions`: the writer keeps each
@@ -69,6 +70,8 @@ public final class EventHub: Sendable {
         /// Each device's newest position and last send, while some client
         /// takes positions.
         var live = LivePositions()
+        /// What the rounds may send of `live` (`http.stream_positions_per_s`).
+        var budget = PositionBudget(perS: HTTPSettings().streamPositionsPerS)
         /// Streams ended for being more than `buffer` events behind.
         var endedSlow = 0
         /// Streams ended because the hub's queue passed `pendingLimit`.
@@ -110,15 +113,18 @@ public final class EventHub: Sendable {
     /// dropped and every stream ended.
     let pendingLimit: Int
 
-    /// A hub bounded as `settings` say (`maxStreams`, `streamBuffer`, `keepaliveS`).
+    /// A hub bounded as `settings` say (`maxStreams`, `streamBuffer`,
+    /// `keepaliveS`, `streamPositionsPerS`).
     public convenience init(settings: HTTPSettings, groups: DeviceGroups = DeviceGroups()) {
         self.init(
             maxStreams: settings.maxStreams, maxPerOwner: settings.maxStreamsPerUser,
-            buffer: settings.streamBuffer, keepaliveS: settings.keepaliveS, groups: groups)
+            buffer: settings.streamBuffer, keepaliveS: settings.keepaliveS,
+            positionsPerS: settings.streamPositionsPerS, groups: groups)
     }
 
     public init(
         maxStreams: Int, maxPerOwner: Int, buffer: Int, keepaliveS: Int,
+        positionsPerS: Int = HTTPSettings().streamPositionsPerS,
         groups: DeviceGroups = DeviceGroups()
     ) {
         self.groups = groups
@@ -127,6 +133,7 @@ public final class EventHub: Sendable {
         self.buffer = buffer
         self.keepaliveS = keepaliveS
         pendingLimit = 2 * buffer
+        state.withLock { $0.budget = PositionBudget(perS: positionsPerS) }
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -144,11 +151,16 @@ public final class EventHub: Sendable {
         public var endedSlow: Int
         /// Streams ended because the hub fell `pendingLimit` events behind.
         public var endedBehind: Int
+        /// Devices whose newest position is not sent yet (held back by
+        /// the once-a-second rule or by `http.stream_positions_per_s`).
+        public var positionsWaiting: Int = 0
     }
 
     public var counts: Counts {
         state.withLock {
-            Counts(open: $0.subscribers.count, endedSlow: $0.endedSlow, endedBehind: $0.endedBehind)
+            Counts(
+                open: $0.subscribers.count, endedSlow: $0.endedSlow, endedBehind: $0.endedBehind,
+                positionsWaiting: $0.live.waitingCount)
         }
     }
 
@@ -319,11 +331,13 @@ public final class EventHub: Sendable {
                         s.commands.removeAll()
                     }
                     let singles = s.wantPositions > s.wantBatches + s.wantCompact
-                    let due =
-                        flush && s.wantPositions > 0
-                        ? s.live.take(
-                            nowMs: nowMs, wantWhole: s.wantWhole, wantCompact: s.wantCompact > 0)
-                        : LivePositions.Due()
+                    var due = LivePositions.Due()
+                    if flush && s.wantPositions > 0 {
+                        due = s.live.take(
+                            nowMs: nowMs, most: s.budget.available(nowMs: nowMs),
+                            wantWhole: s.wantWhole, wantCompact: s.wantCompact > 0)
+                        s.budget.spend(due.count)
+                    }
                     return (
                         s.pending, s.commands, Array(s.subscribers.values), singles,
                         s.wantBatches > 0, s.wantCompact > 0, due

@@ -2,7 +2,10 @@ import FleetStorage
 
 /// The live stream's positions: each device's newest accepted one, and
 /// when it was last sent, so that a device's position goes out at most
-/// once a second and never older than one already sent. The writer holds
+/// once a second and never older than one already sent. Devices wait in
+/// the order their positions came (after their last send), so when a
+/// round may send fewer than are due (`PositionBudget`), those waiting
+/// longest go first and every device is still refreshed. The writer holds
 /// each committed position here (`EventHub.publish`, under the hub's
 /// lock); the hub's rounds take those due. A device takes one slot of
 /// arrays (its compact row, `CompactPositions.Row`, 40 bytes, and its last
@@ -69,19 +72,30 @@ struct LivePositions {
     struct Due {
         var rows: [(device: String, row: CompactPositions.Row)] = []
         var whole: [PositionRow] = []
+        /// Devices taken (whether or not their rows were wanted).
+        var count = 0
     }
 
-    /// Takes out the waiting devices last sent at least 1 s before `nowMs`
-    /// (whole rows only if `wantWhole`, compact rows only if `wantCompact`).
-    mutating func take(nowMs: Int64, wantWhole: Bool, wantCompact: Bool) -> Due {
+    /// Takes out the waiting devices last sent at least 1 s before `nowMs`,
+    /// at most `most` of them, those waiting longest first (the rest keep
+    /// their place for the next round); whole rows only if `wantWhole`,
+    /// compact rows only if `wantCompact`.
+    mutating func take(nowMs: Int64, most: Int = .max, wantWhole: Bool, wantCompact: Bool) -> Due {
         var due = Due()
         var still: [Int32] = []
-        for s in waiting {
+        var taken = 0  // what `most` bounds
+        for (i, s) in waiting.enumerated() {
+            guard taken < most else {
+                still.append(contentsOf: waiting[i...])
+                break
+            }
             let slot = Int(s)
             guard nowMs - sentMs[slot] >= 1000 else {
                 still.append(s)
                 continue
             }
+            taken += 1
+            due.count += 1
             sentMs[slot] = nowMs
             isWaiting[slot] = false
             let device = devices[slot]
@@ -93,6 +107,32 @@ struct LivePositions {
         waiting = still
         return due
     }
+}
+
+/// The live streams' position budget: `perS` positions a second, saved up
+/// for at most one second (a token bucket), so a round after a quiet
+/// spell may send a second's worth at once and no more.
+struct PositionBudget {
+    let perS: Int
+    private var tokens: Double
+    private var lastMs: Int64?
+
+    init(perS: Int) {
+        self.perS = perS
+        tokens = Double(perS)
+    }
+
+    /// What a round at `nowMs` may send.
+    mutating func available(nowMs: Int64) -> Int {
+        if let last = lastMs {
+            tokens = min(Double(perS), tokens + Double(max(0, nowMs - last)) * Double(perS) / 1000)
+        }
+        lastMs = nowMs
+        return Int(tokens)
+    }
+
+    /// `n` positions sent.
+    mutating func spend(_ n: Int) { tokens = max(0, tokens - Double(n)) }
 }
 
 extension LivePositions.Due {
