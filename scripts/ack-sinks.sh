@@ -5,8 +5,8 @@
 # when every fix is acknowledged within 2 s) against fleetd alone ("off")
 # and against fleetd with 10 webhook subscriptions (every alert type, to a
 # receiver on loopback that answers 204) and 100 live streams open
-# (`/api/v1/events?positions=compact`, the console's way, or as
-# STREAM_POSITIONS says), "on"; ROUNDS times,
+# (`/api/v1/events?positions=compact&alerts=compact`, the console's way, or
+# as STREAM_POSITIONS and STREAM_ALERTS say), "on"; ROUNDS times,
 # and, when this runs as root with unshare(1) and systemd-journald, the
 # journal: fleetd in a mount namespace of its own whose /run is a fresh
 # tmpfs with a journald of its own (Debian's defaults: a volatile journal,

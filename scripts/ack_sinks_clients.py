@@ -2,12 +2,12 @@
 """The consumers `scripts/ack-sinks.sh` opens beside fleetd while the shared
 harness's load runs: a webhook receiver (HTTP/1.1 on loopback, answers every
 POST with 204 and counts the alerts in it) and N live streams
-(`GET /api/v1/events?positions=compact`, the console's way, or as
-STREAM_POSITIONS says, read and counted
+(`GET /api/v1/events?positions=compact&alerts=compact`, the console's way,
+or as STREAM_POSITIONS and STREAM_ALERTS say, read and counted
 as bytes and events; a stream fleetd ends is opened again 2 s later, as a
 browser's EventSource does after its retry time). Runs until SIGTERM, then prints one line of
 key=value: webhook_posts, webhook_alerts, streams_open, streams_opened, stream_events,
-stream_alerts (of those events), stream_mb. With STREAM_SERIES=FILE, each
+stream_alerts (of those events: `alert` events, or `alerts_compact` batches), stream_mb. With STREAM_SERIES=FILE, each
 second's stream bytes and alert events go to FILE as well. Standard library only; loopback only.
 
 usage: ack_sinks_clients.py WEBHOOK_PORT HTTP_PORT TOKEN STREAMS
@@ -25,6 +25,7 @@ stream_bytes = 0
 open_streams = 0
 opened = 0
 positions = os.environ.get("STREAM_POSITIONS", "compact")
+alert_form = os.environ.get("STREAM_ALERTS", "compact")
 
 
 async def webhook(reader, writer):
@@ -82,7 +83,7 @@ class StreamReader(asyncio.BufferedProtocol):
             self.opened()
         stream_bytes += n
         events += self.buf.count(b"\nevent:", 0, n)
-        stream_alerts += self.buf.count(b"\nevent: alert\n", 0, n)
+        stream_alerts += self.buf.count(b"\nevent: alert", 0, n)
 
     def opened(self):
         global open_streams, opened
@@ -99,7 +100,7 @@ class StreamReader(asyncio.BufferedProtocol):
 
 async def stream(port, token):
     loop = asyncio.get_running_loop()
-    request = (f"GET /api/v1/events?positions={positions} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    request = (f"GET /api/v1/events?positions={positions}&alerts={alert_form} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                f"Authorization: Bearer {token}\r\nAccept: text/event-stream\r\n"
                f"Connection: close\r\n\r\n").encode()
     while True:

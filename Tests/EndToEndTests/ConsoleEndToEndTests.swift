@@ -30,7 +30,8 @@ import Testing
             fences: try String(contentsOf: fencesFile, encoding: .utf8),
             extraConfig: mail.config()
                 + "\n[[maintenance]]\nname = \"service\"\nevery_km = 15000\nevery_days = 365",
-            trip: "", http: "127.0.0.1:0", listenExtra: "teltonika_tcp = \"127.0.0.1:0\"")
+            trip: "", http: "127.0.0.1:0", listenExtra: "teltonika_tcp = \"127.0.0.1:0\"",
+            httpExtra: "stream_alerts_per_s = 100")
         let ctl = try Binaries.path("fleetctl")
         for (user, role) in [("manager", "admin"), ("watcher", "viewer"), ("westie", "viewer")] {
             let r = try runTool(

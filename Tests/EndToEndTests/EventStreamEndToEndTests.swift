@@ -58,6 +58,17 @@ import Testing
         return rows.map { Dictionary(uniqueKeysWithValues: zip(fields, $0)) }
     }
 
+    /// The alert ids of `alert` events and of `alerts_compact` rows, in order.
+    static func alertIds(_ events: [SSEEvent]) -> [Int] {
+        events.flatMap { e -> [Int] in
+            switch e.event {
+            case "alert": [Int(e.id ?? "") ?? -1]
+            case "alerts_compact": rows(e).map { $0["id"] as? Int ?? -1 }
+            default: []
+            }
+        }
+    }
+
     @Test func positionsInBatchesForTheWholeFleet() async throws {
         let a = try APIEndToEndTests.APIDaemon()
         let auth = a.auth("viewer")
@@ -131,6 +142,8 @@ import Testing
         #expect(!single.contains { $0.event == "positions" })
         let bad = try await a.http.get("/api/v1/events?positions=sometimes", auth)
         #expect(bad.status == 400 && bad.body.contains("on, off, batch or compact"))
+        let badAlerts = try await a.http.get("/api/v1/events?alerts=batch", auth)
+        #expect(badAlerts.status == 400 && badAlerts.body.contains("on, off or compact"))
         #expect(a.d.stop() == 0)
     }
 
@@ -244,13 +257,27 @@ import Testing
         let client2 = try UDPClient(host: "127.0.0.1", port: b.port)
         crossing(client2, from: 10, at: t0 + 100_000)
         // The reconnect: missed alerts from the database, then live ones, none twice.
-        let reconnected = Mutex(false)
+        // Each stream counts as caught up once it has the four missed alerts
+        // (the crossing and the two the restart's gap implies); the next
+        // crossing waits for both, so its alerts come live.
+        let caughtUp = Mutex(Set<String>())
+        let mark: @Sendable (String) -> Void = { name in caughtUp.withLock { _ = $0.insert(name) } }
         async let resumed = http.events(
-            "/api/v1/events?positions=off", headers: auth + [("Last-Event-ID", "2")], timeout: 15,
-            opened: { reconnected.withLock { $0 = true } }
-        ) { seen in seen.count < 4 }
+            "/api/v1/events?positions=off", headers: auth + [("Last-Event-ID", "2")], timeout: 15
+        ) { seen in
+            if seen.count >= 4 { mark("one by one") }
+            return seen.count < 4
+        }
+        // The same with live alerts batched: caught up one by one, then rows.
+        async let resumedCompact = http.events(
+            "/api/v1/events?positions=off&alerts=compact", headers: auth + [("Last-Event-ID", "2")],
+            timeout: 15
+        ) { seen in
+            if Self.alertIds(seen).count >= 4 { mark("compact") }
+            return Self.alertIds(seen).count < 6
+        }
         let deadline3 = Date().addingTimeInterval(10)
-        while !reconnected.withLock({ $0 }), Date() < deadline3 {
+        while caughtUp.withLock({ $0.count }) < 2, Date() < deadline3 {
             try await Task.sleep(for: .milliseconds(20))
         }
         crossing(client2, from: 20, at: t0 + 200_000)
@@ -259,6 +286,17 @@ import Testing
         #expect(
             after.map { $0.json["type"] as? String } == [
                 "geofence_enter", "geofence_exit", "geofence_enter", "geofence_exit",
+            ])
+        let compact = try await resumedCompact.events
+        #expect(Self.alertIds(compact) == [3, 4, 5, 6, 7, 8], "\(compact.map(\.data))")
+        #expect(compact.prefix(4).map(\.event) == ["alert", "alert", "alert", "alert"])
+        let batches = compact.filter { $0.event == "alerts_compact" }
+        #expect(!compact.dropFirst(4).contains { $0.event == "alert" })
+        // A batch's SSE id is its last alert's: what a reconnect resumes after.
+        #expect(batches.last?.id == "8")
+        #expect(
+            batches.flatMap(Self.rows).map { $0["type"] as? String } == [
+                "geofence_enter", "geofence_exit",
             ])
         #expect(b.stop() == 0)
     }

@@ -72,6 +72,10 @@ import Testing
             "f:2: http.stream_positions_per_s: must be 100…10000000, found 99"
         ),
         (
+            "[http]\nstream_alerts_per_s = 0",
+            "f:2: http.stream_alerts_per_s: must be 100…10000000, found 0"
+        ),
+        (
             "[alerts]\njournal_backlog = 99",
             "f:2: alerts.journal_backlog: must be 100…1000000, found 99"
         ),

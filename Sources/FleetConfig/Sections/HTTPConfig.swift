@@ -66,6 +66,8 @@ public struct HTTPConfig: Sendable, Equatable {
         settings.streamPositionsPerS = try s.int(
             "stream_positions_per_s", default: settings.streamPositionsPerS,
             range: 100...10_000_000)
+        settings.streamAlertsPerS = try s.int(
+            "stream_alerts_per_s", default: settings.streamAlertsPerS, range: 100...10_000_000)
         settings.loginFailures = try s.int(
             "login_failures", default: settings.loginFailures, range: 1...1000)
         settings.loginFailuresPerUser = try s.int(

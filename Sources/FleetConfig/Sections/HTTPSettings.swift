@@ -81,6 +81,12 @@ public struct HTTPSettings: Sendable, Equatable {
     /// than once a second instead of the streams' traffic growing with the
     /// fleet (`LivePositions`).
     public var streamPositionsPerS = 20_000
+    /// The most alerts a second the live streams send as `alerts_compact`
+    /// rows (the console's form), over the whole fleet: past it a round
+    /// keeps every `device_alarm` and the newest others and counts the
+    /// rest as skipped (`CompactAlerts`). Streams of `alert` events get
+    /// every alert.
+    public var streamAlertsPerS = 2_000
     /// Failed logins within `loginWindowS` before further attempts get
     /// 429: per user name from one address, per user name from anywhere
     /// (softer: one address cannot lock a user out for everyone), and per

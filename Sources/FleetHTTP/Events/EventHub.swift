@@ -15,7 +15,9 @@ import Synchronization
 /// reconnects with `Last-Event-ID` and catches up from the database).
 /// Positions: each device's newest committed position, at most once a
 /// second per device and at most `positionsPerS` in all (a budget: while
-/// more are due, those waiting longest go first). A keep-alive comment goes to everyone every
+/// more are due, those waiting longest go first). Alerts as
+/// `alerts_compact` rows at most `alertsPerS` a second (`CompactAlerts`:
+/// the rest counted as skipped). A keep-alive comment goes to everyone every
 /// `keepaliveS`.
 ///
 /// Positions are held by device (`LivePositions`: the writer keeps each
@@ -61,6 +63,10 @@ public final class EventHub: Sendable {
         var wantBatches = 0
         /// Subscribers that take positions as compact batches.
         var wantCompact = 0
+        /// Subscribers that take alerts, and of them those that take them
+        /// as compact batches.
+        var wantAlerts = 0
+        var wantCompactAlerts = 0
         /// Subscribers limited to groups (what `groups` is kept fresh for).
         var grouped = 0
         /// Commits' alerts not yet fanned out.
@@ -71,7 +77,7 @@ public final class EventHub: Sendable {
         /// takes positions.
         var live = LivePositions()
         /// What the rounds may send of `live` (`http.stream_positions_per_s`).
-        var budget = PositionBudget(perS: HTTPSettings().streamPositionsPerS)
+        var budget = StreamBudget(perS: HTTPSettings().streamPositionsPerS)
         /// Streams ended for being more than `buffer` events behind.
         var endedSlow = 0
         /// Streams ended because the hub's queue passed `pendingLimit`.
@@ -88,6 +94,8 @@ public final class EventHub: Sendable {
             }
             if sub.filter.batchesPositions { wantBatches -= 1 }
             if sub.filter.compactsPositions { wantCompact -= 1 }
+            if sub.filter.alerts { wantAlerts -= 1 }
+            if sub.filter.compactsAlerts { wantCompactAlerts -= 1 }
             if case .groups = sub.filter.scope { grouped -= 1 }
             return sub
         }
@@ -109,6 +117,8 @@ public final class EventHub: Sendable {
     let maxPerOwner: Int
     let buffer: Int
     let keepaliveS: Int
+    /// The most `alerts_compact` rows a second (`http.stream_alerts_per_s`).
+    let alertsPerS: Int
     /// The most alerts the hub queues: 2 × `buffer`. Past it they are
     /// dropped and every stream ended.
     let pendingLimit: Int
@@ -119,21 +129,24 @@ public final class EventHub: Sendable {
         self.init(
             maxStreams: settings.maxStreams, maxPerOwner: settings.maxStreamsPerUser,
             buffer: settings.streamBuffer, keepaliveS: settings.keepaliveS,
-            positionsPerS: settings.streamPositionsPerS, groups: groups)
+            positionsPerS: settings.streamPositionsPerS, alertsPerS: settings.streamAlertsPerS,
+            groups: groups)
     }
 
     public init(
         maxStreams: Int, maxPerOwner: Int, buffer: Int, keepaliveS: Int,
         positionsPerS: Int = HTTPSettings().streamPositionsPerS,
+        alertsPerS: Int = HTTPSettings().streamAlertsPerS,
         groups: DeviceGroups = DeviceGroups()
     ) {
+        self.alertsPerS = alertsPerS
         self.groups = groups
         self.maxStreams = maxStreams
         self.maxPerOwner = maxPerOwner
         self.buffer = buffer
         self.keepaliveS = keepaliveS
         pendingLimit = 2 * buffer
-        state.withLock { $0.budget = PositionBudget(perS: positionsPerS) }
+        state.withLock { $0.budget = StreamBudget(perS: positionsPerS) }
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -236,6 +249,8 @@ public final class EventHub: Sendable {
             if filter.positions { s.wantPositions += 1 }
             if filter.batchesPositions { s.wantBatches += 1 }
             if filter.compactsPositions { s.wantCompact += 1 }
+            if filter.alerts { s.wantAlerts += 1 }
+            if filter.compactsAlerts { s.wantCompactAlerts += 1 }
             if case .groups = filter.scope { s.grouped += 1 }
             return .success(sub)
         }
@@ -268,21 +283,31 @@ public final class EventHub: Sendable {
     /// those that take every alert (with positions in one of their three
     /// forms, or none), one of its own for each other.
     private func fanOut(_ events: [LiveEvent], to subs: [Subscriber]) {
-        var shared: [LiveEvent.Kind?: LiveChunk] = [:]
-        func sharedChunk(positions kind: LiveEvent.Kind?) -> LiveChunk {
-            if let made = shared[kind] { return made }
-            let made = LiveChunk(events.filter { !$0.kind.isPosition || $0.kind == kind })
-            shared[kind] = made
+        struct Form: Hashable {
+            var positions: LiveEvent.Kind?
+            var alerts: LiveEvent.Kind
+        }
+        var shared: [Form: LiveChunk] = [:]
+        func sharedChunk(positions kind: LiveEvent.Kind?, alerts: LiveEvent.Kind) -> LiveChunk {
+            let form = Form(positions: kind, alerts: alerts)
+            if let made = shared[form] { return made }
+            let made = LiveChunk(
+                events.filter {
+                    $0.kind.isPosition ? $0.kind == kind : !$0.kind.isAlert || $0.kind == alerts
+                })
+            shared[form] = made
             return made
         }
         for sub in subs {
             let chunk: LiveChunk
+            let alerts: LiveEvent.Kind = sub.filter.compactsAlerts ? .compactAlerts : .alert
             if sub.filter.compactsPositions {
-                chunk = sharedChunk(positions: .compactPositions)
+                chunk = sharedChunk(positions: .compactPositions, alerts: alerts)
             } else if sub.filter.batchesPositions {
-                chunk = sharedChunk(positions: .positions)
+                chunk = sharedChunk(positions: .positions, alerts: alerts)
             } else if sub.filter.takesAllAlerts {
-                chunk = sharedChunk(positions: sub.filter.positions ? .position : nil)
+                chunk = sharedChunk(
+                    positions: sub.filter.positions ? .position : nil, alerts: alerts)
             } else {
                 chunk = LiveChunk(events.filter { sub.filter.admits($0, groups: groups) })
             }
@@ -305,6 +330,7 @@ public final class EventHub: Sendable {
     /// The hub's task: fans out commits as they come, positions once a
     /// second, keep-alives every `keepaliveS`. Returns once closed.
     func run() async {
+        var alertBudget = StreamBudget(perS: alertsPerS)
         var lastPing = Date()
         var lastFlush = Date()
         await withTaskGroup(of: Void.self) { group in
@@ -323,38 +349,53 @@ public final class EventHub: Sendable {
                 if flush { lastFlush = now }
                 // Positions one event each only for subscribers that take them so,
                 // batched only for those that take batches.
-                let (pending, commands, subs, singles, batches, compacts, due) = state.withLock {
-                    s in
-                    defer {
-                        s.pending.removeAll(keepingCapacity: true)
-                        s.pendingAlerts = 0
-                        s.commands.removeAll()
+                let (pending, commands, subs, singles, batches, compacts, due, alertForms) =
+                    state.withLock {
+                        s in
+                        defer {
+                            s.pending.removeAll(keepingCapacity: true)
+                            s.pendingAlerts = 0
+                            s.commands.removeAll()
+                        }
+                        let singles = s.wantPositions > s.wantBatches + s.wantCompact
+                        var due = LivePositions.Due()
+                        if flush && s.wantPositions > 0 {
+                            due = s.live.take(
+                                nowMs: nowMs, most: s.budget.available(nowMs: nowMs),
+                                wantWhole: s.wantWhole, wantCompact: s.wantCompact > 0)
+                            s.budget.spend(due.count)
+                        }
+                        // Alerts one event each for the subscribers that do not take them batched.
+                        let alertForms = (
+                            singles: s.wantAlerts > s.wantCompactAlerts,
+                            compact: s.wantCompactAlerts > 0
+                        )
+                        return (
+                            s.pending, s.commands, Array(s.subscribers.values), singles,
+                            s.wantBatches > 0, s.wantCompact > 0, due, alertForms
+                        )
                     }
-                    let singles = s.wantPositions > s.wantBatches + s.wantCompact
-                    var due = LivePositions.Due()
-                    if flush && s.wantPositions > 0 {
-                        due = s.live.take(
-                            nowMs: nowMs, most: s.budget.available(nowMs: nowMs),
-                            wantWhole: s.wantWhole, wantCompact: s.wantCompact > 0)
-                        s.budget.spend(due.count)
-                    }
-                    return (
-                        s.pending, s.commands, Array(s.subscribers.values), singles,
-                        s.wantBatches > 0, s.wantCompact > 0, due
-                    )
-                }
                 var events: [LiveEvent] = commands.map { c in
                     LiveEvent(
                         kind: .command, id: 0, device: c.device, type: nil, fence: nil,
                         json: RecordCoding.line(c))
                 }
-                for alerts in pending {
-                    for a in alerts {
-                        events.append(
-                            LiveEvent(
-                                kind: .alert, id: a.id, device: a.device, type: a.type,
-                                fence: a.fence, json: a.jsonLine))
+                if alertForms.singles {
+                    for alerts in pending {
+                        for a in alerts {
+                            events.append(
+                                LiveEvent(
+                                    kind: .alert, id: a.id, device: a.device, type: a.type,
+                                    fence: a.fence, json: a.jsonLine))
+                        }
                     }
+                }
+                if alertForms.compact,
+                    let batch = CompactAlerts.event(
+                        Array(pending.joined()), most: alertBudget.available(nowMs: nowMs))
+                {
+                    alertBudget.spend(batch.alertBatch?.rows.count ?? 0)
+                    events.append(batch)
                 }
                 events += due.events(singles: singles, batches: batches, compacts: compacts)
                 if now.timeIntervalSince(lastPing) >= Double(keepaliveS) {

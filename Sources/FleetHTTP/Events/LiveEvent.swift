@@ -4,15 +4,21 @@ import NIOCore
 /// One event for the live stream, formatted once for every client.
 struct LiveEvent: Sendable {
     enum Kind: Sendable {
-        case alert, position, positions, compactPositions, command, ping
+        case alert, compactAlerts, position, positions, compactPositions, command, ping
         /// One of the three forms of positions.
         var isPosition: Bool {
             self == .position || self == .positions || self == .compactPositions
         }
+        /// One of the two forms of alerts.
+        var isAlert: Bool { self == .alert || self == .compactAlerts }
     }
     let kind: Kind
-    /// The alert id (the SSE `id:`), 0 for positions and pings.
+    /// The alert id (the SSE `id:`; a batch's last), 0 for positions and pings.
     let id: Int64
+    /// A batch of alerts' first id (else `id`).
+    let firstId: Int64
+    /// A batch's alerts (`compactAlerts`), to trim it after a catch-up.
+    let alertBatch: CompactAlerts.AlertBatch?
     let device: String
     let type: String?
     let fence: String?
@@ -30,12 +36,15 @@ struct LiveEvent: Sendable {
         self.kind = kind
         self.weight = weight
         self.id = id
+        firstId = id
+        alertBatch = nil
         self.device = device
         self.type = type
         self.fence = fence
         let text =
             switch kind {
             case .alert: "id: \(id)\nevent: alert\ndata: \(json)\n\n"
+            case .compactAlerts: "id: \(id)\nevent: alerts_compact\ndata: \(json)\n\n"
             case .position: "event: position\ndata: \(json)\n\n"
             case .positions: "event: positions\ndata: \(json)\n\n"
             case .compactPositions: "event: positions_compact\ndata: \(json)\n\n"
@@ -50,6 +59,22 @@ struct LiveEvent: Sendable {
         self.kind = kind
         self.weight = weight
         id = 0
+        firstId = 0
+        alertBatch = nil
+        device = ""
+        type = nil
+        fence = nil
+        self.bytes = bytes
+    }
+
+    /// A batch of alerts (ids `firstId` through `lastId`) written already,
+    /// weighing one per row (one if it has none).
+    init(alertBatch: CompactAlerts.AlertBatch, firstId: Int64, lastId: Int64, bytes: ByteBuffer) {
+        kind = .compactAlerts
+        weight = max(1, alertBatch.rows.count)
+        id = lastId
+        self.firstId = firstId
+        self.alertBatch = alertBatch
         device = ""
         type = nil
         fence = nil
@@ -94,9 +119,20 @@ struct LiveChunk: Sendable {
     }
 
     /// The chunk without the alerts up to `id` (a client that caught up
-    /// from the database has them already).
+    /// from the database has them already): a batch of alerts that holds
+    /// some of them is made again of the rest.
     func after(alert id: Int64) -> LiveChunk {
-        LiveChunk(events.filter { $0.kind != .alert || $0.id > id })
+        LiveChunk(
+            events.compactMap { e in
+                guard e.kind.isAlert, e.firstId <= id else { return e }
+                guard let batch = e.alertBatch, e.id > id else { return nil }
+                return CompactAlerts.event(batch.after(id), lastId: e.id)
+            })
+    }
+
+    /// Whether it holds an alert of id `id` or before.
+    func repeats(alert id: Int64) -> Bool {
+        events.contains { $0.kind.isAlert && $0.firstId <= id }
     }
 }
 
@@ -104,7 +140,8 @@ struct LiveChunk: Sendable {
 /// whether it wants positions, and whether batched (one `positions` event
 /// a round with all of them, for a client of the whole fleet), or batched
 /// and compact (one `positions_compact` event a round, rows of a few
-/// fields: `CompactPositions`).
+/// fields: `CompactPositions`); whether it wants alerts, and whether
+/// batched and compact (one `alerts_compact` event a round: `CompactAlerts`).
 struct EventFilter: Sendable {
     var device: String?
     var type: String?
@@ -113,6 +150,8 @@ struct EventFilter: Sendable {
     var batch = false
     /// Batches as `positions_compact` (`batch` aside).
     var compact = false
+    /// Alerts batched as `alerts_compact` (for a client of every alert).
+    var compactAlerts = false
     /// The devices the client sees (`Identity.scope`).
     var scope: DeviceScope = .all
     /// Alert events at all (drivers see positions only).
@@ -129,18 +168,20 @@ struct EventFilter: Sendable {
     /// Gets a round's positions as one `positions_compact` event.
     var compactsPositions: Bool { positions && compact && takesAllAlerts }
 
+    /// Gets a round's alerts as one `alerts_compact` event.
+    var compactsAlerts: Bool { compactAlerts && takesAllAlerts }
+
     /// Gets positions one `position` event each.
     var singlePositions: Bool { positions && !batchesPositions && !compactsPositions }
 
     /// Whether the client takes `e`; a scoped client's devices by `groups`.
     func admits(_ e: LiveEvent, groups: DeviceGroups) -> Bool {
         if e.kind != .ping, !scope.isAll {
-            guard e.kind != .positions, e.kind != .compactPositions,
+            guard e.kind != .positions, e.kind != .compactPositions, e.kind != .compactAlerts,
                 groups.admits(scope, device: e.device)
             else {
                 return false
             }
-            if e.kind == .alert, !alerts { return false }
         }
         switch e.kind {
         case .ping: return true
@@ -149,9 +190,10 @@ struct EventFilter: Sendable {
         case .position:
             return singlePositions && (device == nil || device == e.device)
                 && type == nil && fence == nil
+        case .compactAlerts: return compactsAlerts
         case .alert:
-            return (device == nil || device == e.device) && (type == nil || type == e.type)
-                && (fence == nil || fence == e.fence)
+            return alerts && !compactsAlerts && (device == nil || device == e.device)
+                && (type == nil || type == e.type) && (fence == nil || fence == e.fence)
         case .command:
             return (device == nil || device == e.device) && type == nil && fence == nil
         }

@@ -4,7 +4,7 @@ import FleetStorage
 /// when it was last sent, so that a device's position goes out at most
 /// once a second and never older than one already sent. Devices wait in
 /// the order their positions came (after their last send), so when a
-/// round may send fewer than are due (`PositionBudget`), those waiting
+/// round may send fewer than are due (`StreamBudget`), those waiting
 /// longest go first and every device is still refreshed. The writer holds
 /// each committed position here (`EventHub.publish`, under the hub's
 /// lock); the hub's rounds take those due. A device takes one slot of
@@ -107,32 +107,6 @@ struct LivePositions {
         waiting = still
         return due
     }
-}
-
-/// The live streams' position budget: `perS` positions a second, saved up
-/// for at most one second (a token bucket), so a round after a quiet
-/// spell may send a second's worth at once and no more.
-struct PositionBudget {
-    let perS: Int
-    private var tokens: Double
-    private var lastMs: Int64?
-
-    init(perS: Int) {
-        self.perS = perS
-        tokens = Double(perS)
-    }
-
-    /// What a round at `nowMs` may send.
-    mutating func available(nowMs: Int64) -> Int {
-        if let last = lastMs {
-            tokens = min(Double(perS), tokens + Double(max(0, nowMs - last)) * Double(perS) / 1000)
-        }
-        lastMs = nowMs
-        return Int(tokens)
-    }
-
-    /// `n` positions sent.
-    mutating func spend(_ n: Int) { tokens = max(0, tokens - Double(n)) }
 }
 
 extension LivePositions.Due {

@@ -10,7 +10,9 @@ import NIOCore
 /// skips them; `positions=batch`, for a client of the whole fleet, sends
 /// each round's positions as one `positions` event, a JSON array;
 /// `positions=compact` as one `positions_compact` event, rows of a few
-/// fields, `CompactPositions`);
+/// fields, `CompactPositions`); `alerts=compact`, for a client of every
+/// alert, sends each round's alerts as one `alerts_compact` event
+/// (`CompactAlerts`, its SSE id the last alert's), `alerts=off` none;
 /// filters `device`, `type`, `fence`. A caller limited to groups gets the
 /// events of its groups' vehicles only (positions one event each, never
 /// batched); a driver its vehicle's positions only. With `Last-Event-ID`
@@ -31,7 +33,7 @@ extension EventRoutes {
         [
             Route(
                 .get, "/api/v1/events", role: .driver,
-                parameters: ["device", "type", "fence", "positions", "last_event_id"]
+                parameters: ["device", "type", "fence", "positions", "alerts", "last_event_id"]
             ) { r in
                 var filter = EventFilter()
                 if let device = r.query["device"] { filter.device = try r.device(device) }
@@ -51,6 +53,14 @@ extension EventRoutes {
                 case let v?:
                     throw APIError.badParameter(
                         "positions", "\"\(v.prefix(20))\" is not on, off, batch or compact")
+                }
+                switch r.query["alerts"] {
+                case nil, "on"?: break
+                case "off"?: filter.alerts = false
+                case "compact"?: filter.compactAlerts = true
+                case let v?:
+                    throw APIError.badParameter(
+                        "alerts", "\"\(v.prefix(20))\" is not on, off or compact")
                 }
                 var after: Int64?
                 if let text = r.header(HTTPField.Name("Last-Event-ID")!)
@@ -126,9 +136,7 @@ extension EventRoutes {
                                 }
                             }
                             // After a catch-up, the first chunks may repeat alerts: skipped.
-                            if last > 0,
-                                chunk.events.contains(where: { $0.kind == .alert && $0.id <= last })
-                            {
+                            if last > 0, chunk.repeats(alert: last) {
                                 let rest = chunk.after(alert: last)
                                 for part in rest.parts { try await writer.write(part) }
                             } else {

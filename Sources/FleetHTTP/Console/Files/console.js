@@ -17,7 +17,7 @@ const $ = (id) => document.getElementById(id);
 
 /** What the page measures about itself (read by the browser tests). */
 const stats = (window.fleetdStats = {
-  positionEvents: 0, alertEvents: 0, frames: 0, drawn: 0, lastDrawMs: 0,
+  positionEvents: 0, alertEvents: 0, alertsSkipped: 0, frames: 0, drawn: 0, lastDrawMs: 0,
   // For the devices in `watch`: the newest position drawn, {time, at}
   // (`time` the fix's, `at` the clock when its frame was drawn).
   watch: new Set(),
@@ -33,6 +33,7 @@ const state = {
   vehicles: new Map(), // device -> {device, name, lat, lon, course, speed, time, silent}
   pending: new Map(),  // device -> position, applied at the next frame
   alerts: [],          // newest first
+  alertsSkipped: 0,    // alerts of storms not listed live since the list was loaded
   selected: null,
   trail: null,
   fencesLayer: null,
@@ -718,20 +719,52 @@ async function acknowledge(id) {
   }
 }
 
-function onAlert(a) {
-  stats.alertEvents++;
-  if (state.alerts.some((x) => x.id === a.id)) return;
-  state.alerts.unshift(a);
-  if (state.alerts.length > 1000) state.alerts.length = 1000;
-  const v = state.vehicles.get(a.device);
-  if (v && a.type === 'device_silent') { v.silent = true; requestFrame(); }
-  if (v && a.type === 'device_back') { v.silent = false; requestFrame(); }
-  // Added on top (the rest of the list stays as it is, buttons and all).
-  if (alertMatches(a)) {
-    const list = $('alerts');
-    list.prepend(alertItem(a, true));
-    while (list.children.length > 200) list.lastChild.remove();
+// Alerts as they come, oldest first: each kept once (newest first, 1000 at
+// most), and the newest 200 that match added on top of the list in one go
+// (the rest of the list stays as it is, buttons and all).
+function onAlerts(list) {
+  stats.alertEvents += list.length;
+  const known = new Set(state.alerts.map((x) => x.id));
+  const fresh = list.filter((a) => !known.has(a.id));
+  if (fresh.length === 0) return;
+  for (const a of fresh) {
+    const v = state.vehicles.get(a.device);
+    if (v && a.type === 'device_silent') { v.silent = true; requestFrame(); }
+    if (v && a.type === 'device_back') { v.silent = false; requestFrame(); }
   }
+  const newest = fresh.slice(-1000).reverse();
+  state.alerts = newest.concat(state.alerts).slice(0, 1000);
+  const shown = newest.filter(alertMatches).slice(0, 200);
+  if (shown.length > 0) {
+    const items = $('alerts');
+    items.prepend(...shown.map((a) => alertItem(a, true)));
+    while (items.children.length > 200) items.lastChild.remove();
+  }
+}
+
+// In a storm the stream lists alarms and the newest alerts only and counts
+// the rest (`skipped`): the panel says how many, and lists the newest
+// stored ones again on request.
+function noteSkipped(n) {
+  stats.alertsSkipped += n;
+  state.alertsSkipped += n;
+  $('alerts-skipped-text').textContent = `${state.alertsSkipped.toLocaleString()} alerts of a storm not listed live (all are stored).`;
+  $('alerts-skipped').hidden = false;
+}
+
+$('alerts-reload').addEventListener('click', () => {
+  state.alertsSkipped = 0;
+  $('alerts-skipped').hidden = true;
+  loadAlerts().catch(() => {});
+});
+
+// An `alerts_compact` row as the alert's record: read by `fields`, its
+// details' members beside the others, its time as text.
+function alertOfRow(fields, row) {
+  const a = {};
+  fields.forEach((f, i) => { a[f] = row[i]; });
+  const { time_ms: ms, details, ...rest } = a;
+  return { ...(details || {}), ...rest, time: new Date(ms).toISOString() };
 }
 
 for (const t of ALERT_TYPES) $('alert-type').append(el('option', { value: t, text: t.replace('_', ' ') }));
@@ -747,9 +780,12 @@ for (const id of ['alert-type', 'alert-device', 'alert-fence']) {
 // page's address takes them as full records in one event, `?positions=on`
 // one event each.
 const streamMode = { on: 'on', batch: 'batch' }[new URLSearchParams(location.search).get('positions')] || 'compact';
+// Alerts come batched and compact too (`alerts_compact`), one event each
+// with `?alerts=on` in the page's address.
+const alertMode = new URLSearchParams(location.search).get('alerts') === 'on' ? 'on' : 'compact';
 
 function connect() {
-  const events = new EventSource(`/api/v1/events?positions=${streamMode}`);
+  const events = new EventSource(`/api/v1/events?positions=${streamMode}&alerts=${alertMode}`);
   state.events = events;
   events.addEventListener('open', () => { $('stream-state').textContent = 'live'; $('stream-state').className = 'stream-state live'; });
   events.addEventListener('error', () => {
@@ -782,7 +818,12 @@ function connect() {
     }
     requestFrame();
   });
-  events.addEventListener('alert', (e) => onAlert(JSON.parse(e.data)));
+  events.addEventListener('alert', (e) => onAlerts([JSON.parse(e.data)]));
+  events.addEventListener('alerts_compact', (e) => {
+    const { fields, rows, skipped } = JSON.parse(e.data);
+    if (skipped > 0) noteSkipped(skipped);
+    onAlerts(rows.map((r) => alertOfRow(fields, r)));
+  });
   events.addEventListener('command', (e) => {
     const c = JSON.parse(e.data);
     if (c.device === state.selected) showDetails(c.device, true);

@@ -1,0 +1,115 @@
+import FleetJSON
+import FleetStorage
+import NIOCore
+
+/// The `alerts_compact` event (`GET /api/v1/events?alerts=compact`): a
+/// round's alerts as rows, in id order, under the SSE `id:` of the last,
+/// so a client that reconnects with `Last-Event-ID` resumes after it.
+///
+/// ```json
+/// {"fields":["id","time_ms","device","type","fence","lat","lon","details"],
+///  "rows":[[90211,1764432000123,"truck-7","geofence_enter","depot-3",52.51,13.4,null],…],
+///  "skipped":0}
+/// ```
+///
+/// `skipped` counts the alerts between the previous batch and this one's
+/// last that have no row: past `http.stream_alerts_per_s` a round keeps
+/// every `device_alarm` and the newest others (a live display shows the
+/// newest few hundred anyway; every alert is stored, and
+/// `GET /api/v1/alerts` or a stream without `alerts=compact` has them all).
+///
+/// `fields` names each row's members in order: `id` (the alert's id),
+/// `time_ms` (Unix milliseconds, UTC), `device`, `type`, `fence` (or
+/// `null`), `lat` and `lon` (degrees, or `null`), `details` (the members
+/// the full record adds, as an object: `duration_s`, `crossed`, …, or
+/// `null`). A contract, as `CompactPositions`'s: fields may be added at
+/// the end of every row, never renamed, moved or taken out.
+struct CompactAlerts {
+    /// A batch's alerts with rows, and the ids of those skipped.
+    struct AlertBatch: Sendable {
+        var rows: [AlertRecord]
+        var skipped: [Int64]
+
+        /// The part after alert `id`.
+        func after(_ id: Int64) -> AlertBatch {
+            AlertBatch(rows: rows.filter { $0.id > id }, skipped: skipped.filter { $0 > id })
+        }
+    }
+
+    /// Every row's members, in order.
+    static let fields = ["id", "time_ms", "device", "type", "fence", "lat", "lon", "details"]
+    private static let head =
+        "{\"fields\":[" + fields.map { "\"\($0)\"" }.joined(separator: ",") + "],\"rows\":["
+
+    /// The event of `covered` (a round's alerts, in id order), rows for at
+    /// most `most` of them: every `device_alarm` (an SOS is never left
+    /// out), then the newest others; the rest are counted in `skipped`.
+    /// Nil for no alerts.
+    static func event(_ covered: [AlertRecord], most: Int = .max) -> LiveEvent? {
+        guard covered.count > most else {
+            return event(AlertBatch(rows: covered, skipped: []), lastId: covered.last?.id ?? 0)
+        }
+        let alarms = covered.reduce(0) { $0 + ($1.type == "device_alarm" ? 1 : 0) }
+        var others = max(0, most - alarms)
+        var keep = [Bool](repeating: false, count: covered.count)
+        for i in covered.indices.reversed() {
+            if covered[i].type == "device_alarm" {
+                keep[i] = true
+            } else if others > 0 {
+                keep[i] = true
+                others -= 1
+            }
+        }
+        var batch = AlertBatch(rows: [], skipped: [])
+        for (a, kept) in zip(covered, keep) {
+            if kept { batch.rows.append(a) } else { batch.skipped.append(a.id) }
+        }
+        return event(batch, lastId: covered.last?.id ?? 0)
+    }
+
+    /// The event of `batch`, under SSE id `lastId` (the last alert it
+    /// covers, sent or skipped); nil if it covers none.
+    static func event(_ batch: AlertBatch, lastId: Int64) -> LiveEvent? {
+        guard let firstId = [batch.rows.first?.id, batch.skipped.first].compactMap({ $0 }).min()
+        else { return nil }
+        var b = ByteBuffer()
+        b.reserveCapacity(96 + head.utf8.count + 110 * batch.rows.count)
+        b.writeString("id: \(lastId)\nevent: alerts_compact\ndata: ")
+        b.writeString(head)
+        for (k, a) in batch.rows.enumerated() {
+            append(a, first: k == 0, to: &b)
+        }
+        b.writeString("],\"skipped\":\(batch.skipped.count)}\n\n")
+        return LiveEvent(alertBatch: batch, firstId: firstId, lastId: lastId, bytes: b)
+    }
+
+    private static func append(_ a: AlertRecord, first: Bool, to b: inout ByteBuffer) {
+        func number(_ v: Double?) {
+            b.writeStaticString(",")
+            b.writeString(v.map { JSONValue.number($0).jsonText } ?? "null")
+        }
+        b.writeStaticString(first ? "[" : ",[")
+        b.writeString(String(a.id))
+        b.writeStaticString(",")
+        b.writeString(String(a.time))
+        b.writeStaticString(",")
+        b.writeString(JSONValue.quote(a.device))
+        b.writeStaticString(",")
+        b.writeString(JSONValue.quote(a.type))
+        b.writeStaticString(",")
+        b.writeString(a.fence.map(JSONValue.quote) ?? "null")
+        number(a.lat)
+        number(a.lon)
+        b.writeStaticString(",")
+        // Details are an object written by fleetd (`AlertRecord.details`);
+        // anything else is left out rather than passed on.
+        if let d = a.details, d.utf8.count >= 2, d.utf8.first == UInt8(ascii: "{"),
+            d.utf8.last == UInt8(ascii: "}")
+        {
+            b.writeString(d)
+        } else {
+            b.writeStaticString("null")
+        }
+        b.writeStaticString("]")
+    }
+}
