@@ -1,5 +1,6 @@
 import FleetJSON
 import FleetStorage
+import FleetTracking
 import NIOCore
 
 /// The `alerts_compact` event (`GET /api/v1/events?alerts=compact`): a
@@ -49,11 +50,12 @@ struct CompactAlerts {
         guard covered.count > most else {
             return event(AlertBatch(rows: covered, skipped: []), lastId: covered.last?.id ?? 0)
         }
-        let alarms = covered.reduce(0) { $0 + ($1.type == "device_alarm" ? 1 : 0) }
+        let alarm = AlertType.deviceAlarm.rawValue
+        let alarms = covered.reduce(0) { $0 + ($1.type == alarm ? 1 : 0) }
         var others = max(0, most - alarms)
         var keep = [Bool](repeating: false, count: covered.count)
         for i in covered.indices.reversed() {
-            if covered[i].type == "device_alarm" {
+            if covered[i].type == alarm {
                 keep[i] = true
             } else if others > 0 {
                 keep[i] = true

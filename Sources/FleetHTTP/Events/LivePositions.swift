@@ -83,9 +83,8 @@ struct LivePositions {
     mutating func take(nowMs: Int64, most: Int = .max, wantWhole: Bool, wantCompact: Bool) -> Due {
         var due = Due()
         var still: [Int32] = []
-        var taken = 0  // what `most` bounds
         for (i, s) in waiting.enumerated() {
-            guard taken < most else {
+            guard due.count < most else {
                 still.append(contentsOf: waiting[i...])
                 break
             }
@@ -94,7 +93,6 @@ struct LivePositions {
                 still.append(s)
                 continue
             }
-            taken += 1
             due.count += 1
             sentMs[slot] = nowMs
             isWaiting[slot] = false

@@ -724,8 +724,9 @@ async function acknowledge(id) {
 // (the rest of the list stays as it is, buttons and all).
 function onAlerts(list) {
   stats.alertEvents += list.length;
-  const known = new Set(state.alerts.map((x) => x.id));
-  const fresh = list.filter((a) => !known.has(a.id));
+  // One alert: a scan; a batch: a set of the ids kept.
+  const known = list.length < 8 ? null : new Set(state.alerts.map((x) => x.id));
+  const fresh = list.filter((a) => !(known ? known.has(a.id) : state.alerts.some((x) => x.id === a.id)));
   if (fresh.length === 0) return;
   for (const a of fresh) {
     const v = state.vehicles.get(a.device);
