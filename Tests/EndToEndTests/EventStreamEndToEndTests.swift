@@ -46,6 +46,35 @@ import Testing
         }
     }
 
+    /// The devices of the `positions` or `positions_compact` batches seen.
+    static func devices(_ seen: [SSEEvent], in event: String) -> Set<String> {
+        let batches = seen.filter { $0.event == event }
+        let positions = event == "positions" ? batches.flatMap(decode) : batches.flatMap(rows)
+        return Set(positions.compactMap { $0["device"] as? String })
+    }
+
+    /// A fix from each of `devices` (in datagrams of at most 50) every
+    /// `every`, until `done()` or after `rounds` rounds.
+    func keepReporting(
+        _ client: UDPClient, _ devices: [String], every: Duration, rounds: Int64,
+        until done: () -> Bool
+    ) async throws {
+        var round: Int64 = 0
+        while !done(), round < rounds {
+            for part in stride(from: 0, to: devices.count, by: 50) {
+                let lines = devices[part..<min(part + 50, devices.count)].enumerated().map {
+                    k, d in
+                    fixLine(
+                        Int(round) + 1, t0 + round * 1000, lat: 47.5 + Double(part + k) * 0.001,
+                        lon: 11.5, device: d)
+                }
+                #expect(exchange(client, lines) != nil)
+            }
+            round += 1
+            try await Task.sleep(for: every)
+        }
+    }
+
     /// A `positions` event's array.
     static func decode(_ e: SSEEvent) -> [[String: Any]] {
         ((try? JSONSerialization.jsonObject(with: Data(e.data.utf8))) as? [[String: Any]]) ?? []
@@ -81,10 +110,7 @@ import Testing
         async let batched = http.events(
             "/api/v1/events?positions=batch", headers: auth, timeout: 180
         ) { seen in
-            let got = Set(
-                seen.filter { $0.event == "positions" }.flatMap(Self.decode).compactMap {
-                    $0["device"] as? String
-                })
+            let got = Self.devices(seen, in: "positions")
             if got.count == 3 { finish() }
             return got.count < 3
         }
@@ -92,10 +118,7 @@ import Testing
         async let compacted = http.events(
             "/api/v1/events?positions=compact", headers: auth, timeout: 180
         ) { seen in
-            let got = Set(
-                seen.filter { $0.event == "positions_compact" }.flatMap(Self.rows).compactMap {
-                    $0["device"] as? String
-                })
+            let got = Self.devices(seen, in: "positions_compact")
             if got.count == 3 { finish() }
             return got.count < 3
         }
@@ -111,16 +134,8 @@ import Testing
         // so the test does not depend on when the streams subscribed. The
         // streams wait up to 3 minutes: with the whole suite on two cores
         // this test has taken 135–182 s, and once 315 s.
-        var round: Int64 = 0
-        while finished.withLock({ $0 }) < 3, round < 200 {  // up to 60 s: the suite loads the cores
-            let lines = devices.enumerated().map { k, d in
-                fixLine(
-                    Int(round) * 3 + k + 1, t0 + round * 1000, lat: 47.5 + Double(k) * 0.01,
-                    lon: 11.5, device: d)
-            }
-            #expect(exchange(client, lines) != nil)
-            round += 1
-            try await Task.sleep(for: .milliseconds(300))
+        try await keepReporting(client, devices, every: .milliseconds(300), rounds: 200) {
+            finished.withLock { $0 } >= 3
         }
         let (status, events) = try await batched
         #expect(status == 200)
@@ -160,26 +175,13 @@ import Testing
         async let compacted = http.events(
             "/api/v1/events?positions=compact", headers: auth, timeout: 180
         ) { seen in
-            let got = Set(
-                seen.filter { $0.event == "positions_compact" }.flatMap(Self.rows).compactMap {
-                    $0["device"] as? String
-                })
+            let got = Self.devices(seen, in: "positions_compact")
             if got.count == devices.count { finished.withLock { $0 = true } }
             return got.count < devices.count
         }
         // Every vehicle reports once a second until the console has seen them all.
-        var round: Int64 = 0
-        while !finished.withLock({ $0 }), round < 120 {
-            for part in stride(from: 0, to: devices.count, by: 50) {
-                let lines = devices[part..<part + 50].enumerated().map { k, d in
-                    fixLine(
-                        Int(round) + 1, t0 + round * 1000, lat: 47.5 + Double(part + k) * 0.001,
-                        lon: 11.5, device: d)
-                }
-                #expect(exchange(client, lines) != nil)
-            }
-            round += 1
-            try await Task.sleep(for: .seconds(1))
+        try await keepReporting(client, devices, every: .seconds(1), rounds: 120) {
+            finished.withLock { $0 }
         }
         let (status, events) = try await compacted
         #expect(status == 200)

@@ -76,8 +76,6 @@ public final class EventHub: Sendable {
         /// Each device's newest position and last send, while some client
         /// takes positions.
         var live = LivePositions()
-        /// What the rounds may send of `live` (`http.stream_positions_per_s`).
-        var budget = StreamBudget(perS: HTTPSettings().streamPositionsPerS)
         /// Streams ended for being more than `buffer` events behind.
         var endedSlow = 0
         /// Streams ended because the hub's queue passed `pendingLimit`.
@@ -117,6 +115,8 @@ public final class EventHub: Sendable {
     let maxPerOwner: Int
     let buffer: Int
     let keepaliveS: Int
+    /// The most positions a second (`http.stream_positions_per_s`).
+    let positionsPerS: Int
     /// The most `alerts_compact` rows a second (`http.stream_alerts_per_s`).
     let alertsPerS: Int
     /// The most alerts the hub queues: 2 × `buffer`. Past it they are
@@ -124,7 +124,7 @@ public final class EventHub: Sendable {
     let pendingLimit: Int
 
     /// A hub bounded as `settings` say (`maxStreams`, `streamBuffer`,
-    /// `keepaliveS`, `streamPositionsPerS`).
+    /// `keepaliveS`, `streamPositionsPerS`, `streamAlertsPerS`).
     public convenience init(settings: HTTPSettings, groups: DeviceGroups = DeviceGroups()) {
         self.init(
             maxStreams: settings.maxStreams, maxPerOwner: settings.maxStreamsPerUser,
@@ -139,6 +139,7 @@ public final class EventHub: Sendable {
         alertsPerS: Int = HTTPSettings().streamAlertsPerS,
         groups: DeviceGroups = DeviceGroups()
     ) {
+        self.positionsPerS = positionsPerS
         self.alertsPerS = alertsPerS
         self.groups = groups
         self.maxStreams = maxStreams
@@ -146,7 +147,6 @@ public final class EventHub: Sendable {
         self.buffer = buffer
         self.keepaliveS = keepaliveS
         pendingLimit = 2 * buffer
-        state.withLock { $0.budget = StreamBudget(perS: positionsPerS) }
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -330,6 +330,7 @@ public final class EventHub: Sendable {
     /// The hub's task: fans out commits as they come, positions once a
     /// second, keep-alives every `keepaliveS`. Returns once closed.
     func run() async {
+        var positionBudget = StreamBudget(perS: positionsPerS)
         var alertBudget = StreamBudget(perS: alertsPerS)
         var lastPing = Date()
         var lastFlush = Date()
@@ -347,6 +348,7 @@ public final class EventHub: Sendable {
                 let nowMs = Int64(now.timeIntervalSince1970 * 1000)
                 let flush = now.timeIntervalSince(lastFlush) >= 0.2
                 if flush { lastFlush = now }
+                let most = flush ? positionBudget.available(nowMs: nowMs) : 0
                 // Positions one event each only for subscribers that take them so,
                 // batched only for those that take batches.
                 let (pending, commands, subs, singles, batches, compacts, due, alertForms) =
@@ -361,9 +363,8 @@ public final class EventHub: Sendable {
                         var due = LivePositions.Due()
                         if flush && s.wantPositions > 0 {
                             due = s.live.take(
-                                nowMs: nowMs, most: s.budget.available(nowMs: nowMs),
-                                wantWhole: s.wantWhole, wantCompact: s.wantCompact > 0)
-                            s.budget.spend(due.count)
+                                nowMs: nowMs, most: most, wantWhole: s.wantWhole,
+                                wantCompact: s.wantCompact > 0)
                         }
                         // Alerts one event each for the subscribers that do not take them batched.
                         let alertForms = (
@@ -397,6 +398,7 @@ public final class EventHub: Sendable {
                     alertBudget.spend(batch.alertBatch?.rows.count ?? 0)
                     events.append(batch)
                 }
+                positionBudget.spend(due.count)
                 events += due.events(singles: singles, batches: batches, compacts: compacts)
                 if now.timeIntervalSince(lastPing) >= Double(keepaliveS) {
                     lastPing = now
