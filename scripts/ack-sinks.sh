@@ -18,9 +18,11 @@
 # where (the load generator's socket, fleetd's door, fleetd's socket), the highest rate
 # held, p99 at 50 000 fixes/s, fleetd's peak RSS, what the consumers got, and
 # the CPU seconds fleetd and the consumers' own process used.
-# With the journal, journald's own CPU seconds and the alert entries it kept
-# are printed too. HTTP_EXTRA adds lines to every run's [http] table (e.g.
-# HTTP_EXTRA="stream_positions_per_s = 10000000" lifts the streams' budget).
+# With the journal, journald's own CPU seconds, the alert entries it kept and
+# fleetd's storm summaries (how many, how many alerts they sum up) are
+# printed too. HTTP_EXTRA adds lines to every run's [http] table (e.g.
+# HTTP_EXTRA="stream_positions_per_s = 10000000" lifts the streams' budget),
+# ALERTS_EXTRA to its [alerts] table (ALERTS_EXTRA="journal_per_s = 1000000").
 # usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]
 set -euo pipefail
 bin=$(cd "${1:?usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]}" && pwd)
@@ -43,6 +45,7 @@ for round in $(seq "$rounds"); do
       printf '[storage]\ndatabase = "%s"\nretain_days = 0\n[geofences]\nfile = "%s"\n' "$dir/f.db" "$work/fences10k.geojson"
       printf '[listen]\njson = "127.0.0.1:%s"\nteltonika = ""\nnmea = ""\n' "$pf"
       printf '[http]\nlisten = "127.0.0.1:%s"\nmax_streams_per_user = 100\nwebhooks_allow_private = true\n%s\n' "$ph" "${HTTP_EXTRA:-}"
+      [ -z "${ALERTS_EXTRA:-}" ] || printf '[alerts]\n%s\n' "$ALERTS_EXTRA"
       if [ "$mode" = on ] || [ "$mode" = webhooks ]; then
         for w in $(seq 10); do
           secret=$(python3 -c "import base64,os;print('whsec_'+base64.b64encode(os.urandom(24)).decode())")
@@ -114,7 +117,10 @@ for round in $(seq "$rounds"); do
       jpid=$(cat "$dir/journald.pid")
       kept=$(nsenter -t "$fpid" -m journalctl -D /run/log/journal -q --no-pager -o cat \
         SYSLOG_IDENTIFIER=fleetd FLEETD_ALERT_TYPE=geofence_enter 2>/dev/null | wc -l)
-      got="$got journald_cpu_s=$(cpu "$jpid") journal_enter_alerts=$kept"
+      summed=$(nsenter -t "$fpid" -m journalctl -D /run/log/journal -q --no-pager -o verbose \
+        SYSLOG_IDENTIFIER=fleetd 2>/dev/null | awk -F= '/^ *FLEETD_ALERTS_LEFT_OUT=/ {n++; s += $2}
+        END {printf "journal_summaries=%d journal_summed_up=%d", n, s}')
+      got="$got journald_cpu_s=$(cpu "$jpid") journal_enter_alerts=$kept $summed"
       kill -TERM "$fpid"; wait "$fpid" || true
       kill -TERM "$jpid" 2>/dev/null || true
     else

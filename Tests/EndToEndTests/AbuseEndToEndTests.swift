@@ -406,6 +406,14 @@ import Testing
 
     /// A raw HTTP/1.1 request over a connection from `source`: the status.
     static func request(_ port: Int, from source: String, _ request: String) throws -> Int {
+        let head = try reply(port, from: source, request).prefix(12)  // "HTTP/1.1 200"
+        return Int(head.dropFirst(9).prefix(3)) ?? 0
+    }
+
+    /// The whole reply to `request` (sent as is, the connection closed after it).
+    static func reply(_ port: Int, from source: String = "127.0.0.1", _ request: String) throws
+        -> String
+    {
         let fd = LoopbackTCP.connect(from: source, to: port)
         guard fd >= 0 else { throw E2EError("cannot connect from \(source)") }
         defer { close(fd) }
@@ -417,8 +425,7 @@ import Testing
             if n <= 0 { break }
             reply += chunk[..<n]
         }
-        let head = String(decoding: reply.prefix(12), as: UTF8.self)  // "HTTP/1.1 200"
-        return Int(head.dropFirst(9).prefix(3)) ?? 0
+        return String(decoding: reply, as: UTF8.self)
     }
 
     /// UDP reflection: datagrams of broken lines sent in a forged name draw

@@ -180,6 +180,48 @@ import Testing
             "\(note ?? [:])")
     }
 
+    /// `alerts.journal_per_s`: a storm past it gets that many entries and
+    /// one summary entry (counts by type, first and last id), written a
+    /// second after it began without another commit to carry it.
+    @Test func aStormPastTheRateIsSummedUpInOneEntry() throws {
+        guard Self.canRun else {
+            Issue.record("needs root and /usr/bin/unshare (util-linux) for a mount namespace")
+            return
+        }
+        let journal = try JournalSocket()
+        let d = try DaemonProcess(
+            fences: depotFences, extraConfig: "[alerts]\njournal_per_s = 10",
+            tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0", http: "127.0.0.1:0",
+            wrapper: journal.wrapper, journalStream: true)
+        let client = try UDPClient(host: "127.0.0.1", port: d.port)
+        let t0: Int64 = 1_700_000_000_000
+        // 120 vehicles enter the depot in one datagram: one commit, 120 alerts.
+        let lines = (1...120).map {
+            fixLine(1, t0, lat: 48.05, lon: 11.05, device: "truck-\($0)")
+        }
+        #expect(exchange(client, lines)?.acked.count == 120)
+        // The summary comes by its timer, about a second on, fleetd still running.
+        let entries = journal.entries(timeoutMs: 2_500)
+        let metrics = try AbuseEndToEndTests.reply(
+            try #require(d.ports["http"]),
+            "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(d.stop() == 0)
+        let ids = try d.fleetctl("alerts").compactMap { $0["id"] as? Int }.sorted()
+        #expect(ids.count == 120)
+        let sent = entries.compactMap { $0["FLEETD_ALERT_ID"].flatMap { Int($0) } }
+        #expect(sent == Array(ids.prefix(10)))
+        let summary = try #require(entries.first { $0["FLEETD_ALERTS_LEFT_OUT"] != nil })
+        #expect(summary["FLEETD_ALERTS_LEFT_OUT"] == "110")
+        #expect(summary["FLEETD_ALERT_FIRST_ID"] == "\(ids[10])")
+        #expect(summary["FLEETD_ALERT_LAST_ID"] == "\(ids[119])")
+        #expect(
+            summary["MESSAGE"]
+                == "110 alerts not written here one by one (more than 10 a second): "
+                + "110 geofence_enter; ids \(ids[10]) to \(ids[119]); all are stored (fleetctl alerts)"
+        )
+        #expect(metrics.contains("fleetd_journal_alerts_summarized_total 110"), "\(metrics)")
+    }
+
     @Test func alertsStayOutOfTheJournalWhenTurnedOff() throws {
         guard Self.canRun else {
             Issue.record("needs root and /usr/bin/unshare (util-linux) for a mount namespace")

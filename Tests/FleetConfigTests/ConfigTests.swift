@@ -76,6 +76,10 @@ import Testing
             "f:2: http.stream_alerts_per_s: must be 100…10000000, found 0"
         ),
         (
+            "[alerts]\njournal_per_s = 0",
+            "f:2: alerts.journal_per_s: must be 1…1000000, found 0"
+        ),
+        (
             "[alerts]\njournal_backlog = 99",
             "f:2: alerts.journal_backlog: must be 100…1000000, found 99"
         ),

@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func theBudgetRefillsAtItsRateAndSavesUpOneSecondAtMost() {
-        var budget = StreamBudget(perS: 1000)
+        var budget = RateBudget(perS: 1000)
         let t: Int64 = 1_800_000_000_000
         #expect(budget.available(nowMs: t) == 1000)
         budget.spend(1000)

@@ -9,6 +9,10 @@ public struct AlertsConfig: Sendable, Equatable {
     /// The most alerts waiting to be written to the journal; beyond, they
     /// are left out of it (counted; the database has them all).
     public var journalBacklog = 10_000
+    /// The most alerts a second written to the journal an entry each; past
+    /// it (a storm), every `device_alarm` still is and the rest are summed
+    /// up in one entry a second (counts by type, first and last id).
+    public var journalPerS = 1_000
     /// How often the maintenance plans (`[[maintenance]]`) are checked, seconds.
     public var maintenanceCheckS = 60.0
 
@@ -19,6 +23,7 @@ public struct AlertsConfig: Sendable, Equatable {
         journal = try s.bool("journal", default: journal)
         journalBacklog = try s.int(
             "journal_backlog", default: journalBacklog, range: 100...1_000_000)
+        journalPerS = try s.int("journal_per_s", default: journalPerS, range: 1...1_000_000)
         maintenanceCheckS = try s.double(
             "maintenance_check_s", default: maintenanceCheckS, range: 1...86_400)
     }

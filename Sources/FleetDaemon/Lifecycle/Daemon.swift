@@ -115,7 +115,9 @@ public final class Daemon: Sendable {
         var sinks: [any CommitSink] = alertLog.map { [$0] } ?? []
         let journal =
             config.alerts.journal && Journal.connected()
-            ? JournalAlerts(limit: config.alerts.journalBacklog, metrics: metrics) : nil
+            ? JournalAlerts(
+                limit: config.alerts.journalBacklog, perS: config.alerts.journalPerS,
+                metrics: metrics) : nil
         if let journal {
             sinks.append(journal)
             logger.info("alerts also go to the journal (FLEETD_ALERT_* fields)")

@@ -47,6 +47,9 @@ public final class Metrics: Sendable {
         public var tcpOpened: [String: Int] = [:]
         /// Alerts left out of the journal (`alerts.journal_backlog` waiting).
         public var journalLeftOut = 0
+        /// Alerts written to the journal only in a summary entry (more than
+        /// `alerts.journal_per_s` a second).
+        public var journalSummarized = 0
         public var totalRejects: Int { rejects.values.reduce(0, +) }
     }
 
@@ -158,6 +161,7 @@ public final class Metrics: Sendable {
     }
 
     func journalLeftOut(_ alerts: Int) { state.withLock { $0.journalLeftOut += alerts } }
+    func journalSummarized(_ alerts: Int) { state.withLock { $0.journalSummarized += alerts } }
 
     func unwrittenStates(_ count: Int) { state.withLock { $0.statesUnwritten = count } }
 }

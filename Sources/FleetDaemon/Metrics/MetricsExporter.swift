@@ -97,6 +97,10 @@ public final class MetricsExporter: Sendable {
                 "fleetd_journal_alerts_left_out_total", [], m.journalLeftOut,
                 "Alerts left out of the journal: alerts.journal_backlog were waiting for it (the database has them)."
             )
+            count(
+                "fleetd_journal_alerts_summarized_total", [], m.journalSummarized,
+                "Alerts written to the journal only in a summary entry: more than alerts.journal_per_s a second (the database has them)."
+            )
             for (key, n) in extra.http {
                 let parts = key.split(separator: " ").map(String.init)
                 guard parts.count == 3 else { continue }

@@ -1,4 +1,5 @@
 import FleetConfig
+import FleetModel
 import FleetStorage
 import FleetTracking
 import Foundation
@@ -330,8 +331,8 @@ public final class EventHub: Sendable {
     /// The hub's task: fans out commits as they come, positions once a
     /// second, keep-alives every `keepaliveS`. Returns once closed.
     func run() async {
-        var positionBudget = StreamBudget(perS: positionsPerS)
-        var alertBudget = StreamBudget(perS: alertsPerS)
+        var positionBudget = RateBudget(perS: positionsPerS)
+        var alertBudget = RateBudget(perS: alertsPerS)
         var lastPing = Date()
         var lastFlush = Date()
         await withTaskGroup(of: Void.self) { group in

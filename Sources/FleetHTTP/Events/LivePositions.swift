@@ -4,7 +4,7 @@ import FleetStorage
 /// when it was last sent, so that a device's position goes out at most
 /// once a second and never older than one already sent. Devices wait in
 /// the order their positions came (after their last send), so when a
-/// round may send fewer than are due (`StreamBudget`), those waiting
+/// round may send fewer than are due (`RateBudget`), those waiting
 /// longest go first and every device is still refreshed. The writer holds
 /// each committed position here (`EventHub.publish`, under the hub's
 /// lock); the hub's rounds take those due. A device takes one slot of
