@@ -59,6 +59,72 @@ import Testing
         await running.value
     }
 
+    /// A hub behind with a console among its streams (`alerts=compact`):
+    /// the queue keeps what the console's round would send (the alarm and
+    /// the newest others), the rest counted in its `skipped`; the stream
+    /// of `alert` events ends, the console and a stream without alerts stay.
+    @Test func aHubBehindShedsItsQueueForTheConsolesAndKeepsThemOpen() async throws {
+        // buffer 16: at most 32 queued; shed to the alarm and the newest 15.
+        let hub = EventHub(
+            maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15, alertsPerS: 100)
+        let console = try hub.subscribe(
+            EventFilter(positions: false, compactAlerts: true), owner: "user:a"
+        ).get()
+        let singles = try hub.subscribe(EventFilter(positions: false), owner: "user:b").get()
+        var quiet = EventFilter(positions: true)
+        quiet.alerts = false
+        let positionsOnly = try hub.subscribe(quiet, owner: "user:c").get()
+        let alerts = Self.alerts(1...40).map { a -> AlertRecord in
+            var a = a
+            if a.id == 5 { a.type = "device_alarm" }
+            return a
+        }
+        hub.publish(alerts: Array(alerts[0..<20]), positions: [])
+        hub.publish(alerts: Array(alerts[20..<32]), positions: [])
+        hub.publish(alerts: Array(alerts[32..<40]), positions: [])
+        #expect(hub.counts == EventHub.Counts(open: 2, endedSlow: 0, endedBehind: 1))
+        #expect(await Self.drain(singles.events).isEmpty)
+
+        let running = Task { await hub.run() }
+        let batch: LiveEvent? = await within(seconds: 5) {
+            for await chunk in console.events {
+                console.subscriber.queued.subtract(chunk.weight, ordering: .relaxed)
+                if let e = chunk.events.first(where: { $0.kind == .compactAlerts }) { return e }
+            }
+            return nil
+        }
+        let e = try #require(batch)
+        let (id, rows, skipped) = try EventHubCompactAlertsTests.parse(e)
+        #expect(id == "40" && e.firstId == 1)
+        #expect(rows.map { $0["id"] as? Int64 } == [5] + (26...40).map { Int64($0) })
+        #expect(skipped == 24)
+        // A client that caught up to alert 20 from the database: 5 of the shed remain.
+        let rest = try EventHubCompactAlertsTests.parse(
+            try #require(LiveChunk([e]).after(alert: 20).events.first))
+        #expect(rest.rows.count == 15 && rest.skipped == 5)
+        #expect(hub.counts.open == 2)
+        hub.close()
+        await running.value
+        _ = positionsOnly
+    }
+
+    @Test func alarmsPastTheBoundEndEveryStreamOfAlerts() async throws {
+        let hub = EventHub(
+            maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15, alertsPerS: 100)
+        let console = try hub.subscribe(
+            EventFilter(positions: false, compactAlerts: true), owner: "user:a"
+        ).get()
+        // 40 alarms: shedding keeps them all, still past the bound.
+        let alarms = Self.alerts(1...40).map { a -> AlertRecord in
+            var a = a
+            a.type = "device_alarm"
+            return a
+        }
+        hub.publish(alerts: alarms, positions: [])
+        #expect(hub.counts == EventHub.Counts(open: 0, endedSlow: 0, endedBehind: 1))
+        #expect(await Self.drain(console.events).isEmpty)
+    }
+
     @Test func aStreamWithNothingUnsentTakesARoundBiggerThanItsBuffer() async throws {
         // A whole fleet's positions in one round may outweigh the buffer: a
         // stream that keeps up must not be cut off for it.

@@ -15,7 +15,8 @@ import NIOCore
 ///
 /// `skipped` counts the alerts between the previous batch and this one's
 /// last that have no row: past `http.stream_alerts_per_s` a round keeps
-/// every `device_alarm` and the newest others (a live display shows the
+/// every `device_alarm` and the newest others, and a hub fallen behind in
+/// a storm keeps the same of its queue (`ShedAlerts`) (a live display shows the
 /// newest few hundred anyway; every alert is stored, and
 /// `GET /api/v1/alerts` or a stream without `alerts=compact` has them all).
 ///
@@ -26,30 +27,28 @@ import NIOCore
 /// `null`). A contract, as `CompactPositions`'s: fields may be added at
 /// the end of every row, never renamed, moved or taken out.
 struct CompactAlerts {
-    /// A batch's alerts with rows, and the ids of those skipped.
+    /// A batch's alerts with rows, the ids of those skipped, and the
+    /// alerts before them shed while the hub was behind (`EventHub`).
     struct AlertBatch: Sendable {
         var rows: [AlertRecord]
         var skipped: [Int64]
+        var shed = ShedAlerts()
 
         /// The part after alert `id`.
         func after(_ id: Int64) -> AlertBatch {
-            AlertBatch(rows: rows.filter { $0.id > id }, skipped: skipped.filter { $0 > id })
+            AlertBatch(
+                rows: rows.filter { $0.id > id }, skipped: skipped.filter { $0 > id },
+                shed: shed.after(id))
         }
+
+        /// Alerts it covers without a row.
+        var skippedCount: Int { skipped.count + shed.count }
     }
 
-    /// Every row's members, in order.
-    static let fields = ["id", "time_ms", "device", "type", "fence", "lat", "lon", "details"]
-    private static let head =
-        "{\"fields\":[" + fields.map { "\"\($0)\"" }.joined(separator: ",") + "],\"rows\":["
-
-    /// The event of `covered` (a round's alerts, in id order), rows for at
-    /// most `most` of them: every `device_alarm` (an SOS is never left
-    /// out), then the newest others; the rest are counted in `skipped`.
-    /// Nil for no alerts.
-    static func event(_ covered: [AlertRecord], most: Int = .max) -> LiveEvent? {
-        guard covered.count > most else {
-            return event(AlertBatch(rows: covered, skipped: []), lastId: covered.last?.id ?? 0)
-        }
+    /// Which of `covered` (in id order) keep a row when at most `most` may:
+    /// every `device_alarm` (an SOS is never left out), then the newest others.
+    static func keep(_ covered: [AlertRecord], most: Int) -> [Bool] {
+        guard covered.count > most else { return [Bool](repeating: true, count: covered.count) }
         let alarm = AlertType.deviceAlarm.rawValue
         let alarms = covered.reduce(0) { $0 + ($1.type == alarm ? 1 : 0) }
         var others = max(0, most - alarms)
@@ -62,17 +61,39 @@ struct CompactAlerts {
                 others -= 1
             }
         }
-        var batch = AlertBatch(rows: [], skipped: [])
-        for (a, kept) in zip(covered, keep) {
-            if kept { batch.rows.append(a) } else { batch.skipped.append(a.id) }
+        return keep
+    }
+
+    /// Every row's members, in order.
+    static let fields = ["id", "time_ms", "device", "type", "fence", "lat", "lon", "details"]
+    private static let head =
+        "{\"fields\":[" + fields.map { "\"\($0)\"" }.joined(separator: ",") + "],\"rows\":["
+
+    /// The event of `covered` (a round's alerts, in id order), rows for at
+    /// most `most` of them: every `device_alarm` (an SOS is never left
+    /// out), then the newest others; the rest are counted in `skipped`.
+    /// Nil for no alerts.
+    static func event(_ covered: [AlertRecord], most: Int = .max, shed: ShedAlerts = ShedAlerts())
+        -> LiveEvent?
+    {
+        var batch = AlertBatch(rows: [], skipped: [], shed: shed)
+        if covered.count > most {
+            for (a, kept) in zip(covered, keep(covered, most: most)) {
+                if kept { batch.rows.append(a) } else { batch.skipped.append(a.id) }
+            }
+        } else {
+            batch.rows = covered
         }
-        return event(batch, lastId: covered.last?.id ?? 0)
+        return event(batch, lastId: max(covered.last?.id ?? 0, shed.lastId))
     }
 
     /// The event of `batch`, under SSE id `lastId` (the last alert it
     /// covers, sent or skipped); nil if it covers none.
     static func event(_ batch: AlertBatch, lastId: Int64) -> LiveEvent? {
-        guard let firstId = [batch.rows.first?.id, batch.skipped.first].compactMap({ $0 }).min()
+        let shedFirst = batch.shed.count > 0 ? batch.shed.firstId : nil
+        guard
+            let firstId = [batch.rows.first?.id, batch.skipped.first, shedFirst].compactMap({ $0 })
+                .min()
         else { return nil }
         var b = ByteBuffer()
         b.reserveCapacity(96 + head.utf8.count + 110 * batch.rows.count)
@@ -81,7 +102,7 @@ struct CompactAlerts {
         for (k, a) in batch.rows.enumerated() {
             append(a, first: k == 0, to: &b)
         }
-        b.writeString("],\"skipped\":\(batch.skipped.count)}\n\n")
+        b.writeString("],\"skipped\":\(batch.skippedCount)}\n\n")
         return LiveEvent(alertBatch: batch, firstId: firstId, lastId: lastId, bytes: b)
     }
 

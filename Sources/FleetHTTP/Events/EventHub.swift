@@ -26,9 +26,14 @@ import Synchronization
 /// the hub waits. Alerts are queued, and the queue is bounded: the hub may
 /// run in the background (`APIServer`'s `hubExecutor`), and when ingest
 /// takes every core it falls behind. Past `pendingLimit` alerts the queue
-/// is dropped and every open stream ended at once, like a stream that is
-/// too slow: its client reconnects and reads the alerts it missed from the
-/// database.
+/// keeps what the compact streams' next round would send of it (every
+/// alarm and the newest others, at most `alertsPerS` or half the bound;
+/// the rest counted in their `skipped`: `ShedAlerts`), and every stream
+/// that takes each alert is ended at once, like a stream that is too slow:
+/// its client reconnects and reads the alerts it missed from the database.
+/// So a console (`alerts=compact`) stays connected through a storm instead
+/// of reconnecting to a catch-up of every alert since. If the alarms alone
+/// pass the bound, every stream of alerts is ended and the queue dropped.
 public final class EventHub: Sendable {
     final class Subscriber: Sendable {
         let filter: EventFilter
@@ -81,6 +86,21 @@ public final class EventHub: Sendable {
         var endedSlow = 0
         /// Streams ended because the hub's queue passed `pendingLimit`.
         var endedBehind = 0
+        /// Alerts shed from `pending` for the compact streams while behind.
+        var shed = ShedAlerts()
+
+        /// Sheds `pending` down to what a compact stream's round would
+        /// send of it (`CompactAlerts.keep`: every alarm, the newest
+        /// `most` others), the rest counted in `shed`.
+        mutating func shedPending(keep most: Int) {
+            let all = Array(pending.joined())
+            var kept: [AlertRecord] = []
+            for (a, keep) in zip(all, CompactAlerts.keep(all, most: most)) {
+                if keep { kept.append(a) } else { shed.add(a.id) }
+            }
+            pending = kept.isEmpty ? [] : [kept]
+            pendingAlerts = kept.count
+        }
 
         /// Takes subscriber `id` out (its stream is ending); nil if gone already.
         mutating func remove(_ id: Int) -> Subscriber? {
@@ -182,7 +202,8 @@ public final class EventHub: Sendable {
     /// non-blocking (called on the writer thread): with a client of
     /// positions open, each position costs a dictionary look-up
     /// (`LivePositions.hold`). Past `pendingLimit` alerts queued, the queue
-    /// is dropped and every open stream ended.
+    /// is shed for the compact streams and the streams of `alert` events
+    /// are ended (see the type's note).
     public func publish(alerts: [AlertRecord], positions: [PositionRow]) {
         var ended: [Subscriber] = []
         let queued = state.withLock { s -> Bool in
@@ -193,16 +214,28 @@ public final class EventHub: Sendable {
                 for p in positions { s.live.hold(p, whole: whole) }
             }
             s.pendingAlerts += alerts.count
-            guard s.pendingAlerts <= pendingLimit else {
-                // Behind: the queued alerts go, and the streams they were for.
-                s.pending.removeAll()
-                s.pendingAlerts = 0
-                ended = Array(s.subscribers.values)
+            if !alerts.isEmpty { s.pending.append(alerts) }
+            if s.pendingAlerts > pendingLimit {
+                // Behind. The compact streams would send every alarm and the
+                // newest others: the queue keeps those, the rest are counted.
+                // The streams that take each alert end (their clients catch
+                // up from the database), and every stream of alerts if the
+                // alarms alone pass the bound.
+                if s.wantCompactAlerts > 0 {
+                    s.shedPending(keep: min(alertsPerS, pendingLimit / 2))
+                }
+                let all = s.pendingAlerts > pendingLimit
+                ended = s.subscribers.values.filter {
+                    $0.filter.alerts && (all || !$0.filter.compactsAlerts)
+                }
                 for sub in ended { _ = s.remove(sub.id) }
                 s.endedBehind += ended.count
-                return false
+                if s.wantAlerts == 0 {
+                    s.pending.removeAll()
+                    s.pendingAlerts = 0
+                    s.shed = ShedAlerts()
+                }
             }
-            if !alerts.isEmpty { s.pending.append(alerts) }
             return true
         }
         for sub in ended { sub.continuation.finish() }
@@ -352,12 +385,13 @@ public final class EventHub: Sendable {
                 let most = flush ? positionBudget.available(nowMs: nowMs) : 0
                 // Positions one event each only for subscribers that take them so,
                 // batched only for those that take batches.
-                let (pending, commands, subs, singles, batches, compacts, due, alertForms) =
+                let (pending, shed, commands, subs, singles, batches, compacts, due, alertForms) =
                     state.withLock {
                         s in
                         defer {
                             s.pending.removeAll(keepingCapacity: true)
                             s.pendingAlerts = 0
+                            s.shed = ShedAlerts()
                             s.commands.removeAll()
                         }
                         let singles = s.wantPositions > s.wantBatches + s.wantCompact
@@ -373,7 +407,7 @@ public final class EventHub: Sendable {
                             compact: s.wantCompactAlerts > 0
                         )
                         return (
-                            s.pending, s.commands, Array(s.subscribers.values), singles,
+                            s.pending, s.shed, s.commands, Array(s.subscribers.values), singles,
                             s.wantBatches > 0, s.wantCompact > 0, due, alertForms
                         )
                     }
@@ -394,7 +428,8 @@ public final class EventHub: Sendable {
                 }
                 if alertForms.compact,
                     let batch = CompactAlerts.event(
-                        Array(pending.joined()), most: alertBudget.available(nowMs: nowMs))
+                        Array(pending.joined()), most: alertBudget.available(nowMs: nowMs),
+                        shed: shed)
                 {
                     alertBudget.spend(batch.alertBatch?.rows.count ?? 0)
                     events.append(batch)
