@@ -40,9 +40,19 @@ public final class PostgresReader: Sendable {
     public func alerts(afterId: Int64 = 0, limit: Int = 10_000, filter: AlertFilter = AlertFilter())
         throws(StoreError) -> [AlertRecord]
     {
-        var conditions = ["a.id > $1"]
+        try alerts(
+            afterId: afterId, beforeId: .max, newestFirst: false, limit: limit, filter: filter)
+    }
+
+    /// Alerts with id greater than `afterId` and less than `beforeId`,
+    /// newest first if `newestFirst`, at most `limit`.
+    public func alerts(
+        afterId: Int64, beforeId: Int64, newestFirst: Bool, limit: Int, filter: AlertFilter
+    ) throws(StoreError) -> [AlertRecord] {
+        var conditions = ["a.id > $1", "a.id < $2"]
         var b = PostgresBindingsBuilder()
         _ = b.add(afterId)
+        _ = b.add(beforeId)
         if let device = filter.device {
             conditions.append(
                 "a.device_id = (SELECT id FROM devices WHERE ident = \(b.add(device)))")
@@ -63,7 +73,7 @@ public final class PostgresReader: Sendable {
             SELECT \(Self.alertColumns)
             FROM alerts a JOIN devices d ON d.id = a.device_id
             WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY a.id LIMIT \(b.add(Int64(limit)))
+            ORDER BY a.id\(newestFirst ? " DESC" : "") LIMIT \(b.add(Int64(limit)))
             """
         return try read("cannot read alerts") { s in try s.query(sql, b.bindings).map(Self.alert) }
     }

@@ -65,10 +65,19 @@ public final class SQLiteReader: Sendable {
     public func alerts(afterId: Int64 = 0, limit: Int = 10_000, filter: AlertFilter = AlertFilter())
         throws(StoreError) -> [AlertRecord]
     {
+        try alerts(
+            afterId: afterId, beforeId: .max, newestFirst: false, limit: limit, filter: filter)
+    }
+
+    /// Alerts with id greater than `afterId` and less than `beforeId`,
+    /// newest first if `newestFirst`, at most `limit`.
+    public func alerts(
+        afterId: Int64, beforeId: Int64, newestFirst: Bool, limit: Int, filter: AlertFilter
+    ) throws(StoreError) -> [AlertRecord] {
         // Only the filters given, so that SQLite can take an index for
         // them (`?2 IS NULL OR d.ident = ?2` would read every alert after `afterId`).
-        var conditions = ["a.id > ?"]
-        var arguments: [(any DatabaseValueConvertible)?] = [afterId]
+        var conditions = ["a.id > ?", "a.id < ?"]
+        var arguments: [(any DatabaseValueConvertible)?] = [afterId, beforeId]
         if let device = filter.device {
             conditions.append("a.device_id = (SELECT id FROM devices WHERE ident = ?)")
             arguments.append(device)
@@ -101,14 +110,14 @@ public final class SQLiteReader: Sendable {
             arguments += values.map { $0 }
         }
         // A fence without a device is found through the fence's id slices
-        // (`AlertSlices`), oldest first, until `limit` alerts are read.
+        // (`AlertSlices`), in the order asked, until `limit` alerts are read.
         let bySlice = filter.fence != nil && filter.device == nil
         if bySlice { conditions.append(AlertSlices.condition) }
         let sql = """
             SELECT \(alertColumns)
             FROM alerts a JOIN devices d ON d.id = a.device_id
             WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY a.id LIMIT ?
+            ORDER BY a.id\(newestFirst ? " DESC" : "") LIMIT ?
             """
         // Cached: the usage report asks once per device with the same text.
         return try read("cannot read alerts") { db in
@@ -121,12 +130,13 @@ public final class SQLiteReader: Sendable {
             }
             let newest = try Int64.fetchOne(db, sql: "SELECT max(id) FROM alerts") ?? 0
             var out: [AlertRecord] = []
-            var slice = AlertSlices.slice(afterId + 1)
-            let lastSlice = AlertSlices.slice(newest)
-            while out.count < limit, slice <= lastSlice {
+            let low = AlertSlices.slice(afterId + 1)
+            let high = AlertSlices.slice(max(0, min(beforeId - 1, newest)))
+            var slice = newestFirst ? high : low
+            while out.count < limit, slice >= low, slice <= high {
                 let args = StatementArguments(arguments + [slice, limit - out.count])
                 out += try Row.fetchAll(statement, arguments: args).map(Self.alert)
-                slice += 1
+                slice += newestFirst ? -1 : 1
             }
             return out
         }

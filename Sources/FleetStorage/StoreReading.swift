@@ -7,6 +7,13 @@ public protocol StoreReading: Sendable {
     /// Alerts with id greater than `afterId`, oldest first, at most `limit`.
     func alerts(afterId: Int64, limit: Int, filter: AlertFilter) throws(StoreError) -> [AlertRecord]
 
+    /// Alerts with id greater than `afterId` and less than `beforeId`
+    /// (`Int64.max`: up to the newest), newest first if `newestFirst`
+    /// (else oldest first), at most `limit`.
+    func alerts(
+        afterId: Int64, beforeId: Int64, newestFirst: Bool, limit: Int, filter: AlertFilter
+    ) throws(StoreError) -> [AlertRecord]
+
     /// A device's stored positions in fix-time order with `fromMs <= time < toMs`
     /// (nil: unbounded), at most `limit`.
     func positions(device: String, fromMs: Int64?, toMs: Int64?, limit: Int) throws(StoreError)

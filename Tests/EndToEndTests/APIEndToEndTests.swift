@@ -194,6 +194,34 @@ import Testing
             try await a.http.get(next, a.auth("viewer")).items.map { $0["type"] as? String } == [
                 "geofence_exit"
             ])
+        // Newest first, a page at a time (`before` the cursor), filters as ever.
+        let newest = try await a.http.get("/api/v1/alerts?order=newest&limit=1", a.auth("viewer"))
+        #expect(newest.items.map { $0["id"] as? Int } == [2])
+        let older = try #require(newest.json["next"] as? String)
+        #expect(older.contains("before=2") && older.contains("order=newest"))
+        let second = try await a.http.get(older, a.auth("viewer"))
+        #expect(second.items.map { $0["id"] as? Int } == [1])
+        let last = try #require(second.json["next"] as? String)
+        #expect(try await a.http.get(last, a.auth("viewer")).items.isEmpty)
+        #expect(
+            try await a.http.get("/api/v1/alerts?order=newest&before=2", a.auth("viewer")).items
+                .map { $0["type"] as? String } == ["geofence_enter"])
+        #expect(
+            try await a.http.get(
+                "/api/v1/alerts?order=newest&type=geofence_enter&since=1", a.auth("viewer")
+            ).items.isEmpty)
+        #expect(
+            try await a.http.get("/api/v1/alerts?before=2", a.auth("viewer")).items.map {
+                $0["id"] as? Int
+            } == [1])
+        for (bad, name) in [
+            ("order=latest", "order"), ("before=-1", "before"), ("order=newest&before=x", "before"),
+        ] {
+            let r = try await a.http.get("/api/v1/alerts?\(bad)", a.auth("viewer"))
+            #expect(
+                r.status == 400 && (r.json["detail"] as? String)?.hasPrefix(name) == true,
+                "\(bad): \(r.body)")
+        }
         // Acknowledge (operator): who and when, shown in the alert's JSON.
         let ack = try await a.http.send(.POST, "/api/v1/alerts/2/ack", headers: a.auth("operator"))
         #expect(ack.status == 200 && ack.json["acked_by"] as? String == "token:operator-bot")

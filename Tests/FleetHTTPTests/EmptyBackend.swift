@@ -43,6 +43,9 @@ struct EmptyReader: StoreReading {
     var tokensByHash: [String: TokenRecord] = [:]
     func alerts(afterId: Int64, limit: Int, filter: AlertFilter) throws(StoreError) -> [AlertRecord]
     { [] }
+    func alerts(
+        afterId: Int64, beforeId: Int64, newestFirst: Bool, limit: Int, filter: AlertFilter
+    ) throws(StoreError) -> [AlertRecord] { [] }
     func positions(device: String, fromMs: Int64?, toMs: Int64?, limit: Int) throws(StoreError)
         -> [PositionRecord]
     { [] }

@@ -64,6 +64,16 @@ import Testing
                     #expect(page == Array(expected.filter { $0.id > after }.prefix(limit)))
                 }
             }
+            // Newest first, before every cursor, across slices the other way.
+            for before in all.map(\.id) + [Int64.max] {
+                for limit in [1, 7, 100] {
+                    let page = try reader.alerts(
+                        afterId: 0, beforeId: before, newestFirst: true, limit: limit,
+                        filter: AlertFilter(fence: fence))
+                    #expect(
+                        page == Array(expected.filter { $0.id < before }.reversed().prefix(limit)))
+                }
+            }
         }
         // With other filters beside it.
         let d2InB = try reader.alerts(
@@ -81,8 +91,8 @@ import Testing
                 db,
                 sql: """
                     EXPLAIN QUERY PLAN SELECT a.id FROM alerts a JOIN devices d ON d.id = a.device_id
-                    WHERE a.id > 0 AND a.fence = 'a' AND \(AlertSlices.condition) ORDER BY a.id LIMIT 10
-                    """, arguments: [1]
+                    WHERE a.id > 0 AND a.id < ? AND a.fence = 'a' AND \(AlertSlices.condition) ORDER BY a.id DESC LIMIT 10
+                    """, arguments: [Int64.max, 1]
             ).map { $0["detail"] as String? ?? "" }.joined(separator: "\n")
         }
         #expect(plan.contains("alerts_by_slice_fence"), "\(plan)")

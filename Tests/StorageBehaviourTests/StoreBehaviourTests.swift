@@ -146,6 +146,33 @@ import Testing
         let r = try db.reader()
         #expect(try r.alerts(afterId: 2).map(\.id) == [3, 4, 5])
         #expect(try r.lastAlertId() == 5)
+        // Newest first: before an id, after another, filtered, limited.
+        let all = AlertFilter()
+        #expect(
+            try r.alerts(afterId: 0, beforeId: .max, newestFirst: true, limit: 2, filter: all).map(
+                \.id) == [5, 4])
+        #expect(
+            try r.alerts(afterId: 1, beforeId: 4, newestFirst: true, limit: 10, filter: all).map(
+                \.id) == [3, 2])
+        #expect(
+            try r.alerts(
+                afterId: 0, beforeId: .max, newestFirst: true, limit: 10,
+                filter: AlertFilter(fence: "f")
+            )
+            .map(\.id) == [5, 4, 3, 2, 1])
+        #expect(
+            try r.alerts(
+                afterId: 0, beforeId: .max, newestFirst: true, limit: 10,
+                filter: AlertFilter(sinceMs: 3)
+            )
+            .map(\.id) == [5, 4])
+        #expect(
+            try r.alerts(afterId: 0, beforeId: 1, newestFirst: true, limit: 10, filter: all).isEmpty
+        )
+        #expect(
+            try r.alerts(afterId: 1, beforeId: 4, newestFirst: false, limit: 10, filter: all).map(
+                \.id)
+                == [2, 3])
     }
 
     /// Alerts go 16 to a statement, the rest one by one: the ids the commit

@@ -79,8 +79,9 @@ public struct HTTPSettings: Sendable, Equatable {
     /// fleet (one batch serves every console): while more devices are due,
     /// those waiting longest go first, so each is refreshed less often
     /// than once a second instead of the streams' traffic growing with the
-    /// fleet (`LivePositions`).
-    public var streamPositionsPerS = 20_000
+    /// fleet (`LivePositions`). 10 000: what a browser draws in a second
+    /// (`make bench`'s console step), about 0.5 MB/s to each console.
+    public var streamPositionsPerS = 10_000
     /// The most alerts a second the live streams send as `alerts_compact`
     /// rows (the console's form), over the whole fleet: past it a round
     /// keeps every `device_alarm` and the newest others and counts the

@@ -2,14 +2,15 @@ import FleetStorage
 import Hummingbird
 
 /// `GET /api/v1/alerts` (oldest first after `since`, an alert id or a
-/// time) and `POST /api/v1/alerts/{id}/ack` (operator): only the alerts of
-/// vehicles the caller sees.
+/// time, and before `before`, an alert id; with `order=newest`, newest
+/// first, paged by `before`: what a console lists after a storm) and `POST /api/v1/alerts/{id}/ack`
+/// (operator): only the alerts of vehicles the caller sees.
 enum AlertRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [
             Route(
                 .get, "/api/v1/alerts", role: .viewer,
-                parameters: ["since", "device", "type", "fence", "limit"]
+                parameters: ["since", "device", "type", "fence", "limit", "order", "before"]
             ) { r in
                 let limit = try r.int("limit", default: 1000, range: 1...10_000)
                 var filter = try filter(r)
@@ -22,11 +23,33 @@ enum AlertRoutes {
                         filter.sinceMs = try r.time("since")
                     }
                 }
-                let alerts = try await d.read { [filter, after] in
-                    try $0.alerts(afterId: after, limit: limit, filter: filter)
+                let newest: Bool
+                switch r.query["order"] {
+                case nil, "oldest"?: newest = false
+                case "newest"?: newest = true
+                case let v?:
+                    throw APIError.badParameter(
+                        "order", "\"\(v.prefix(20))\" is not oldest or newest")
+                }
+                var before = Int64.max
+                if let text = r.query["before"] {
+                    guard let id = Int64(text), id >= 0 else {
+                        throw APIError.badParameter(
+                            "before", "\"\(text.prefix(20))\" is not an alert id")
+                    }
+                    before = id
+                }
+                let alerts = try await d.read { [filter, after, before] in
+                    try $0.alerts(
+                        afterId: after, beforeId: before, newestFirst: newest, limit: limit,
+                        filter: filter)
                 }
                 var q = r.query
-                q["since"] = alerts.last.map { String($0.id) }
+                if newest {
+                    q["before"] = alerts.last.map { String($0.id) }
+                } else {
+                    q["since"] = alerts.last.map { String($0.id) }
+                }
                 q["limit"] = String(limit)
                 return Replies.page(
                     alerts.map(\.jsonLine),

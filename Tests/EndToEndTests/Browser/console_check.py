@@ -536,6 +536,10 @@ def main():
         wait_for("the note gone", lambda: not d.find_element(By.ID, "alerts-skipped").is_displayed())
         wait_for("the newest stored alerts listed", lambda: sum(
             "storm-" in i.text for i in d.find_elements(By.CSS_SELECTOR, "#alerts li")) >= 190)
+        items = d.find_elements(By.CSS_SELECTOR, "#alerts li")
+        ids = [int(i.get_attribute("data-id")) for i in items]
+        check(ids == sorted(ids, reverse=True) and "storm-299" in items[0].text,
+              f"the list is not newest first from the storm's last: {ids[:5]}, {items[0].text!r}")
         print("ok:", step, f"({skipped} not listed live, {listed} listed)")
 
         # 401 (the login page), 422 (the bad fence upload, the refused user and rule) and the revoked

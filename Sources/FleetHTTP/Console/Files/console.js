@@ -669,10 +669,12 @@ $('share-form').addEventListener('submit', async (e) => {
 
 const ALERT_TYPES = ['geofence_enter', 'geofence_exit', 'overspeed_start', 'overspeed_end', 'trip_start', 'trip_end', 'device_silent', 'device_back', 'ignition_on', 'ignition_off', 'idle_start', 'idle_end', 'device_alarm', 'maintenance_due'];
 
+// The newest 1000 alerts of the last 24 hours, newest first (after a storm
+// of millions, these are the storm's last).
 async function loadAlerts() {
   const since = iso(Date.now() - 86400 * 1000);
-  const items = await pages(`/api/v1/alerts?since=${q(since)}&limit=1000`, 10);
-  state.alerts = items.reverse().slice(0, 1000);
+  const page = await api(`/api/v1/alerts?order=newest&since=${q(since)}&limit=1000`);
+  state.alerts = page.items;
   renderAlerts();
 }
 
