@@ -93,22 +93,45 @@ import Testing
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
     }
 
-    @Test func logsAndAlertsGoToTheJournalWithTheirFields() throws {
-        guard Self.canRun else {
+    /// fleetd with the journal's socket of a `JournalSocket` and its
+    /// standard error a journal stream, `[alerts]` as `alerts` says; nil
+    /// (an issue recorded) where a mount namespace cannot be made.
+    static func started(alerts: String = "", http: String = "") throws -> (
+        JournalSocket, DaemonProcess
+    )? {
+        guard canRun else {
             Issue.record("needs root and /usr/bin/unshare (util-linux) for a mount namespace")
-            return
+            return nil
         }
         let journal = try JournalSocket()
         let d = try DaemonProcess(
-            fences: depotFences, tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0",
+            fences: depotFences, extraConfig: alerts.isEmpty ? "" : "[alerts]\n\(alerts)",
+            tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0", http: http,
             wrapper: journal.wrapper, journalStream: true)
+        return (journal, d)
+    }
+
+    /// truck-1 at these latitudes, 10 s apart, each fix acknowledged.
+    static func drive(_ d: DaemonProcess, through lats: [Double]) throws {
         let client = try UDPClient(host: "127.0.0.1", port: d.port)
-        let t0: Int64 = 1_700_000_000_000
-        for (i, lat) in [47.95, 48.05, 48.15].enumerated() {
-            #expect(
-                exchange(client, [fixLine(i + 1, t0 + Int64(i) * 10_000, lat: lat, lon: 11.05)])
-                    != nil)
+        for (i, lat) in lats.enumerated() {
+            let t = 1_700_000_000_000 + Int64(i) * 10_000
+            #expect(exchange(client, [fixLine(i + 1, t, lat: lat, lon: 11.05)]) != nil)
         }
+    }
+
+    /// 120 vehicles entering the depot in one datagram: one commit, 120 alerts.
+    static func depotStorm(_ d: DaemonProcess) throws {
+        let client = try UDPClient(host: "127.0.0.1", port: d.port)
+        let lines = (1...120).map {
+            fixLine(1, 1_700_000_000_000, lat: 48.05, lon: 11.05, device: "truck-\($0)")
+        }
+        #expect(exchange(client, lines)?.acked.count == 120)
+    }
+
+    @Test func logsAndAlertsGoToTheJournalWithTheirFields() throws {
+        guard let (journal, d) = try Self.started() else { return }
+        try Self.drive(d, through: [47.95, 48.05, 48.15])
         var entries = journal.entries()
         #expect(d.stop() == 0)
         entries += journal.entries(timeoutMs: 300)
@@ -151,22 +174,8 @@ import Testing
     /// that many waiting for the journal leaves them out, counted and
     /// logged; the database has every one.
     @Test func alertsBeyondTheBacklogAreLeftOutAndCounted() throws {
-        guard Self.canRun else {
-            Issue.record("needs root and /usr/bin/unshare (util-linux) for a mount namespace")
-            return
-        }
-        let journal = try JournalSocket()
-        let d = try DaemonProcess(
-            fences: depotFences, extraConfig: "[alerts]\njournal_backlog = 100",
-            tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0",
-            wrapper: journal.wrapper, journalStream: true)
-        let client = try UDPClient(host: "127.0.0.1", port: d.port)
-        let t0: Int64 = 1_700_000_000_000
-        // 120 vehicles enter the depot in one datagram: one batch, one commit.
-        let lines = (1...120).map {
-            fixLine(1, t0, lat: 48.05, lon: 11.05, device: "truck-\($0)")
-        }
-        #expect(exchange(client, lines)?.acked.count == 120)
+        guard let (journal, d) = try Self.started(alerts: "journal_backlog = 100") else { return }
+        try Self.depotStorm(d)
         #expect(d.stop() == 0)
         let entries = journal.entries(timeoutMs: 500)
         let stored = try d.fleetctl("alerts").count
@@ -184,22 +193,9 @@ import Testing
     /// one summary entry (counts by type, first and last id), written a
     /// second after it began without another commit to carry it.
     @Test func aStormPastTheRateIsSummedUpInOneEntry() throws {
-        guard Self.canRun else {
-            Issue.record("needs root and /usr/bin/unshare (util-linux) for a mount namespace")
-            return
-        }
-        let journal = try JournalSocket()
-        let d = try DaemonProcess(
-            fences: depotFences, extraConfig: "[alerts]\njournal_per_s = 10",
-            tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0", http: "127.0.0.1:0",
-            wrapper: journal.wrapper, journalStream: true)
-        let client = try UDPClient(host: "127.0.0.1", port: d.port)
-        let t0: Int64 = 1_700_000_000_000
-        // 120 vehicles enter the depot in one datagram: one commit, 120 alerts.
-        let lines = (1...120).map {
-            fixLine(1, t0, lat: 48.05, lon: 11.05, device: "truck-\($0)")
-        }
-        #expect(exchange(client, lines)?.acked.count == 120)
+        guard let (journal, d) = try Self.started(alerts: "journal_per_s = 10", http: "127.0.0.1:0")
+        else { return }
+        try Self.depotStorm(d)
         // The summary comes by its timer, about a second on, fleetd still running.
         let entries = journal.entries(timeoutMs: 2_500)
         let metrics = try AbuseEndToEndTests.reply(
@@ -223,22 +219,8 @@ import Testing
     }
 
     @Test func alertsStayOutOfTheJournalWhenTurnedOff() throws {
-        guard Self.canRun else {
-            Issue.record("needs root and /usr/bin/unshare (util-linux) for a mount namespace")
-            return
-        }
-        let journal = try JournalSocket()
-        let d = try DaemonProcess(
-            fences: depotFences, extraConfig: "[alerts]\njournal = false",
-            tracking: "exit_confirm_fixes = 1\njump_speed_kmh = 0",
-            wrapper: journal.wrapper, journalStream: true)
-        let client = try UDPClient(host: "127.0.0.1", port: d.port)
-        let t0: Int64 = 1_700_000_000_000
-        for (i, lat) in [47.95, 48.05].enumerated() {
-            #expect(
-                exchange(client, [fixLine(i + 1, t0 + Int64(i) * 10_000, lat: lat, lon: 11.05)])
-                    != nil)
-        }
+        guard let (journal, d) = try Self.started(alerts: "journal = false") else { return }
+        try Self.drive(d, through: [47.95, 48.05])
         #expect(d.stop() == 0)
         let entries = journal.entries(timeoutMs: 300)
         #expect(try d.fleetctl("alerts").count == 1)

@@ -59,26 +59,40 @@ import Testing
         await running.value
     }
 
-    /// A hub behind with a console among its streams (`alerts=compact`):
-    /// the queue keeps what the console's round would send (the alarm and
-    /// the newest others), the rest counted in its `skipped`; the stream
-    /// of `alert` events ends, the console and a stream without alerts stay.
-    @Test func aHubBehindShedsItsQueueForTheConsolesAndKeepsThemOpen() async throws {
-        // buffer 16: at most 32 queued; shed to the alarm and the newest 15.
+    /// A hub of `buffer` 16 (32 alerts queued at most) allowing 100 rows a
+    /// second, and a console's stream on it (`alerts=compact`).
+    static func hubWithAConsole() throws -> (
+        EventHub, (subscriber: EventHub.Subscriber, events: AsyncStream<LiveChunk>)
+    ) {
         let hub = EventHub(
             maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15, alertsPerS: 100)
         let console = try hub.subscribe(
             EventFilter(positions: false, compactAlerts: true), owner: "user:a"
         ).get()
+        return (hub, console)
+    }
+
+    /// `alerts(ids)`, those for which `alarm` says so as `device_alarm`.
+    static func alerts(_ ids: ClosedRange<Int64>, alarm: (Int64) -> Bool) -> [AlertRecord] {
+        alerts(ids).map { a in
+            var a = a
+            if alarm(a.id) { a.type = "device_alarm" }
+            return a
+        }
+    }
+
+    /// A hub behind with a console among its streams (`alerts=compact`):
+    /// the queue keeps what the console's round would send (the alarm and
+    /// the newest others), the rest counted in its `skipped`; the stream
+    /// of `alert` events ends, the console and a stream without alerts stay.
+    @Test func aHubBehindShedsItsQueueForTheConsolesAndKeepsThemOpen() async throws {
+        // At most 32 queued; shed to the alarm and the newest 15.
+        let (hub, console) = try Self.hubWithAConsole()
         let singles = try hub.subscribe(EventFilter(positions: false), owner: "user:b").get()
         var quiet = EventFilter(positions: true)
         quiet.alerts = false
         let positionsOnly = try hub.subscribe(quiet, owner: "user:c").get()
-        let alerts = Self.alerts(1...40).map { a -> AlertRecord in
-            var a = a
-            if a.id == 5 { a.type = "device_alarm" }
-            return a
-        }
+        let alerts = Self.alerts(1...40) { $0 == 5 }
         hub.publish(alerts: Array(alerts[0..<20]), positions: [])
         hub.publish(alerts: Array(alerts[20..<32]), positions: [])
         hub.publish(alerts: Array(alerts[32..<40]), positions: [])
@@ -109,18 +123,9 @@ import Testing
     }
 
     @Test func alarmsPastTheBoundEndEveryStreamOfAlerts() async throws {
-        let hub = EventHub(
-            maxStreams: 10, maxPerOwner: 10, buffer: 16, keepaliveS: 15, alertsPerS: 100)
-        let console = try hub.subscribe(
-            EventFilter(positions: false, compactAlerts: true), owner: "user:a"
-        ).get()
+        let (hub, console) = try Self.hubWithAConsole()
         // 40 alarms: shedding keeps them all, still past the bound.
-        let alarms = Self.alerts(1...40).map { a -> AlertRecord in
-            var a = a
-            a.type = "device_alarm"
-            return a
-        }
-        hub.publish(alerts: alarms, positions: [])
+        hub.publish(alerts: Self.alerts(1...40) { _ in true }, positions: [])
         #expect(hub.counts == EventHub.Counts(open: 0, endedSlow: 0, endedBehind: 1))
         #expect(await Self.drain(console.events).isEmpty)
     }

@@ -140,8 +140,9 @@ public final class EventHub: Sendable {
     let positionsPerS: Int
     /// The most `alerts_compact` rows a second (`http.stream_alerts_per_s`).
     let alertsPerS: Int
-    /// The most alerts the hub queues: 2 × `buffer`. Past it they are
-    /// dropped and every stream ended.
+    /// The most alerts the hub queues: 2 × `buffer`. Past it the queue is
+    /// shed for the compact streams and the streams of `alert` events are
+    /// ended (`publish`).
     let pendingLimit: Int
 
     /// A hub bounded as `settings` say (`maxStreams`, `streamBuffer`,
