@@ -61,14 +61,6 @@ public final class SQLiteReader: Sendable {
         }
     }
 
-    /// Alerts with id greater than `afterId`, oldest first, at most `limit`.
-    public func alerts(afterId: Int64 = 0, limit: Int = 10_000, filter: AlertFilter = AlertFilter())
-        throws(StoreError) -> [AlertRecord]
-    {
-        try alerts(
-            afterId: afterId, beforeId: .max, newestFirst: false, limit: limit, filter: filter)
-    }
-
     /// Alerts with id greater than `afterId` and less than `beforeId`,
     /// newest first if `newestFirst`, at most `limit`.
     public func alerts(

@@ -4,9 +4,6 @@ import FleetTracking
 /// check and (next) the HTTP API. Implementations read consistent
 /// snapshots and never block the writer. Thread-safe.
 public protocol StoreReading: Sendable {
-    /// Alerts with id greater than `afterId`, oldest first, at most `limit`.
-    func alerts(afterId: Int64, limit: Int, filter: AlertFilter) throws(StoreError) -> [AlertRecord]
-
     /// Alerts with id greater than `afterId` and less than `beforeId`
     /// (`Int64.max`: up to the newest), newest first if `newestFirst`
     /// (else oldest first), at most `limit`.
@@ -134,6 +131,14 @@ public protocol StoreReading: Sendable {
 }
 
 extension StoreReading {
+    /// Alerts with id greater than `afterId`, oldest first, at most `limit`.
+    public func alerts(afterId: Int64, limit: Int, filter: AlertFilter) throws(StoreError)
+        -> [AlertRecord]
+    {
+        try alerts(
+            afterId: afterId, beforeId: .max, newestFirst: false, limit: limit, filter: filter)
+    }
+
     /// Every trip `filter` selects, by start time, handed to `body` a page
     /// of `pageSize` at a time (`trips(filter:limit:)` from each page's
     /// last trip on), so that a caller keeps only what it needs of them.

@@ -41,8 +41,6 @@ struct EmptyBackend: APIBackend {
 /// A store with nothing stored.
 struct EmptyReader: StoreReading {
     var tokensByHash: [String: TokenRecord] = [:]
-    func alerts(afterId: Int64, limit: Int, filter: AlertFilter) throws(StoreError) -> [AlertRecord]
-    { [] }
     func alerts(
         afterId: Int64, beforeId: Int64, newestFirst: Bool, limit: Int, filter: AlertFilter
     ) throws(StoreError) -> [AlertRecord] { [] }

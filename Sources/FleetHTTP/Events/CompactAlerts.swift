@@ -45,10 +45,11 @@ struct CompactAlerts {
         var skippedCount: Int { skipped.count + shed.count }
     }
 
-    /// Which of `covered` (in id order) keep a row when at most `most` may:
-    /// every `device_alarm` (an SOS is never left out), then the newest others.
-    static func keep(_ covered: [AlertRecord], most: Int) -> [Bool] {
-        guard covered.count > most else { return [Bool](repeating: true, count: covered.count) }
+    /// `covered` (in id order) split into those that keep a row when at
+    /// most `most` may, every `device_alarm` (an SOS is never left out) and
+    /// then the newest others, and the ids of the rest.
+    static func split(_ covered: [AlertRecord], most: Int) -> (rows: [AlertRecord], left: [Int64]) {
+        guard covered.count > most else { return (covered, []) }
         let alarm = AlertType.deviceAlarm.rawValue
         let alarms = covered.reduce(0) { $0 + ($1.type == alarm ? 1 : 0) }
         var others = max(0, most - alarms)
@@ -61,7 +62,12 @@ struct CompactAlerts {
                 others -= 1
             }
         }
-        return keep
+        var rows: [AlertRecord] = []
+        var left: [Int64] = []
+        for (a, kept) in zip(covered, keep) {
+            if kept { rows.append(a) } else { left.append(a.id) }
+        }
+        return (rows, left)
     }
 
     /// Every row's members, in order.
@@ -76,15 +82,10 @@ struct CompactAlerts {
     static func event(_ covered: [AlertRecord], most: Int = .max, shed: ShedAlerts = ShedAlerts())
         -> LiveEvent?
     {
-        var batch = AlertBatch(rows: [], skipped: [], shed: shed)
-        if covered.count > most {
-            for (a, kept) in zip(covered, keep(covered, most: most)) {
-                if kept { batch.rows.append(a) } else { batch.skipped.append(a.id) }
-            }
-        } else {
-            batch.rows = covered
-        }
-        return event(batch, lastId: max(covered.last?.id ?? 0, shed.lastId))
+        let (rows, skipped) = split(covered, most: most)
+        return event(
+            AlertBatch(rows: rows, skipped: skipped, shed: shed),
+            lastId: max(covered.last?.id ?? 0, shed.lastId))
     }
 
     /// The event of `batch`, under SSE id `lastId` (the last alert it

@@ -90,14 +90,11 @@ public final class EventHub: Sendable {
         var shed = ShedAlerts()
 
         /// Sheds `pending` down to what a compact stream's round would
-        /// send of it (`CompactAlerts.keep`: every alarm, the newest
+        /// send of it (`CompactAlerts.split`: every alarm, the newest
         /// `most` others), the rest counted in `shed`.
         mutating func shedPending(keep most: Int) {
-            let all = Array(pending.joined())
-            var kept: [AlertRecord] = []
-            for (a, keep) in zip(all, CompactAlerts.keep(all, most: most)) {
-                if keep { kept.append(a) } else { shed.add(a.id) }
-            }
+            let (kept, left) = CompactAlerts.split(Array(pending.joined()), most: most)
+            for id in left { shed.add(id) }
             pending = kept.isEmpty ? [] : [kept]
             pendingAlerts = kept.count
         }

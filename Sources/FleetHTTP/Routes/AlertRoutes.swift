@@ -3,8 +3,9 @@ import Hummingbird
 
 /// `GET /api/v1/alerts` (oldest first after `since`, an alert id or a
 /// time, and before `before`, an alert id; with `order=newest`, newest
-/// first, paged by `before`: what a console lists after a storm) and `POST /api/v1/alerts/{id}/ack`
-/// (operator): only the alerts of vehicles the caller sees.
+/// first, paged by `before`: what a console lists after a storm) and
+/// `POST /api/v1/alerts/{id}/ack` (operator): only the alerts of vehicles
+/// the caller sees.
 enum AlertRoutes {
     static func make(_ d: RouteDeps) -> [Route] {
         [
@@ -45,11 +46,8 @@ enum AlertRoutes {
                         filter: filter)
                 }
                 var q = r.query
-                if newest {
-                    q["before"] = alerts.last.map { String($0.id) }
-                } else {
-                    q["since"] = alerts.last.map { String($0.id) }
-                }
+                // The next page's cursor: `before` newest first, `since` oldest first.
+                q[newest ? "before" : "since"] = alerts.last.map { String($0.id) }
                 q["limit"] = String(limit)
                 return Replies.page(
                     alerts.map(\.jsonLine),
