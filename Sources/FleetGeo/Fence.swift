@@ -45,14 +45,18 @@ public final class Fence: Sendable {
         switch shape {
         case .polygons(let polygons):
             // Rings may run past ±180°: try the point's longitude and its copies 360° away.
-            for k in 0..<3 {
-                let x = p.lon + (k == 0 ? 0 : k == 1 ? -360 : 360)
-                guard x >= bounds.minX, x <= bounds.maxX else { continue }
-                for polygon in polygons where polygon.locate(x: x, y: p.lat) != .outside {
-                    return true
+            // The polygons are read in place (a loop over the array would
+            // copy each, retaining its rings' arrays).
+            return polygons.withUnsafeBufferPointer { polys in
+                for k in 0..<3 {
+                    let x = p.lon + (k == 0 ? 0 : k == 1 ? -360 : 360)
+                    guard x >= bounds.minX, x <= bounds.maxX else { continue }
+                    for i in polys.indices where polys[i].locate(x: x, y: p.lat) != .outside {
+                        return true
+                    }
                 }
+                return false
             }
-            return false
         case .circle(let center, let radius):
             return Haversine.distance(center, p) <= radius
         case .corridor(let line, let half):
@@ -96,11 +100,17 @@ public final class Fence: Sendable {
         case .polygons(let polygons):
             let proj = LocalProjection(lat0: p.lat, lon0: p.lon)
             let limit2 = metres * metres
-            for polygon in polygons {
-                if polygon.shell.near(proj, within: limit2) { return true }
-                for hole in polygon.holes where hole.near(proj, within: limit2) { return true }
+            return polygons.withUnsafeBufferPointer { polys in
+                for i in polys.indices {
+                    if polys[i].shell.near(proj, within: limit2) { return true }
+                    if polys[i].holes.withUnsafeBufferPointer({ holes in
+                        holes.indices.contains { holes[$0].near(proj, within: limit2) }
+                    }) {
+                        return true
+                    }
+                }
+                return false
             }
-            return false
         case .circle, .corridor:
             return distanceToBoundary(p) <= metres
         }

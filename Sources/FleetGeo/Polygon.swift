@@ -18,14 +18,17 @@ public struct Polygon: Sendable {
         guard shell.bounds.contains(x: x, y: y) else { return .outside }
         let s = shell.locate(x: x, y: y)
         if s != .inside { return s }
-        for hole in holes where hole.bounds.contains(x: x, y: y) {
-            switch hole.locate(x: x, y: y) {
-            case .inside: return .outside
-            case .boundary: return .boundary
-            case .outside: continue
+        if holes.isEmpty { return .inside }
+        return holes.withUnsafeBufferPointer { holes in
+            for i in holes.indices where holes[i].bounds.contains(x: x, y: y) {
+                switch holes[i].locate(x: x, y: y) {
+                case .inside: return .outside
+                case .boundary: return .boundary
+                case .outside: continue
+                }
             }
+            return .inside
         }
-        return .inside
     }
 
     /// Number of vertices over all rings, closing positions not counted.

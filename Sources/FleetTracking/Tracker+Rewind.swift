@@ -33,7 +33,9 @@ extension Tracker {
         // when its time has come.
         let last = state?.lastTime
         let gapMs = Int64((settings.backlogAfterS * 1000).rounded())
-        if state == nil, gapMs > 0, fix.valid {
+        // `last == nil`, not `state == nil`: the state is Equatable, and
+        // comparing it with nil copied it whole (every fix).
+        if last == nil, gapMs > 0, fix.valid {
             // Never heard before: its buffer may follow (`Rewind.opening`).
             let outcome = process(fix, state: &state, containing: containing)
             rewind = .opening(first: fix)

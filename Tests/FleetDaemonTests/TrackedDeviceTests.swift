@@ -17,21 +17,22 @@ import Testing
         #expect(entry.state?.lastTime == 1000)
 
         let copy = entry
-        let seen = entry.withStateAndRewind { state, rewind in
-            #expect(state?.lastTime == 1000 && rewind == nil)
-            state!.lastTime = 2000
-            rewind = Rewind(resuming: state!)
-            return 7
-        }
-        #expect(seen == 7)
+        var (state, rewind) = entry.takeStateAndRewind()
+        #expect(state?.lastTime == 1000 && rewind == nil)
+        state!.lastTime = 2000
+        rewind = Rewind(resuming: state!)
+        entry.restore(state: state, rewind: rewind)
         #expect(entry.state?.lastTime == 2000)
         #expect(entry.rewind != nil)
         #expect(copy.state?.lastTime == 1000, "a copy keeps its own state")
         #expect(copy.rewind == nil)
 
         // The rewind kept across calls, then dropped.
-        entry.withStateAndRewind { _, rewind in #expect(rewind != nil) }
-        entry.withStateAndRewind { _, rewind in rewind = nil }
+        var taken = entry.takeStateAndRewind()
+        #expect(taken.rewind != nil)
+        entry.restore(state: taken.state, rewind: taken.rewind)
+        taken = entry.takeStateAndRewind()
+        entry.restore(state: taken.state, rewind: nil)
         #expect(entry.rewind == nil && entry.state?.lastTime == 2000)
         entry.state = nil
         #expect(entry.state == nil)
@@ -47,17 +48,46 @@ import Testing
         silent.silent = true
         entry = TrackedDevice(state: silent)
         #expect(entry.hasState && entry.isSilent)
-        entry.withStateAndRewind { state, _ in state!.silent = false }
+        func change(_ body: (inout DeviceState?) -> Void) {
+            var (state, rewind) = entry.takeStateAndRewind()
+            body(&state)
+            entry.restore(state: state, rewind: rewind)
+        }
+        change { $0!.silent = false }
         #expect(entry.hasState && !entry.isSilent)
-        entry.withStateAndRewind { state, _ in state!.silent = true }
+        change { $0!.silent = true }
         #expect(entry.isSilent)
         entry.state = Self.state(2000)
         #expect(entry.hasState && !entry.isSilent)
-        entry.withStateAndRewind { state, _ in state = nil }
+        change { $0 = nil }
         #expect(!entry.hasState && !entry.isSilent)
         entry.state = silent
         #expect(entry.isSilent)
         entry.state = nil
         #expect(!entry.hasState && !entry.isSilent)
+    }
+
+    /// The state is moved out of an entry's own box, not copied (a copy
+    /// would share the state's arrays with the box, and every change to
+    /// them would copy them); an entry that shares its box with a copy
+    /// gives a copy and leaves the other's state alone.
+    @Test func takingMovesTheStateOutOfTheEntrysOwnBox() {
+        var entry = TrackedDevice(
+            state: Self.state(1000), rewind: Rewind(resuming: Self.state(900)))
+        var (state, rewind) = entry.takeStateAndRewind()
+        #expect(state?.lastTime == 1000 && rewind != nil)
+        #expect(entry.state == nil && entry.rewind == nil, "moved out, the boxes empty")
+        state!.lastTime = 1500
+        entry.restore(state: state, rewind: rewind)
+        #expect(entry.state?.lastTime == 1500 && entry.rewind != nil)
+
+        let copy = entry
+        (state, rewind) = entry.takeStateAndRewind()
+        #expect(state?.lastTime == 1500)
+        #expect(copy.state?.lastTime == 1500, "a shared box gives a copy and keeps its value")
+        state!.lastTime = 1600
+        entry.restore(state: state, rewind: rewind)
+        #expect(entry.state?.lastTime == 1600)
+        #expect(copy.state?.lastTime == 1500)
     }
 }

@@ -64,21 +64,22 @@ struct TrackedDevice: Sendable {
     /// tracked in its place (`Rewind`; in memory only).
     var rewind: Rewind? { rewindBox?.value }
 
-    /// Calls `body` with the device's state and rewind, both changed in
-    /// place: each box gives up its value for the call (so the value's
-    /// arrays stay uniquely referenced, not copied on change) and takes it
-    /// back after.
-    mutating func withStateAndRewind<R>(
-        _ body: (inout DeviceState?, inout Rewind?) -> R
-    ) -> R {
-        var state = Box.take(&stateBox)
-        var rewind = Box.take(&rewindBox)
-        defer {
-            Box.store(state, in: &stateBox)
-            Box.store(rewind, in: &rewindBox)
-            mirror()
-        }
-        return body(&state, &rewind)
+    /// Moves the device's state and rewind out of their boxes, to be
+    /// changed in place and given back with `restore` (so the value's
+    /// arrays stay uniquely referenced, not copied on change). In between,
+    /// `state` and `rewind` read nil. Not a closure: a closure capturing the
+    /// caller's tracker `inout` made the compiler copy the tracker for each
+    /// non-mutating call in it (all its fence index's buffers retained and
+    /// released per fix).
+    mutating func takeStateAndRewind() -> (state: DeviceState?, rewind: Rewind?) {
+        (Box.take(&stateBox), Box.take(&rewindBox))
+    }
+
+    /// Puts back what `takeStateAndRewind` moved out (changed or not).
+    mutating func restore(state: consuming DeviceState?, rewind: consuming Rewind?) {
+        Box.store(state, in: &stateBox)
+        Box.store(rewind, in: &rewindBox)
+        mirror()
     }
 }
 
@@ -89,27 +90,33 @@ struct TrackedDevice: Sendable {
 private final class Box<Value>: @unchecked Sendable {
     var value: Value?
 
-    init(_ value: Value) { self.value = value }
+    init(_ value: consuming Value?) { self.value = value }
 
     /// Moves the value out of `box` (the box, if it is the entry's own,
-    /// kept empty for `store`).
+    /// kept empty for `store`); a shared box gives a copy.
+    ///
+    /// No reference to the box may be bound before the uniqueness check
+    /// (`guard let b = box` would be a second one, and the check would
+    /// never pass: every fix then copied the state and every change to its
+    /// arrays copied them).
     static func take(_ box: inout Box?) -> Value? {
-        guard let b = box else { return nil }
-        guard isKnownUniquelyReferenced(&box) else { return b.value }
-        let value = b.value
-        b.value = nil
+        guard box != nil else { return nil }
+        guard isKnownUniquelyReferenced(&box) else { return box!.value }
+        var value: Value? = nil
+        swap(&value, &box!.value)
         return value
     }
 
     /// Puts `value` in `box`, reusing the box when it is the entry's own;
     /// nil drops the box.
-    static func store(_ value: Value?, in box: inout Box?) {
-        guard let value else {
+    static func store(_ value: consuming Value?, in box: inout Box?) {
+        var value = value
+        guard value != nil else {
             box = nil
             return
         }
         if box != nil, isKnownUniquelyReferenced(&box) {
-            box!.value = value
+            swap(&value, &box!.value)
         } else {
             box = Box(value)
         }

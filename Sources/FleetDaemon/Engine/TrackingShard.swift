@@ -105,21 +105,18 @@ final class TrackingShard: @unchecked Sendable {
         _ stateBefore: Int64, _ tracker: inout Tracker, _ entry: inout TrackedDevice
     ) -> Result {
         entry.heardMs = received
-        // The state is read where it lies, in the call (not copied out).
-        var wasDriving = false
-        var open: OpenTrip?
+        // The state is moved out of its box for the call, and back.
+        var (state, rewind) = entry.takeStateAndRewind()
+        let wasDriving = state?.trip?.isDriving ?? false
         var result = Result(
-            outcome: entry.withStateAndRewind { state, rewind in
-                wasDriving = state?.trip?.isDriving ?? false
-                let outcome = tracker.process(
-                    fix, state: &state, rewind: &rewind, containing: containing)
-                if outcome.changesState, state != nil {
-                    open = tracker.openTrip(
-                        device: fix.device, trip: state?.trip, last: state?.lastWaypoint,
-                        fences: !wasDriving)
-                }
-                return outcome
-            })
+            outcome: tracker.process(fix, state: &state, rewind: &rewind, containing: containing))
+        var open: OpenTrip?
+        if result.outcome.changesState, state?.lastTime != nil {  // not `state != nil`: a copy
+            open = tracker.openTrip(
+                device: fix.device, trip: state?.trip, last: state?.lastWaypoint,
+                fences: !wasDriving)
+        }
+        entry.restore(state: state, rewind: rewind)
         // A fix received long after its time comes from the device's
         // backlog: its alerts keep their true times and say so.
         if !result.outcome.alerts.isEmpty, tracker.settings.backlogAfterS > 0,

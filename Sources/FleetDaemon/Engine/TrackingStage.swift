@@ -427,7 +427,10 @@ final class TrackingStage: @unchecked Sendable {
         leases?.tracked(fixes.count)
         batch.positions.reserveCapacity(fixes.count)
         for (i, fix) in fixes.enumerated() {
-            guard let r = results[i] else { continue }
+            // Moved out of its slot, not copied (its arrays retained).
+            var slot: TrackingShard.Result?
+            swap(&slot, &results[i])
+            guard let r = consume slot else { continue }
             let outcome = r.outcome
             batch.positions.append(
                 PositionRow(fix: fix, disposition: outcome.disposition, receivedMs: received[i]))
