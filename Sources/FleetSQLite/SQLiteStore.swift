@@ -169,32 +169,53 @@ public final class SQLiteStore {
             try queue.inTransaction(.immediate) { db in
                 // Rows go in `Self.rowsPerInsert` at a time, one statement
                 // with that many VALUES tuples (a statement's fixed cost per
-                // step, paid once per group); the rest one by one.
-                let one = try db.cachedStatement(sql: Self.insertPositions[0]).sqliteStatement
-                let group = try db.cachedStatement(sql: Self.insertPositions[1]).sqliteStatement
-                var held = 0
-                var groupStart = 0  // index in `batch.positions` of the group's first row
+                // step, paid once per group); the rest one by one. A row
+                // without device extras (`Fix.extra`, most JSON and NMEA
+                // fixes) goes in by the statement naming only the columns
+                // every fix has (`basicColumns`; the rest stay NULL): half
+                // the parameters bound and copied per row. Rows keep their
+                // order: a group is stepped, or its rows inserted one by one,
+                // before a row of the other kind starts the next.
+                let basicOne = try db.cachedStatement(sql: Self.insertPositions[0][0])
+                    .sqliteStatement
+                let basicGroup = try db.cachedStatement(sql: Self.insertPositions[0][1])
+                    .sqliteStatement
+                let fullOne = try db.cachedStatement(sql: Self.insertPositions[1][0])
+                    .sqliteStatement
+                let fullGroup = try db.cachedStatement(sql: Self.insertPositions[1][1])
+                    .sqliteStatement
                 // Rows are read in place (a row is ~260 bytes with a string
                 // and an array to retain: no copy of each).
                 try batch.positions.withUnsafeBufferPointer { rows in
+                    var held = 0
+                    var heldExtras = false  // the group's rows carry extras
+                    var groupStart = 0  // index in `rows` of the group's first row
                     for i in rows.indices where rows[i].disposition != .duplicate {
-                        if held == 0 { groupStart = i }
+                        let extras = rows[i].fix.extra != nil
+                        if held > 0, extras != heldExtras {
+                            try insertOneByOne(
+                                rows[groupStart..<i], heldExtras ? fullOne : basicOne, db, &added)
+                            held = 0
+                        }
+                        if held == 0 {
+                            groupStart = i
+                            heldExtras = extras
+                        }
+                        let group = extras ? fullGroup : basicGroup
+                        let columns = extras ? Self.positionColumns : Self.basicColumns
                         let id = try deviceId(rows[i].fix.device, db: db, added: &added)
                         bindPosition(
-                            group, at: Int32(held * Self.positionColumns), rows[i], device: id)
+                            group, at: Int32(held * columns), rows[i], device: id, extras: extras)
                         held += 1
                         if held == Self.rowsPerInsert {
                             try step(group, db)
                             held = 0
                         }
                     }
+                    // The last partial group: row by row.
                     if held > 0 {
-                        // The last partial group: row by row.
-                        for i in groupStart..<rows.count where rows[i].disposition != .duplicate {
-                            let id = try deviceId(rows[i].fix.device, db: db, added: &added)
-                            bindPosition(one, at: 0, rows[i], device: id)
-                            try step(one, db)
-                        }
+                        try insertOneByOne(
+                            rows[groupStart...], heldExtras ? fullOne : basicOne, db, &added)
                     }
                 }
                 if !batch.alerts.isEmpty {
@@ -321,16 +342,28 @@ public final class SQLiteStore {
     static let alertColumns = 8
     static let rowsPerInsert = 16
 
-    /// The position insert for one row and for `rowsPerInsert` rows.
-    static let insertPositions: [String] = [1, rowsPerInsert].map { rows in
-        let tuple = "(" + Array(repeating: "?", count: positionColumns).joined(separator: ",") + ")"
-        return """
-            INSERT OR IGNORE INTO positions
-            (device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
+    /// Parameters of a stored position without device extras: the first
+    /// `basicColumns` of the insert's columns.
+    static let basicColumns = 13
+
+    /// The position inserts, without and with device extras
+    /// (`insertPositions[extras ? 1 : 0]`), each for one row and for
+    /// `rowsPerInsert` rows.
+    static let insertPositions: [[String]] = [basicColumns, positionColumns].map { columns in
+        let names = Array(
+            """
+            device_id, time_ms, lat, lon, speed_kmh, course, alt_m, accuracy_m, sats, ignition,
              valid, disposition, received_ms, priority, movement, gsm_signal, ext_voltage_mv,
-             odometer_m, gnss_status, fix_quality, hdop, io, io_codec, battery, charging, attributes)
+             odometer_m, gnss_status, fix_quality, hdop, io, io_codec, battery, charging, attributes
+            """.split(separator: ",").prefix(columns)
+        ).joined(separator: ",")
+        let tuple = "(" + Array(repeating: "?", count: columns).joined(separator: ",") + ")"
+        return [1, rowsPerInsert].map { rows in
+            """
+            INSERT OR IGNORE INTO positions (\(names))
             VALUES \(Array(repeating: tuple, count: rows).joined(separator: ","))
             """
+        }
     }
 
     /// The alert insert (`alertColumns` parameters a row) for one row and for
@@ -358,10 +391,24 @@ public final class SQLiteStore {
         """
     }
 
-    /// Binds `row` to parameters `base + 1 ... base + positionColumns` of `s`.
+    /// Inserts the rows of `rows` (duplicates skipped) one by one with `one`,
+    /// the single-row insert of their kind (with extras or without).
+    private func insertOneByOne(
+        _ rows: Slice<UnsafeBufferPointer<PositionRow>>, _ one: OpaquePointer?, _ db: Database,
+        _ added: inout [String]
+    ) throws {
+        for i in rows.indices where rows[i].disposition != .duplicate {
+            let id = try deviceId(rows[i].fix.device, db: db, added: &added)
+            bindPosition(one, at: 0, rows[i], device: id, extras: rows[i].fix.extra != nil)
+            try step(one, db)
+        }
+    }
+
+    /// Binds `row` to parameters `base + 1 ... base + positionColumns` of
+    /// `s` (`base + basicColumns` without `extras`: `row` has none).
     @inline(__always)
     private func bindPosition(
-        _ s: OpaquePointer?, at base: Int32, _ row: PositionRow, device id: Int64
+        _ s: OpaquePointer?, at base: Int32, _ row: PositionRow, device id: Int64, extras: Bool
     ) {
         sqlite3_bind_int64(s, base + 1, id)
         sqlite3_bind_int64(s, base + 2, row.fix.time)
@@ -376,6 +423,7 @@ public final class SQLiteStore {
         sqlite3_bind_int64(s, base + 11, row.fix.valid ? 1 : 0)
         sqlite3_bind_int64(s, base + 12, Int64(row.disposition.rawValue))
         sqlite3_bind_int64(s, base + 13, row.receivedMs)
+        guard extras else { return }
         let x = row.fix.extra
         bindInt(s, base + 14, x?.priority.map { Int64($0) })
         bindInt(s, base + 15, x?.movement.map { $0 ? 1 : 0 })

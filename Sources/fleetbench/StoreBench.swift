@@ -8,7 +8,8 @@ import Foundation
 
 /// `fleetbench store`: the writer alone (group commits into a real SQLite
 /// file, no network, no tracking) on one core. Fixes as Teltonika devices
-/// send them (decoded from real packets), one per device per round in
+/// send them (decoded from real packets; `--json`: as fleetd's JSON format
+/// does, without device extras), one per device per round in
 /// device order, committed `--batch` at a time; a share of the commits'
 /// rows are device states, as the engine's checkpoints add them, and
 /// alerts, as the tracker raises them.
@@ -51,6 +52,12 @@ struct StoreBench: ParsableCommand {
     )
     var plainFenceIndex = false
 
+    @Flag(
+        help:
+            "Fixes as fleetd's JSON format sends them (no device extras; the ack harness's), not as Teltonika devices do."
+    )
+    var json = false
+
     @Option(help: "Rounds (one fix per device each) per timed pass.")
     var rounds = 2
 
@@ -85,6 +92,12 @@ struct StoreBench: ParsableCommand {
         }
         /// Device d's fix of round k, decoded from the packet the device sends.
         func fix(_ d: Int, _ k: Int) -> Fix {
+            if json {
+                return Fix(
+                    device: ids[d], time: t0 + Int64(k) * 1000,
+                    lat: 48.85 + Double(d % 1000) * 1e-3 + Double(k) * 1e-4,
+                    lon: 2.35 + Double(d / 1000) * 1e-3, speedKmh: 54, course: 90, altM: 35)
+            }
             var r = TeltonikaEncoder.Record(
                 time: t0 + Int64(k) * 1000, lat: 48.85 + Double(d % 1000) * 1e-3 + Double(k) * 1e-4,
                 lon: 2.35 + Double(d / 1000) * 1e-3)

@@ -198,6 +198,40 @@ import Testing
         #expect(committed == stored)
     }
 
+    /// Rows without device extras go in by a statement of their own, 16
+    /// to a statement like the others: a batch that mixes the two kinds in
+    /// runs of every length (a duplicate among them) stores every row once,
+    /// each with its own extras or none.
+    @Test(arguments: BackendKind.allCases, [1, 15, 16, 17, 40])
+    func rowsWithAndWithoutExtrasKeepTheirOwn(_ kind: BackendKind, _ run: Int) async throws {
+        let db = try await Backend.fresh(kind)
+        let w = try db.store()
+        var b = WriteBatch()
+        var signals: [Int?] = []
+        var t: Int64 = 1000
+        for r in 0..<5 {
+            for k in 0..<run {
+                var p = row("a", t)
+                if r % 2 == 1 {
+                    var x = FixExtra()
+                    x.gsmSignal = Int(t / 1000 % 5)
+                    p.fix.extra = x
+                }
+                b.positions.append(p)
+                signals.append(p.fix.extra?.gsmSignal)
+                if k == run / 2 { b.positions.append(row("a", t, .duplicate)) }
+                t += 1000
+            }
+        }
+        try w.commit(b, committedMs: 0)
+        let stored = try db.reader().positions(device: "a", limit: 1000)
+            .sorted { $0.fix.time < $1.fix.time }
+        let times: [Int64] = (0..<5 * run).map { Int64(1000 + 1000 * $0) }
+        #expect(stored.map(\.fix.time) == times)
+        #expect(stored.map(\.fix.extra?.gsmSignal) == signals)
+        #expect(stored.filter { $0.fix.extra == nil }.allSatisfy { $0.fix.sats == 7 })
+    }
+
     @Test(arguments: BackendKind.allCases)
     func fixesAfterTheStateCheckpointComeBackInTimeOrderWithoutLateOnes(_ kind: BackendKind)
         async throws
