@@ -22,7 +22,8 @@
 # fleetd's storm summaries (how many, how many alerts they sum up) are
 # printed too. HTTP_EXTRA adds lines to every run's [http] table (e.g.
 # HTTP_EXTRA="stream_positions_per_s = 10000000" lifts the streams' budget),
-# ALERTS_EXTRA to its [alerts] table (ALERTS_EXTRA="journal_per_s = 1000000").
+# ALERTS_EXTRA to its [alerts] table (ALERTS_EXTRA="journal_per_s = 1000000"),
+# ENGINE_EXTRA to its [engine] table (ENGINE_EXTRA="queue_max_fixes = 60000").
 # usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]
 set -euo pipefail
 bin=$(cd "${1:?usage: ack-sinks.sh BIN_DIR [ROUNDS] [RATES...]}" && pwd)
@@ -46,6 +47,7 @@ for round in $(seq "$rounds"); do
       printf '[listen]\njson = "127.0.0.1:%s"\nteltonika = ""\nnmea = ""\n' "$pf"
       printf '[http]\nlisten = "127.0.0.1:%s"\nmax_streams_per_user = 100\nwebhooks_allow_private = true\n%s\n' "$ph" "${HTTP_EXTRA:-}"
       [ -z "${ALERTS_EXTRA:-}" ] || printf '[alerts]\n%s\n' "$ALERTS_EXTRA"
+      [ -z "${ENGINE_EXTRA:-}" ] || printf '[engine]\n%s\n' "$ENGINE_EXTRA"
       if [ "$mode" = on ] || [ "$mode" = webhooks ]; then
         for w in $(seq 10); do
           secret=$(python3 -c "import base64,os;print('whsec_'+base64.b64encode(os.urandom(24)).decode())")

@@ -46,6 +46,9 @@ public struct FenceIndex: Sendable {
     public let nameRanks: [Int32]
     /// The same for the fences' ids.
     public let idRanks: [Int32]
+    /// Every fence's name is its id (a file whose features have ids and no
+    /// names): a list of names is then the list of ids, one string for both.
+    public let namesAreIds: Bool
 
     public struct Stats: Sendable {
         /// Cell sizes of the grids in use, degrees, finest first.
@@ -88,6 +91,7 @@ public struct FenceIndex: Sendable {
         stats = s
         nameRanks = Self.ranks(of: fences.map(\.name))
         idRanks = Self.ranks(of: fences.map(\.id))
+        namesAreIds = fences.allSatisfy { $0.name == $0.id }
     }
 
     /// Each string's place in `String` order among the distinct values of

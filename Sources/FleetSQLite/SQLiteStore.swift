@@ -229,24 +229,28 @@ public final class SQLiteStore {
                     let grouped = batch.alerts.count - batch.alerts.count % Self.rowsPerInsert
                     try batch.alerts.withUnsafeBufferPointer { alerts in
                         for k in alerts.indices {
-                            let a = alerts[k]
+                            // Read in place (`alerts[k].…`): a copy of the
+                            // alert retained its strings and details.
                             let st = k < grouped ? group : one
                             let base =
                                 k < grouped ? Int32(k % Self.rowsPerInsert * Self.alertColumns) : 0
-                            let details = a.detailsJSON
-                            sqlite3_bind_int64(st, base + 1, a.time)
+                            let details = alerts[k].detailsJSON
+                            let type = alerts[k].type.rawValue
+                            sqlite3_bind_int64(st, base + 1, alerts[k].time)
                             sqlite3_bind_int64(
-                                st, base + 2, try deviceId(a.device, db: db, added: &added))
-                            bindText(st, base + 3, a.type.rawValue)
-                            bindText(st, base + 4, a.fence)
-                            bindDouble(st, base + 5, a.lat)
-                            bindDouble(st, base + 6, a.lon)
+                                st, base + 2,
+                                try deviceId(alerts[k].device, db: db, added: &added))
+                            bindText(st, base + 3, type)
+                            bindText(st, base + 4, alerts[k].fence)
+                            bindDouble(st, base + 5, alerts[k].lat)
+                            bindDouble(st, base + 6, alerts[k].lon)
                             sqlite3_bind_int64(st, base + 7, committedMs)
                             bindText(st, base + 8, details)
                             committed.append(
                                 AlertRecord(
-                                    id: 0, time: a.time, device: a.device, type: a.type.rawValue,
-                                    fence: a.fence, lat: a.lat, lon: a.lon, details: details))
+                                    id: 0, time: alerts[k].time, device: alerts[k].device,
+                                    type: type, fence: alerts[k].fence, lat: alerts[k].lat,
+                                    lon: alerts[k].lon, details: details))
                             if k >= grouped || k % Self.rowsPerInsert == Self.rowsPerInsert - 1 {
                                 try step(st, db)
                                 let rows = k >= grouped ? 1 : Self.rowsPerInsert

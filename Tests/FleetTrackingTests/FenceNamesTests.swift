@@ -42,6 +42,32 @@ import Testing
         }
     }
 
+    /// Fences named by their ids alone: the list of names is the list of
+    /// ids, and one string serves as both (its bytes stored once).
+    @Test func fencesNamedByTheirIdsShareOneList() {
+        let fences = (0..<12).map { i in
+            let r = 0.5 + Double(i) * 0.25
+            return Fence(
+                id: "fence-\(i)", name: "fence-\(i)", shape: .polygons([box(-r, -r, r, r)]))
+        }
+        let index = FenceIndex(fences: fences)
+        #expect(index.namesAreIds)
+        let both = index.namesAndIds(lat: 0, lon: 0.1)
+        #expect(both.ids == Self.plain(fences.map(\.id)))
+        #expect(both.names == both.ids)
+        let storage = [both.names, both.ids].map { s in
+            s?.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) }
+        }
+        #expect(storage[0] != nil && storage[0] == storage[1], "one string, not two equal ones")
+        // One fence named otherwise: two lists.
+        var named = fences
+        named[3] = Fence(id: "fence-3", name: "Depot", shape: fences[3].shape)
+        let apart = FenceIndex(fences: named)
+        #expect(!apart.namesAreIds)
+        let two = apart.namesAndIds(lat: 0, lon: 0.1)
+        #expect(two.names == Self.plain(named.map(\.name)) && two.ids == both.ids)
+    }
+
     @Test func ranksFollowStringOrderAndShareEqualStrings() {
         let r = FenceIndex.ranks(of: ["b", "a", "c", "a", "Cafe\u{301}", "Café"])
         #expect(r == [2, 1, 3, 1, 0, 0])
