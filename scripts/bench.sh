@@ -50,6 +50,8 @@ echo
 echo "== storage (the writer alone, one core): fixes in device order, then in random order =="
 "$bin/fleetbench" store
 "$bin/fleetbench" store --shuffle
+echo "-- fixes as fleetd's JSON format sends them (no device extras: the shorter insert):"
+"$bin/fleetbench" store --json
 echo "-- with alerts (0.5 a fix, as in the end-to-end workload's bursts), 4 000 fixes a commit:"
 "$bin/fleetbench" store --alerts-per-fix 0.5 --batch 4000
 
