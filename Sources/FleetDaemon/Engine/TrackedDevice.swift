@@ -67,7 +67,8 @@ struct TrackedDevice: Sendable {
     /// Moves the device's state and rewind out of their boxes, to be
     /// changed in place and given back with `restore` (so the value's
     /// arrays stay uniquely referenced, not copied on change). In between,
-    /// `state` and `rewind` read nil. Not a closure: a closure capturing the
+    /// `state` and `rewind` read nil (unless a copy of the entry shares the
+    /// boxes: then they are copied out, and the copy keeps its own). Not a closure: a closure capturing the
     /// caller's tracker `inout` made the compiler copy the tracker for each
     /// non-mutating call in it (all its fence index's buffers retained and
     /// released per fix).
