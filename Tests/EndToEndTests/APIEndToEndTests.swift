@@ -435,7 +435,7 @@ import Testing
     /// uploaded document wins at the next start, and the log says which
     /// file was loaded instead of which.
     @Test func uploadedFencesAreKeptApartAndWinAtTheNextStart() async throws {
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let state = TestScratch.root.appendingPathComponent(
             "fleetd-uploads-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: state) }

@@ -320,7 +320,7 @@ import Testing
     /// further than the door (not in the stored attributes, not in the log).
     @Test func aDevicesRulesDecideWhoMaySpeakForIt() async throws {
         let key = "k3y-\(UUID().uuidString)"
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dir = TestScratch.root.appendingPathComponent(
             "fleetd-policy-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

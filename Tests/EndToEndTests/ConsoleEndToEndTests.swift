@@ -63,7 +63,12 @@ import Testing
                 "--fences", fencesFile.path, "--user", "manager", "--password", "password-manager",
                 "--viewer", "watcher", "--viewer-password", "password-watcher",
                 "--group-user", "westie", "--group-password", "password-westie", "--out", out.path,
-            ], timeout: 300)
+            ], timeout: 300,
+            // The browser's profile and sockets in the run's folder, not
+            // left in /tmp when it is killed.
+            environment: ProcessInfo.processInfo.environment.merging([
+                "TMPDIR": TestScratch.root.path
+            ]) { $1 })
         print(run.out)
         #expect(run.status == 0, "the console check failed:\n\(run.out)\n\(run.err.suffix(3000))")
         #expect(run.out.contains("ok: a viewer: no acknowledging, no upload"))

@@ -233,7 +233,7 @@ func fixLine(
     }
 
     @Test func startupErrorsNameTheProblem() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dir = TestScratch.root.appendingPathComponent(
             "fleetd-e2e-bad-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let badConfig = dir.appendingPathComponent("bad.toml").path

@@ -1,3 +1,4 @@
+import FleetTestSupport
 import Foundation
 import Synchronization
 
@@ -137,7 +138,7 @@ final class DaemonProcess {
     ) throws {
         dir =
             existing
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+            ?? TestScratch.root.appendingPathComponent(
                 "fleetd-e2e-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         database = dir.appendingPathComponent("fleetd.db").path

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func checkListsEveryProblemAndFails() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let file = TestScratch.root.appendingPathComponent(
             "bad-\(UUID().uuidString.prefix(6)).geojson"
         ).path
         try """
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func locatePrintsOneLinePerContainingFence() throws {
-        let points = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let points = TestScratch.root.appendingPathComponent(
             "pts-\(UUID().uuidString.prefix(6)).csv"
         ).path
         try "id,lon,lat\nberlin,13.4,52.5\nsea,-30,40\nfiji-east,-179.9,-16.3\nparis,2.35,48.85\n"

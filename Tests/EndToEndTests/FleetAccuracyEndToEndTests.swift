@@ -30,7 +30,7 @@ import Testing
     ) async throws -> Scores {
         let root = Binaries.packageRoot
         let sim = try Binaries.path("fleetsim")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dir = TestScratch.root.appendingPathComponent(
             "fleetd-accuracy-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -17,7 +17,7 @@ import Testing
         let fd: Int32
 
         init() throws {
-            root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            root = TestScratch.root.appendingPathComponent(
                 "fleetd-journal-\(UUID().uuidString.prefix(8))")
             let dir = root.appendingPathComponent("systemd/journal")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -31,7 +31,7 @@ final class MailServer {
             return nil
         }
         return try MailServer(
-            dir: FileManager.default.temporaryDirectory.appendingPathComponent(
+            dir: TestScratch.root.appendingPathComponent(
                 "fleetd-mail-\(UUID().uuidString.prefix(8))"))
     }
 

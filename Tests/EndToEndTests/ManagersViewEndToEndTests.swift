@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func alertLogIsAppendedAfterCommitAndReopenedOnSIGHUP() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dir = TestScratch.root.appendingPathComponent(
             "fleetd-e2e-log-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let log = dir.appendingPathComponent("alerts.jsonl").path

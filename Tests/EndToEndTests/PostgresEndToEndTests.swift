@@ -228,7 +228,7 @@ import Testing
     @Test func aBadURLOrPasswordIsAClearErrorAtStart() throws {
         let pg = try PostgresServer()
         defer { pg.remove() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dir = TestScratch.root.appendingPathComponent(
             "fleetd-pgbad-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

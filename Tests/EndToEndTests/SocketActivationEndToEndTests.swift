@@ -71,7 +71,7 @@ import Testing
             return
         }
         let json = try Self.freePort(), teltonika = try Self.freePort(), nmea = try Self.freePort()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dir = TestScratch.root.appendingPathComponent(
             "fleetd-sa-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let database = dir.appendingPathComponent("fleetd.db").path
@@ -179,7 +179,7 @@ import Testing
         }
         let port = try Self.freePort()
         let fleetd = try Binaries.path("fleetd")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dir = TestScratch.root.appendingPathComponent(
             "fleetd-sa-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -230,7 +230,7 @@ import Testing
             return
         }
         let fleetd = try Binaries.path("fleetd")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let dir = TestScratch.root.appendingPathComponent(
             "fleetd-sa-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -43,7 +43,7 @@ final class WebhookReceiver {
         let secret = try runTool(try Binaries.path("fleetctl"), ["webhooks", "secret"]).out
             .trimmingCharacters(in: .whitespacesAndNewlines)
         return try WebhookReceiver(
-            dir: FileManager.default.temporaryDirectory.appendingPathComponent(
+            dir: TestScratch.root.appendingPathComponent(
                 "fleetd-webhooks-\(UUID().uuidString.prefix(8))"), secret: secret)
     }
 
