@@ -101,15 +101,7 @@ public final class Fence: Sendable {
             let proj = LocalProjection(lat0: p.lat, lon0: p.lon)
             let limit2 = metres * metres
             return polygons.withUnsafeBufferPointer { polys in
-                for i in polys.indices {
-                    if polys[i].shell.near(proj, within: limit2) { return true }
-                    if polys[i].holes.withUnsafeBufferPointer({ holes in
-                        holes.indices.contains { holes[$0].near(proj, within: limit2) }
-                    }) {
-                        return true
-                    }
-                }
-                return false
+                polys.indices.contains { polys[$0].near(proj, within: limit2) }
             }
         case .circle, .corridor:
             return distanceToBoundary(p) <= metres

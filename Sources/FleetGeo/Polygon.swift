@@ -31,6 +31,17 @@ public struct Polygon: Sendable {
         }
     }
 
+    /// True when an edge of the shell or of a hole is within
+    /// `limit2.squareRoot()` metres of `proj`'s origin (`Ring.near`); the
+    /// holes are read in place, not copied.
+    func near(_ proj: LocalProjection, within limit2: Double) -> Bool {
+        if shell.near(proj, within: limit2) { return true }
+        if holes.isEmpty { return false }
+        return holes.withUnsafeBufferPointer { holes in
+            holes.indices.contains { holes[$0].near(proj, within: limit2) }
+        }
+    }
+
     /// Number of vertices over all rings, closing positions not counted.
     public var vertexCount: Int { shell.edgeCount + holes.reduce(0) { $0 + $1.edgeCount } }
 }
