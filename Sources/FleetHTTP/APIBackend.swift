@@ -32,7 +32,9 @@ public protocol APIBackend: Sendable {
     ) async throws -> T
 
     /// The trips under way that `filter` selects, as of the last commit, by
-    /// start time: records with `open` set (no id, no end fence).
+    /// start time: records with `open` set (no id, no end fence), their
+    /// start's fences listed against the fences in force (a fence look-up
+    /// each: called off the event loops).
     func tripsUnderWay(_ filter: TripFilter) -> [TripRecord]
 
     /// The vehicle that last read driver's key `key` (a Teltonika iButton),

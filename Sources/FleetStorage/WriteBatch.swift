@@ -29,6 +29,24 @@ public struct WriteBatch: Sendable {
 
     public init() {}
 
+    /// Empties every part for the batch to be used again. The parts whose
+    /// size follows the batch's fixes (positions, trips under way) and its
+    /// states keep their room, so they are filled again without new
+    /// memory; the others are let go of: their size is an alert storm's
+    /// (a storm's batch holds about 20 alerts a fix, megabytes kept for
+    /// nothing after it). A part another holder still shares is replaced
+    /// by an empty one of the same room.
+    public mutating func empty() {
+        positions.removeAll(keepingCapacity: true)
+        tripsUnderWay.removeAll(keepingCapacity: true)
+        states.removeAll(keepingCapacity: true)
+        alerts = []
+        trips = []
+        confirmed = []
+        outbox = []
+        releases = []
+    }
+
     public var isEmpty: Bool {
         positions.isEmpty && alerts.isEmpty && states.isEmpty && trips.isEmpty && releases.isEmpty
     }

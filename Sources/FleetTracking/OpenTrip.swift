@@ -1,3 +1,5 @@
+import FleetGeo
+
 /// A trip under way: from where the vehicle stood to its newest accepted
 /// position, as the API lists it beside finished trips (`"open": true`).
 public struct OpenTrip: Sendable, Equatable {
@@ -51,5 +53,16 @@ extension Tracker {
             device: device, start: start, last: last, maxSpeedKmh: maxKmh, startFence: at.names)
         trip.startFenceId = at.ids
         return trip
+    }
+}
+
+extension OpenTrip {
+    /// Lists the fences of `fences` containing the trip's start into
+    /// `startFence` and `startFenceId` (as `Tracker.openTrip` with
+    /// `fences: true` does).
+    public mutating func listStartFences(in fences: FenceIndex) {
+        let at = fences.namesAndIds(lat: start.lat, lon: start.lon)
+        startFence = at.names
+        startFenceId = at.ids
     }
 }

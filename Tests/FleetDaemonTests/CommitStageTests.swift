@@ -36,6 +36,29 @@ import Testing
             logger: Logger(label: "test"))
     }
 
+    /// A committed batch comes back to the engine emptied, its room kept
+    /// (the alerts' let go of), while what a sink kept of it stays whole.
+    @Test func committedBatchesComeBackEmptiedWithTheirRoom() {
+        let store = RecordingStore()
+        let sink = RecordingSink(store: store)
+        let handoff = CommitHandoff(capacity: 2)
+        #expect(handoff.freshBatch().positions.capacity == 0)  // none came back yet
+        let s = stage(store, [sink], handoff: handoff)
+        s.start()
+        for n in [300, 200, 100] { handoff.put(batch(n, alerts: 50)) }
+        handoff.close()
+        s.finish()
+        // Two kept (one tracked while one commits), emptied.
+        let spares = [handoff.freshBatch(), handoff.freshBatch(), handoff.freshBatch()]
+        #expect(spares.map(\.isEmpty) == [true, true, true])
+        #expect(spares[0].positions.capacity >= 100 && spares[1].positions.capacity >= 100)
+        #expect(spares[2].positions.capacity == 0)
+        #expect(spares.allSatisfy { $0.alerts.capacity == 0 })
+        // The sink's batches were shared when they came back: untouched.
+        #expect(sink.commits.map(\.commit.batch.positions.count) == [300, 200, 100])
+        #expect(sink.commits.map(\.commit.batch.alerts.count) == [50, 50, 50])
+    }
+
     @Test func commitsInOrderAndTellsSinksOnlyAfterEachCommit() {
         let store = RecordingStore()
         let sink = RecordingSink(store: store)

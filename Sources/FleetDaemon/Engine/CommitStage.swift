@@ -221,6 +221,10 @@ final class CommitStage: @unchecked Sendable {
                     batch: c.batch, alerts: alerts, arrivals: c.items, committedMs: now())
                 for sink in sinks { sink.committed(commit) }
             }
+            // Moved out (not copied), so its parts are not shared when emptied.
+            var spent = WriteBatch()
+            swap(&spent, &c.batch)
+            handoff.recycle(spent)
         }
         runJobs(ending: true)
     }

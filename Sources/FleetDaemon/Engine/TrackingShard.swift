@@ -112,9 +112,9 @@ final class TrackingShard: @unchecked Sendable {
             outcome: tracker.process(fix, state: &state, rewind: &rewind, containing: containing))
         var open: OpenTrip?
         if result.outcome.changesState, state?.lastTime != nil {  // not `state != nil`: a copy
+            // Its start's fences are listed when the trip board is read.
             open = tracker.openTrip(
-                device: fix.device, trip: state?.trip, last: state?.lastWaypoint,
-                fences: !wasDriving)
+                device: fix.device, trip: state?.trip, last: state?.lastWaypoint, fences: false)
         }
         entry.restore(state: state, rewind: rewind)
         // A fix received long after its time comes from the device's

@@ -74,6 +74,19 @@ final class TrackingStage: @unchecked Sendable {
     /// fences need them.
     private let groups: DeviceGroups
 
+    /// A batch's fixes, their receive times and the shards' results, kept
+    /// from batch to batch (emptied, capacity kept). Made afresh for each
+    /// batch, the results (about 200 bytes a fix) came from new pages of
+    /// the allocator every time: 56 000 page faults on this thread in
+    /// 630 000 fixes (the shared harness at 70 000 fixes/s).
+    private var scratch = Scratch()
+
+    struct Scratch {
+        var fixes: [Fix] = []
+        var received: [Int64] = []
+        var results: [TrackingShard.Result?] = []
+    }
+
     /// `clock` is the system's in the daemon; tests pass one of their own.
     init(
         queue: InboundQueue, handoff: CommitHandoff, fences: FenceIndex,
@@ -173,7 +186,7 @@ final class TrackingStage: @unchecked Sendable {
                 for shard in shards { shard.use(Tracker(fences: fresh, settings: settings)) }
                 groups.neededByFences = !shards[0].audience.isEmpty
             }
-            var batch = WriteBatch()
+            var batch = handoff.freshBatch()
             var items = items
             if leases != nil {
                 renewLeases(into: &batch)
@@ -343,6 +356,9 @@ final class TrackingStage: @unchecked Sendable {
     /// a longer replay after a crash.
     private func checkpoint(into batch: inout WriteBatch, all: Bool, limit: Int) {
         let shards = self.shards
+        // Room for them at once: grown one doubling at a time, the
+        // dictionary copied its states (about 400 bytes each) each time.
+        batch.states.reserveCapacity(batch.states.count + min(limit, checkpoints.waiting))
         checkpoints.takeDue(nowMs: now(), all: all, limit: limit) { device in
             let shard = shards[Self.shard(of: device, count: shards.count)]
             shard.devices[device]?.dirty = false
@@ -367,8 +383,17 @@ final class TrackingStage: @unchecked Sendable {
     /// arrival order, so the stored order of alerts does not depend on the
     /// sharding.
     private func track(_ items: [Arrival], into batch: inout WriteBatch) {
-        var fixes: [Fix] = []
-        var received: [Int64] = []
+        // The scratch is taken out for the batch and put back emptied.
+        var fixes = scratch.fixes
+        var received = scratch.received
+        var results = scratch.results
+        scratch = Scratch()
+        defer {
+            fixes.removeAll(keepingCapacity: true)
+            received.removeAll(keepingCapacity: true)
+            results.removeAll(keepingCapacity: true)
+            scratch = Scratch(fixes: fixes, received: received, results: results)
+        }
         let total = items.reduce(0) { $0 + $1.fixes.count }
         fixes.reserveCapacity(total)
         received.reserveCapacity(total)
@@ -385,7 +410,7 @@ final class TrackingStage: @unchecked Sendable {
         let stateBefore =
             checkpointMs == 0
             ? Int64.max : retainMs > 0 ? now() - retainMs + checkpointMs + 3_600_000 : .min
-        var results = [TrackingShard.Result?](repeating: nil, count: fixes.count)
+        results.append(contentsOf: repeatElement(nil, count: fixes.count))
         fixes.withUnsafeBufferPointer { fx in
             received.withUnsafeBufferPointer { rx in
                 results.withUnsafeMutableBufferPointer { out in

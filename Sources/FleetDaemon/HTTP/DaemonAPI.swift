@@ -112,6 +112,9 @@ final class DaemonAPI: APIBackend {
 
     func tripsUnderWay(_ filter: TripFilter) -> [TripRecord] { board.records(filter) }
 
+    /// The trips under way list their starts' fences against `index` from now on.
+    func replaceFences(_ index: FenceIndex) { board.replaceFences(index) }
+
     func vehicle(drivenBy key: String) -> String? { drivers.vehicle(drivenBy: key) }
 
     func fencesDocument() -> [UInt8] { fences.withLock { $0 } }

@@ -432,6 +432,7 @@ public final class Daemon: Sendable {
             let (fresh, text) = try FenceFile.loadWithText(
                 fencesFile, limits: config.geofences.limits)
             tracking.replaceFences(fresh)
+            api?.replaceFences(fresh)
             api?.fences.withLock { $0 = text }
             if fencesFile.isEmpty {
                 logger.notice("no fences file configured: still running with no fences")

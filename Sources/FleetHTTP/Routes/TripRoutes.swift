@@ -44,7 +44,9 @@ enum TripRoutes {
                     q["limit"] = String(limit)
                     next = Replies.link("/api/v1/trips", q)
                 } else {
-                    var open = d.backend.tripsUnderWay(filter)
+                    // Off the event loops: each trip's start fences are listed now.
+                    let backend = d.backend
+                    var open = await Blocking.run { backend.tripsUnderWay(filter) }
                     if !filter.scope.isAll, !open.isEmpty {
                         let seen = try await d.visibleDevices(r) ?? []
                         open.removeAll { !seen.contains($0.device) }
