@@ -34,8 +34,8 @@ public struct OpenTrip: Sendable, Equatable {
 
 extension Tracker {
     /// The trip `state` is on, or nil when parked or before the first fix.
-    /// `fences`: look the start's fences up (an index query; the engine does
-    /// it once, when the trip opens).
+    /// `fences`: list the start's fences (`OpenTrip.listStartFences`, an
+    /// index query; the engine leaves it to the trip board's readers).
     public func openTrip(device: String, state st: DeviceState, fences: Bool) -> OpenTrip? {
         openTrip(device: device, trip: st.trip, last: st.lastWaypoint, fences: fences)
     }
@@ -47,11 +47,9 @@ extension Tracker {
         -> OpenTrip?
     {
         guard case .driving(let start, _, let maxKmh) = trip, let last else { return nil }
-        let at: (names: String?, ids: String?) =
-            fences ? self.fences.namesAndIds(lat: start.lat, lon: start.lon) : (nil, nil)
         var trip = OpenTrip(
-            device: device, start: start, last: last, maxSpeedKmh: maxKmh, startFence: at.names)
-        trip.startFenceId = at.ids
+            device: device, start: start, last: last, maxSpeedKmh: maxKmh, startFence: nil)
+        if fences { trip.listStartFences(in: self.fences) }
         return trip
     }
 }
