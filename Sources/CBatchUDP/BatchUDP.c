@@ -72,3 +72,5 @@ int cbu_wait_readable(int fd, int64_t nanoseconds) {
 int cbu_malloc_trim(unsigned long pad) { return malloc_trim(pad); }
 
 int cbu_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+int cbu_set_max_fast(int bytes) { return mallopt(M_MXFAST, bytes); }

@@ -46,4 +46,8 @@ int cbu_malloc_trim(unsigned long pad);
 /// mapped block freed). Returns 1 on success.
 int cbu_set_mmap_threshold(int bytes);
 
+/// Sets the largest request glibc serves from its "fastbins" (mallopt(3),
+/// M_MXFAST; 0 turns them off). Returns 1 on success.
+int cbu_set_max_fast(int bytes);
+
 #endif
