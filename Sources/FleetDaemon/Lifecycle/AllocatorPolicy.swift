@@ -19,8 +19,8 @@ import CBatchUDP
 /// millions of small blocks land in the tracking threads' fastbins, and
 /// the first large allocation there after the storm walked them all,
 /// holding the first batch of the next load for 20–40 ms (measured on the
-/// shared harness: p99 acknowledgement 30–52 ms at 50 000 fixes/s just
-/// after the storm, 11–15 ms with fastbins off). With fastbins off a
+/// shared harness: p99 acknowledgement 24–52 ms at 50 000 fixes/s just
+/// after the storm, 9–15 ms with fastbins off). With fastbins off a
 /// small free is merged at once (the per-thread cache still takes most).
 public enum AllocatorPolicy {
     /// Blocks of this size or larger get a mapping of their own, bytes.
