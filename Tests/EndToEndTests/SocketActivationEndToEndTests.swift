@@ -177,7 +177,7 @@ import Testing
             Issue.record("\(Self.activate) is missing (Debian's systemd package)")
             return
         }
-        let port = try Self.freePort()
+        let port = try freeTCPPort()
         let fleetd = try Binaries.path("fleetd")
         let dir = TestScratch.root.appendingPathComponent(
             "fleetd-sa-\(UUID().uuidString.prefix(8))")
@@ -242,7 +242,7 @@ import Testing
         // wrapper exits, and the test tries another port.
         var started: (pid: pid_t, port: Int)?
         for _ in 0..<5 where started == nil {
-            let port = try Self.freePort()
+            let port = try freeTCPPort()
             try """
             [storage]
             database = "\(dir.path)/fleetd.db"

@@ -9,8 +9,15 @@ public struct TestSupportError: Error, CustomStringConvertible {
 
 /// A UDP port on 127.0.0.1 that was free a moment ago (bound to port 0 and
 /// released): the kernel's pick, so parallel tests rarely collide.
-public func freeUDPPort() throws -> Int {
-    let s = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+public func freeUDPPort() throws -> Int { try freePort(SOCK_DGRAM, "UDP") }
+
+/// A TCP port on 127.0.0.1 that was free a moment ago, as `freeUDPPort`
+/// (a free UDP port says nothing of the same TCP port: a listener or a
+/// connection of another test may hold it).
+public func freeTCPPort() throws -> Int { try freePort(SOCK_STREAM, "TCP") }
+
+private func freePort(_ type: __socket_type, _ name: String) throws -> Int {
+    let s = socket(AF_INET, Int32(type.rawValue), 0)
     defer { close(s) }
     var addr = sockaddr_in()
     addr.sin_family = sa_family_t(AF_INET)
@@ -21,6 +28,6 @@ public func freeUDPPort() throws -> Int {
             bind(s, $0, len) == 0 && getsockname(s, $0, &len) == 0
         }
     }
-    guard ok else { throw TestSupportError("no free UDP port") }
+    guard ok else { throw TestSupportError("no free \(name) port") }
     return Int(UInt16(bigEndian: addr.sin_port))
 }
