@@ -53,4 +53,13 @@ import Testing
         #expect(q.depth == 2991)
         #expect(first == nil)
     }
+
+    /// An arrival without fixes counts as one against the bound, so the
+    /// ring's slots stay bounded too.
+    @Test func anArrivalWithoutFixesCountsAsOne() {
+        let q = InboundQueue(capacity: 3)
+        #expect(q.offer((0..<5).map { datagram(fixes: 0, at: Int64($0)) }) == 3)
+        #expect(q.depth == 3)
+        #expect(q.take(maxFixes: 2, maxDelay: 0, idle: 0.1)?.count == 2)
+    }
 }

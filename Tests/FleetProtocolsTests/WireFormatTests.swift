@@ -135,11 +135,16 @@ import Testing
     }
 
     @Test func longRepliesAndShortOnesKeepTheirBytes() {
-        for n in [0, 1, 7, 8, 9, 16, 17, 300] {
+        for n in [0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 300] {
             let bytes = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 5) }
             let r = WireReply(bytes)
             #expect(r.bytes == bytes)
             #expect(r.count == n)
+            #expect(r == WireReply(bytes))
         }
+        // A JSON acknowledgement of a 14-digit seq is held inline, in the
+        // 26 bytes every reply takes (no block of its own per queued fix).
+        #expect(Array(#"{"ack":[12345678901234]}"#.utf8).count == WireReply.inlineMax)
+        #expect(MemoryLayout<WireReply>.size == 26)
     }
 }

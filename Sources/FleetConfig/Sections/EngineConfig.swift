@@ -2,7 +2,7 @@
 /// tracking stage, and of each group commit.
 public struct EngineConfig: Sendable, Equatable {
     /// Most fixes waiting for the writer; beyond it datagrams are shed (reason `overload`).
-    public var queueMaxFixes = 100_000
+    public var queueMaxFixes = 150_000
     /// Most time the oldest waiting datagram may have waited, ms; while it is
     /// older, arriving datagrams are shed (reason `overload`). Keeps the
     /// acknowledgement delay under devices' resend timeouts when the writer
@@ -19,7 +19,7 @@ public struct EngineConfig: Sendable, Equatable {
     public init() {}
 
     init(_ s: inout ConfigSection) throws(ConfigError) {
-        queueMaxFixes = try s.int("queue_max_fixes", default: queueMaxFixes, range: 1...100_000_000)
+        queueMaxFixes = try s.int("queue_max_fixes", default: queueMaxFixes, range: 1...10_000_000)
         queueMaxDelayMs = try s.int(
             "queue_max_delay_ms", default: queueMaxDelayMs, range: 10...600_000)
         batchMaxFixes = try s.int("batch_max_fixes", default: batchMaxFixes, range: 1...1_000_000)

@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 
 /// The bounded queue between the UDP door and the engine, counted in fixes.
 ///
@@ -10,14 +9,16 @@ import NIOCore
 /// writer is that far behind, nothing new is taken, so what is taken is
 /// acknowledged before its sender gives up and resends.
 ///
-/// The datagrams wait in a ring (`CircularBuffer`): a taken one is let go
-/// of at once, and the ring never holds more slots than the most that
-/// waited. An array taken from its front had held every taken datagram's
-/// fixes until half of it was taken, up to twice the queue (+90 MB in the
-/// shared harness's first failing step).
+/// The datagrams wait in a ring (`ArrivalRing`): a taken one is let go
+/// of at once, and the ring's room is at most twice the most that waited,
+/// and never more than `capacity`. An array taken from its front had
+/// held every taken datagram's fixes until half of it was taken, up to
+/// twice the queue (+90 MB in the shared harness's first failing step).
+/// An arrival without fixes (none is queued today) counts as one, so the
+/// slots stay bounded by `capacity` too.
 final class InboundQueue: @unchecked Sendable {
     private let cond = NSCondition()
-    private var items = CircularBuffer<Arrival>(initialCapacity: 1024)
+    private let items: ArrivalRing
     private var fixes = 0
     private var closed = false
     /// While `take` waits for its batch to fill: the fixes it wants (it is
@@ -29,6 +30,7 @@ final class InboundQueue: @unchecked Sendable {
     init(capacity: Int, maxDelayMs: Int64 = .max) {
         self.capacity = capacity
         self.maxDelayMs = maxDelayMs
+        items = ArrivalRing(maxSlots: capacity)
     }
 
     /// Appends the longest prefix of `datagrams` that fits; returns how many were taken.
@@ -36,17 +38,18 @@ final class InboundQueue: @unchecked Sendable {
         cond.lock()
         defer { cond.unlock() }
         guard !closed else { return 0 }
-        if let oldest = items.first, let newest = datagrams.last,
-            newest.receivedMs - oldest.receivedMs > maxDelayMs
+        if let oldest = items.firstReceivedMs, let newest = datagrams.last,
+            newest.receivedMs - oldest > maxDelayMs
         {
             return 0
         }
         let wasEmpty = items.isEmpty
         var taken = 0
         for d in datagrams {
-            guard fixes + d.fixes.count <= capacity else { break }
+            let weight = max(d.fixes.count, 1)
+            guard fixes + weight <= capacity else { break }
             items.append(d)
-            fixes += d.fixes.count
+            fixes += weight
             taken += 1
         }
         if taken > 0 && (wasEmpty || (filling > 0 && fixes >= filling)) { cond.signal() }
@@ -79,8 +82,10 @@ final class InboundQueue: @unchecked Sendable {
         var out: [Arrival] = []
         out.reserveCapacity(min(items.count, maxFixes))
         var n = 0
-        while let first = items.first, out.isEmpty || n + first.fixes.count <= maxFixes {
-            n += first.fixes.count
+        while let first = items.firstFixCount.map({ max($0, 1) }),
+            out.isEmpty || n + first <= maxFixes
+        {
+            n += first
             out.append(items.removeFirst())
         }
         fixes -= n

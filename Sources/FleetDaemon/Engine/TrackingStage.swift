@@ -399,7 +399,7 @@ final class TrackingStage: @unchecked Sendable {
         fixes.reserveCapacity(total)
         received.reserveCapacity(total)
         for d in items {
-            fixes += d.fixes
+            d.fixes.append(to: &fixes)
             received += repeatElement(d.receivedMs, count: d.fixes.count)
         }
         let count = shards.count

@@ -5,7 +5,8 @@ import FleetProtocols
 /// datagram, an HTTP request): its screened fixes, and what its sender is
 /// owed once they are committed.
 struct Arrival: Sendable {
-    var fixes: [Fix]
+    /// The screened fixes, a lone one inline.
+    var fixes: ArrivalFixes
     /// The bytes owed once `fixes` are committed, whatever the protocol
     /// (nil: none). Sent by the reply sink for `.datagram`; read by the
     /// transport for `.waiter`.
@@ -14,6 +15,13 @@ struct Arrival: Sendable {
     var ack: Acknowledgement
     /// Wall-clock receive time, Unix ms.
     var receivedMs: Int64
+
+    init(fixes: [Fix], reply: WireReply?, ack: Acknowledgement, receivedMs: Int64) {
+        self.fixes = ArrivalFixes(fixes)
+        self.reply = reply
+        self.ack = ack
+        self.receivedMs = receivedMs
+    }
 
     /// Adds this arrival's reply (when it has one and is answered by
     /// datagram) to `batch`, addressed to its sender, written in place.

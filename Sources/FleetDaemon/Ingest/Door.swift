@@ -139,7 +139,7 @@ final class Door: Sendable {
             }
         }
         // The usual case, every fix passes: the decoder's array is handed on
-        // as it is (no copy, no allocation).
+        // as it is (no copy), or its lone fix is taken out of it.
         var out = Arrival(fixes: d.fixes, reply: d.reply, ack: answer, receivedMs: receivedMs)
         if !refused.isEmpty {
             // The format says what is owed now (Teltonika: nothing for an
@@ -149,15 +149,16 @@ final class Door: Sendable {
                 return .refused(reason, detail)  // nothing kept, nothing answered
             }
             var k = 0
-            out.fixes = []
-            out.fixes.reserveCapacity(d.fixes.count - refused.count)
+            var kept: [Fix] = []
+            kept.reserveCapacity(d.fixes.count - refused.count)
             for (i, fix) in d.fixes.enumerated() {
                 if k < refused.count, refused[k].fix == i {
                     k += 1
                 } else {
-                    out.fixes.append(fix)
+                    kept.append(fix)
                 }
             }
+            out.fixes = ArrivalFixes(kept)
         }
         // A key is checked here and goes no further (never stored, never shown).
         if keysToDrop {
