@@ -13,7 +13,6 @@ import Testing
             #expect(a.count == n)
             #expect(a.isEmpty == (n == 0))
             #expect(Array(a) == fixes)
-            #expect(a.array == fixes)
             var out = [fix("before", -1)]
             a.append(to: &out)
             #expect(out == [fix("before", -1)] + fixes)

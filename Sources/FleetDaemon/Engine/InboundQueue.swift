@@ -46,7 +46,7 @@ final class InboundQueue: @unchecked Sendable {
         let wasEmpty = items.isEmpty
         var taken = 0
         for d in datagrams {
-            let weight = max(d.fixes.count, 1)
+            let weight = Self.weight(fixes: d.fixes.count)
             guard fixes + weight <= capacity else { break }
             items.append(d)
             fixes += weight
@@ -82,7 +82,7 @@ final class InboundQueue: @unchecked Sendable {
         var out: [Arrival] = []
         out.reserveCapacity(min(items.count, maxFixes))
         var n = 0
-        while let first = items.firstFixCount.map({ max($0, 1) }),
+        while let first = items.firstFixCount.map(Self.weight(fixes:)),
             out.isEmpty || n + first <= maxFixes
         {
             n += first
@@ -91,6 +91,10 @@ final class InboundQueue: @unchecked Sendable {
         fixes -= n
         return out
     }
+
+    /// What an arrival of `fixes` fixes counts for against the bounds: at
+    /// least one, so that the ring's slots are bounded too.
+    private static func weight(fixes: Int) -> Int { max(fixes, 1) }
 
     /// Fixes waiting now.
     var depth: Int {

@@ -50,14 +50,6 @@ struct ArrivalFixes: RandomAccessCollection, MutableCollection, Sendable {
         }
     }
 
-    /// The fixes as an array (the lone one copied into one).
-    var array: [Fix] {
-        switch storage {
-        case .one(let fix): [fix]
-        case .many(let fixes): fixes
-        }
-    }
-
     /// Appends every fix to `out` (no array made for a lone fix).
     func append(to out: inout [Fix]) {
         switch storage {
