@@ -70,6 +70,46 @@ struct CompactAlerts {
         return (rows, left)
     }
 
+    /// `split`'s rule over `parts` (in id order, one after another) without
+    /// joining them: the alerts kept, in order, the ids of the rest added
+    /// to `shed`. The alerts are read twice and only those kept copied (the
+    /// writer sheds the hub's queue so while a storm lasts: `EventHub`).
+    static func keep(
+        _ parts: [[AlertRecord]], most: Int, shedding shed: inout ShedAlerts
+    ) -> [AlertRecord] {
+        let alarm = AlertType.deviceAlarm.rawValue
+        var alarms = 0
+        for part in parts {
+            for a in part where a.type == alarm { alarms += 1 }
+        }
+        // The others kept are the newest: find the first of them, so that
+        // every other before it is shed (none when all fit).
+        var others = max(0, most - alarms)
+        var cut = (part: 0, index: 0)
+        search: for p in parts.indices.reversed() {
+            for i in parts[p].indices.reversed() where parts[p][i].type != alarm {
+                guard others > 0 else {
+                    cut = (p, i + 1)
+                    break search
+                }
+                others -= 1
+            }
+        }
+        var kept: [AlertRecord] = []
+        kept.reserveCapacity(min(most, parts.reduce(0) { $0 + $1.count }))
+        for p in parts.indices {
+            for i in parts[p].indices {
+                let before = p < cut.part || (p == cut.part && i < cut.index)
+                if before && parts[p][i].type != alarm {
+                    shed.add(parts[p][i].id)
+                } else {
+                    kept.append(parts[p][i])
+                }
+            }
+        }
+        return kept
+    }
+
     /// Every row's members, in order.
     static let fields = ["id", "time_ms", "device", "type", "fence", "lat", "lon", "details"]
     private static let head =

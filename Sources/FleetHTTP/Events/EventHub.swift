@@ -90,11 +90,11 @@ public final class EventHub: Sendable {
         var shed = ShedAlerts()
 
         /// Sheds `pending` down to what a compact stream's round would
-        /// send of it (`CompactAlerts.split`: every alarm, the newest
-        /// `most` others), the rest counted in `shed`.
+        /// send of it (`CompactAlerts.keep`: every alarm, then the newest
+        /// others, `most` in all), the rest counted in `shed`.
         mutating func shedPending(keep most: Int) {
-            let (kept, left) = CompactAlerts.split(Array(pending.joined()), most: most)
-            for id in left { shed.add(id) }
+            guard pendingAlerts > most else { return }
+            let kept = CompactAlerts.keep(pending, most: most, shedding: &shed)
             pending = kept.isEmpty ? [] : [kept]
             pendingAlerts = kept.count
         }

@@ -9,13 +9,13 @@ import FleetStorage
 /// each committed position here (`EventHub.publish`, under the hub's
 /// lock); the hub's rounds take those due. A device takes one slot of
 /// arrays (its compact row, `CompactPositions.Row`, 40 bytes, and its last
-/// send) found through one dictionary, about 120 bytes a device in all: a
-/// whole fleet's live map in about 12 MB at 100 000 devices. Whole rows
+/// send) found through `DeviceSlots`, about 80–100 bytes a device in all
+/// (arrays at their doubled capacity): a whole fleet's live map in about
+/// 10 MB at 100 000 devices. Whole rows
 /// (for clients of full records: `position` events, the `positions`
 /// batch) are kept besides only while such a client is open, until sent.
 struct LivePositions {
-    private var slots: [String: Int32] = [:]
-    private var devices: [String] = []
+    private var slots = DeviceSlots()
     private var rows: [CompactPositions.Row] = []
     /// When each slot's position was last sent, Unix ms (0: never).
     private var sentMs: [Int64] = []
@@ -25,7 +25,7 @@ struct LivePositions {
     private var whole: [String: PositionRow] = [:]
 
     /// Devices known (held or sent).
-    var count: Int { devices.count }
+    var count: Int { slots.count }
     /// Devices with a position not sent yet.
     var waitingCount: Int { waiting.count }
 
@@ -40,15 +40,13 @@ struct LivePositions {
         let device = p.fix.device
         let row = CompactPositions.Row(p.fix)
         let slot: Int
-        if let known = slots[device] {
-            slot = Int(known)
+        if let known = slots.slot(of: device) {
+            slot = known
             if rows[slot].time > row.time { return }
             rows[slot] = row
         } else {
-            if devices.count >= Self.maxDevices { self = LivePositions() }
-            slot = devices.count
-            slots[device] = Int32(slot)
-            devices.append(device)
+            if slots.count >= Self.maxDevices { self = LivePositions() }
+            slot = slots.add(device)
             rows.append(row)
             sentMs.append(0)
             isWaiting.append(false)
@@ -96,7 +94,7 @@ struct LivePositions {
             due.count += 1
             sentMs[slot] = nowMs
             isWaiting[slot] = false
-            let device = devices[slot]
+            let device = slots.devices[slot]
             if wantCompact { due.rows.append((device, rows[slot])) }
             if !whole.isEmpty, let p = whole.removeValue(forKey: device), wantWhole {
                 due.whole.append(p)
