@@ -6,6 +6,9 @@
 /// to 53 (each of its buckets holds a key and a value, and it doubles at
 /// three quarters full). One hash of the name a look-up, like the
 /// dictionary's; names are compared only where the hashes' slots meet.
+/// The names are the devices' own (a stranger's choice): the hash is
+/// Swift's `Hasher`, seeded afresh in every process, so names cannot be
+/// chosen ahead to pile up in one run of the table.
 struct DeviceSlots {
     /// Each slot's device, in slot order.
     private(set) var devices: [String] = []
