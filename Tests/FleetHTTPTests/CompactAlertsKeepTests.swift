@@ -3,10 +3,12 @@ import Testing
 
 @testable import FleetHTTP
 
-/// `CompactAlerts.keep`, which sheds the hub's queue in place while a storm
-/// lasts, against `CompactAlerts.split` over the same alerts joined (the
-/// rule a compact stream's round applies): the same alerts kept, in the same
-/// order, and the rest counted as shed, with their first and last ids.
+/// `CompactAlerts.keep` over a queue's parts, as the hub sheds it while a
+/// storm lasts, against `CompactAlerts.split` over the same alerts joined
+/// (as a compact stream's round applies the rule; the rule itself is held
+/// to its rows by `EventHubCompactAlertsTests` and `EventHubBoundTests`):
+/// the same alerts kept, in the same order, and the rest counted as shed,
+/// with their first and last ids, wherever the parts begin and end.
 @Suite struct CompactAlertsKeepTests {
     @Test(arguments: 0..<200)
     func keepAgreesWithSplitOverTheJoinedQueue(seed: Int) {
@@ -31,7 +33,7 @@ import Testing
         var expected = ShedAlerts()
         for id in left { expected.add(id) }
         var shed = ShedAlerts()
-        let kept = CompactAlerts.keep(parts, most: most, shedding: &shed)
+        let kept = CompactAlerts.keep(parts, most: most) { shed.add($0) }
         #expect(kept.map(\.id) == rows.map(\.id))
         #expect(shed == expected)
     }

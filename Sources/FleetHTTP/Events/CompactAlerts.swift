@@ -46,36 +46,22 @@ struct CompactAlerts {
     }
 
     /// `covered` (in id order) split into those that keep a row when at
-    /// most `most` may, every `device_alarm` (an SOS is never left out) and
-    /// then the newest others, and the ids of the rest.
+    /// most `most` may, and the ids of the rest (`keep`'s rule).
     static func split(_ covered: [AlertRecord], most: Int) -> (rows: [AlertRecord], left: [Int64]) {
         guard covered.count > most else { return (covered, []) }
-        let alarm = AlertType.deviceAlarm.rawValue
-        let alarms = covered.reduce(0) { $0 + ($1.type == alarm ? 1 : 0) }
-        var others = max(0, most - alarms)
-        var keep = [Bool](repeating: false, count: covered.count)
-        for i in covered.indices.reversed() {
-            if covered[i].type == alarm {
-                keep[i] = true
-            } else if others > 0 {
-                keep[i] = true
-                others -= 1
-            }
-        }
-        var rows: [AlertRecord] = []
         var left: [Int64] = []
-        for (a, kept) in zip(covered, keep) {
-            if kept { rows.append(a) } else { left.append(a.id) }
-        }
+        let rows = keep([covered], most: most) { left.append($0) }
         return (rows, left)
     }
 
-    /// `split`'s rule over `parts` (in id order, one after another) without
-    /// joining them: the alerts kept, in order, the ids of the rest added
-    /// to `shed`. The alerts are read twice and only those kept copied (the
-    /// writer sheds the hub's queue so while a storm lasts: `EventHub`).
+    /// The alerts of `parts` (in id order, one after another) that keep a
+    /// row when at most `most` may: every `device_alarm` (an SOS is never
+    /// left out), then the newest others; `left` is given the id of each of
+    /// the rest, in order. The parts are not joined: the alerts are read
+    /// twice and only those kept copied (the writer sheds the hub's queue
+    /// so while a storm lasts: `EventHub`).
     static func keep(
-        _ parts: [[AlertRecord]], most: Int, shedding shed: inout ShedAlerts
+        _ parts: [[AlertRecord]], most: Int, left: (Int64) -> Void
     ) -> [AlertRecord] {
         let alarm = AlertType.deviceAlarm.rawValue
         var alarms = 0
@@ -83,7 +69,7 @@ struct CompactAlerts {
             for a in part where a.type == alarm { alarms += 1 }
         }
         // The others kept are the newest: find the first of them, so that
-        // every other before it is shed (none when all fit).
+        // every other before it is left (none when all fit).
         var others = max(0, most - alarms)
         var cut = (part: 0, index: 0)
         search: for p in parts.indices.reversed() {
@@ -101,7 +87,7 @@ struct CompactAlerts {
             for i in parts[p].indices {
                 let before = p < cut.part || (p == cut.part && i < cut.index)
                 if before && parts[p][i].type != alarm {
-                    shed.add(parts[p][i].id)
+                    left(parts[p][i].id)
                 } else {
                     kept.append(parts[p][i])
                 }

@@ -94,7 +94,7 @@ public final class EventHub: Sendable {
         /// others, `most` in all), the rest counted in `shed`.
         mutating func shedPending(keep most: Int) {
             guard pendingAlerts > most else { return }
-            let kept = CompactAlerts.keep(pending, most: most, shedding: &shed)
+            let kept = CompactAlerts.keep(pending, most: most) { shed.add($0) }
             pending = kept.isEmpty ? [] : [kept]
             pendingAlerts = kept.count
         }
